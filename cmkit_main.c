@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmkit: module entry points.  Each CM consumer (rpcrdma, irdma, srpt) owns
+ * its file; this one only brings them up and down in order.
+ */
+#include <linux/module.h>
+
+#include "cmkit.h"
+
+static int __init cmkit_init(void)
+{
+	int rc;
+
+	rc = cmkit_rpcrdma_init();
+	if (rc)
+		return rc;
+	rc = cmkit_irdma_init();
+	if (rc)
+		goto out_rpcrdma;
+	rc = cmkit_srpt_init();
+	if (rc)
+		goto out_irdma;
+	pr_info("cmkit: loaded\n");
+	return 0;
+
+out_irdma:
+	cmkit_irdma_exit();
+out_rpcrdma:
+	cmkit_rpcrdma_exit();
+	return rc;
+}
+
+static void __exit cmkit_exit(void)
+{
+	cmkit_srpt_exit();
+	cmkit_irdma_exit();
+	cmkit_rpcrdma_exit();
+	pr_info("cmkit: unloaded\n");
+}
+
+module_init(cmkit_init);
+module_exit(cmkit_exit);
+
+MODULE_DESCRIPTION("cmkit: rpcrdma, irdma and srpt connection-manager handlers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * cmkit shared header layer: fixed-width types without any kernel or libc
+ * header, so the same wire-format code compiles in the kernel, in host C++
+ * tests and in user-space tools.  The compiler's predefined type macros give
+ * exactly the kernel's u8/u16/u32/u64 and size_t on every Linux ABI.
+ */
+#ifndef CMKIT_TYPES_H
+#define CMKIT_TYPES_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef __UINT8_TYPE__ cmkit_u8;
+typedef __UINT16_TYPE__ cmkit_u16;
+typedef __UINT32_TYPE__ cmkit_u32;
+typedef __UINT64_TYPE__ cmkit_u64;
+typedef __SIZE_TYPE__ cmkit_size;
+
+/* Big-endian (network order) loads and stores, byte by byte. */
+static inline cmkit_u16 cmkit_get_be16(const cmkit_u8 *p)
+{
+	return (cmkit_u16)((p[0] << 8) | p[1]);
+}
+
+static inline cmkit_u32 cmkit_get_be32(const cmkit_u8 *p)
+{
+	return ((cmkit_u32)p[0] << 24) | ((cmkit_u32)p[1] << 16) |
+	       ((cmkit_u32)p[2] << 8) | (cmkit_u32)p[3];
+}
+
+static inline cmkit_u64 cmkit_get_be64(const cmkit_u8 *p)
+{
+	return ((cmkit_u64)cmkit_get_be32(p) << 32) | cmkit_get_be32(p + 4);
+}
+
+static inline void cmkit_put_be16(cmkit_u8 *p, cmkit_u16 v)
+{
+	p[0] = (cmkit_u8)(v >> 8);
+	p[1] = (cmkit_u8)v;
+}
+
+static inline void cmkit_put_be32(cmkit_u8 *p, cmkit_u32 v)
+{
+	p[0] = (cmkit_u8)(v >> 24);
+	p[1] = (cmkit_u8)(v >> 16);
+	p[2] = (cmkit_u8)(v >> 8);
+	p[3] = (cmkit_u8)v;
+}
+
+static inline void cmkit_put_be64(cmkit_u8 *p, cmkit_u64 v)
+{
+	cmkit_put_be32(p, (cmkit_u32)(v >> 32));
+	cmkit_put_be32(p + 4, (cmkit_u32)v);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CMKIT_TYPES_H */

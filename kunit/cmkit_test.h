@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cmkit_test: what the KUnit suites share: the devices under test (named by
+ * module parameters), and an in-kernel rdma_cm peer that records the events
+ * it sees so a test can wait for them and assert on them.
+ */
+#ifndef CMKIT_TEST_H
+#define CMKIT_TEST_H
+
+#include <linux/in.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <kunit/test.h>
+#include <rdma/rdma_cm.h>
+
+/* The soft-RDMA devices the guest creates before every suite. */
+enum cmkit_transport {
+	CMKIT_RXE,	/* soft-RoCE: rdma_cm over ib_cm */
+	CMKIT_SIW,	/* soft-iWARP: rdma_cm over iw_cm */
+};
+
+struct cmkit_dev_param {
+	enum cmkit_transport transport;
+};
+
+extern const struct cmkit_dev_param cmkit_dev_params[2];
+void cmkit_dev_param_desc(const struct cmkit_dev_param *p, char *desc);
+
+const char *cmkit_dev_name(const struct cmkit_dev_param *p);
+unsigned long cmkit_test_timeout(void);
+u16 cmkit_test_port(void);
+struct ib_device *cmkit_test_device(struct kunit *test, const struct cmkit_dev_param *p);
+void cmkit_test_addr(const struct cmkit_dev_param *p, u16 port, struct sockaddr_in *sin);
+
+/* ---- an rdma_cm peer that records its events -------------------------- */
+
+#define CMKIT_PEER_MAX_EVENTS	32
+#define CMKIT_PEER_PDATA_MAX	64
+
+/**
+ * struct cmkit_cm_record - one CM event as a peer saw it
+ * @event: the event type
+ * @status: the event's status
+ * @child: delivered on the accepted child id rather than the peer's own id
+ * @pdata_len: private_data_len as delivered
+ * @pdata: the first CMKIT_PEER_PDATA_MAX bytes of the private data
+ */
+struct cmkit_cm_record {
+	enum rdma_cm_event_type event;
+	int status;
+	bool child;
+	u8 pdata_len;
+	u8 pdata[CMKIT_PEER_PDATA_MAX];
+};
+
+/**
+ * struct cmkit_peer - an in-kernel rdma_cm endpoint for tests
+ * @name: label used in log lines ("client", "server")
+ * @id: the client id, or the listening id of a server
+ * @child: a server's accepted connection
+ * @pd: protection domain on the connection's device
+ * @cq: completion queue for the connection's QP
+ * @accept_pdata: private data a server accepts with
+ * @accept_pdata_len: its length
+ * @reject: a server rejects connection requests instead of accepting them
+ * @lock: protects @nr and @rec
+ * @wait: woken on every recorded event
+ * @nr: number of recorded events
+ * @rec: the recorded events, in delivery order
+ */
+struct cmkit_peer {
+	const char *name;
+	struct rdma_cm_id *id;
+	struct rdma_cm_id *child;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	const void *accept_pdata;
+	u8 accept_pdata_len;
+	bool reject;
+	spinlock_t lock;
+	wait_queue_head_t wait;
+	unsigned int nr;
+	struct cmkit_cm_record rec[CMKIT_PEER_MAX_EVENTS];
+};
+
+/* The events that say a step failed. */
+#define CMKIT_ERROR_EVENTS (BIT(RDMA_CM_EVENT_ADDR_ERROR) |		\
+			    BIT(RDMA_CM_EVENT_ROUTE_ERROR) |		\
+			    BIT(RDMA_CM_EVENT_CONNECT_ERROR) |		\
+			    BIT(RDMA_CM_EVENT_UNREACHABLE) |		\
+			    BIT(RDMA_CM_EVENT_REJECTED) |		\
+			    BIT(RDMA_CM_EVENT_DEVICE_REMOVAL))
+
+struct cmkit_peer *cmkit_peer_create(struct kunit *test, const char *name);
+int cmkit_peer_listen(struct cmkit_peer *srv, struct sockaddr_in *addr);
+int cmkit_peer_resolve(struct cmkit_peer *cli, struct sockaddr_in *dst);
+int cmkit_peer_connect(struct cmkit_peer *cli, const void *pdata, u8 pdata_len);
+unsigned int cmkit_peer_count(struct cmkit_peer *p, u32 mask);
+int cmkit_peer_wait_any(struct cmkit_peer *p, u32 mask, struct cmkit_cm_record *out);
+int cmkit_peer_wait(struct cmkit_peer *p, enum rdma_cm_event_type event,
+		    struct cmkit_cm_record *out);
+
+extern struct kunit_suite cmkit_smoke_suite;
+
+#endif /* CMKIT_TEST_H */

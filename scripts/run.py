@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Boot cmkit's test guest in QEMU and collect what it did.
+
+    run.py test  [--kernels 6.1,6.12,7.3] [--suites GLOB]   KUnit on each kernel
+    run.py run   [--kernel 6.12]                             the main job (make run)
+    run.py shell [--kernel 6.12]                             a shell in the guest
+
+Per kernel: build cmkit.ko and cmkit_test.ko against the cached kernel, pack
+them into the initramfs, boot with no network device to the host, read the
+guest's status port, parse KTAP with the kernel's own kunit.py, scan the
+console for splats.  Results land in build/results/<kernel-release>/ and
+build/results/summary.txt.  Environment: CMKIT_ACCEL=kvm|tcg skips the KVM
+probe; CMKIT_TIMEOUT (seconds, default 1200) bounds one boot.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernel  # noqa: E402
+import results  # noqa: E402
+
+TOP = kernel.TOP
+BUILD = os.path.join(TOP, "build")
+LOGDIR = os.path.join(BUILD, "logs")
+RESULTS = os.path.join(BUILD, "results")
+DEFAULT_KERNEL = "6.12"
+KVM_PROBE_SECONDS = 15
+CMDLINE = "console=ttyS0 loglevel=7 panic=-1 oops=panic"
+
+
+def say(msg):
+    print(f"[run] {msg}", flush=True)
+
+
+def build_modules(kver, kdir):
+    os.makedirs(LOGDIR, exist_ok=True)
+    log = os.path.join(LOGDIR, f"modules-{kver}.log")
+    say(f"{kver}: building cmkit.ko and cmkit_test.ko")
+    with open(log, "w") as f:
+        r = subprocess.run(["make", "-C", TOP, "--no-print-directory", "modules",
+                            f"KVER={kver}", f"KDIR={kdir}"],
+                           stdout=f, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        sys.stdout.write(open(log).read()[-4000:])
+        raise SystemExit(f"[run] {kver}: module build failed (log: {log})")
+    moddir = os.path.join(BUILD, "mod", kver)
+    kos = [os.path.join(moddir, k) for k in ("cmkit.ko", "cmkit_test.ko")]
+    for ko in kos:
+        if not os.path.exists(ko):
+            raise SystemExit(f"[run] {kver}: {ko} was not built")
+    return kos
+
+
+def make_initrd(kver, kos):
+    base = os.path.join(BUILD, "guest", "base.cpio.gz")
+    subprocess.run([sys.executable, os.path.join(TOP, "scripts", "mkinitramfs.py"),
+                    "base", base], check=True)
+    mods = os.path.join(BUILD, "guest", kver, "modules.cpio.gz")
+    subprocess.run([sys.executable, os.path.join(TOP, "scripts", "mkinitramfs.py"),
+                    "modules", mods] + kos, check=True)
+    initrd = os.path.join(BUILD, "guest", kver, "initrd.cpio.gz")
+    with open(initrd, "wb") as out:
+        for part in (base, mods):
+            with open(part, "rb") as f:
+                shutil.copyfileobj(f, out)
+    return initrd
+
+
+def qemu_argv(bzimage, initrd, accel, append, serials):
+    argv = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-display", "none",
+            "-no-reboot", "-m", "1024", "-smp", "2", "-nic", "none",
+            "-accel", accel, "-kernel", bzimage, "-initrd", initrd,
+            "-append", append]
+    for s in serials:
+        argv += ["-serial", s]
+    return argv
+
+
+class Boot:
+    """One QEMU run; console and status port captured to files."""
+
+    def __init__(self, outdir, tag):
+        os.makedirs(outdir, exist_ok=True)
+        self.console = os.path.join(outdir, f"{tag}console.log")
+        self.status = os.path.join(outdir, f"{tag}status.log")
+        self.hung = False
+        self.exited = False
+        self.rc = None
+        self.boot_seconds = None
+        self.seconds = 0.0
+
+    def run(self, bzimage, initrd, accel, append, timeout, live=None):
+        for p in (self.console, self.status):
+            open(p, "w").close()
+        argv = qemu_argv(bzimage, initrd, accel, append,
+                         [f"file:{self.console}", f"file:{self.status}"])
+        t0 = time.time()
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+        seen = 0
+        while True:
+            try:
+                self.rc = p.wait(timeout=0.2)
+                self.exited = True
+            except subprocess.TimeoutExpired:
+                pass
+            text = open(self.status, errors="replace").read()
+            if self.boot_seconds is None and "CMKIT init" in text:
+                self.boot_seconds = time.time() - t0
+            if live:
+                lines = text.splitlines()
+                complete = lines if text.endswith("\n") else lines[:-1]
+                for line in complete[seen:]:
+                    live(line)
+                seen = max(seen, len(complete))
+            if self.exited:
+                break
+            if time.time() - t0 > timeout:
+                self.hung = True
+                p.kill()
+                p.wait()
+                break
+        self.qemu_output = p.stdout.read().decode(errors="replace")
+        self.seconds = time.time() - t0
+        return self
+
+    def texts(self):
+        return (open(self.console, errors="replace").read(),
+                open(self.status, errors="replace").read())
+
+
+_accel = None
+
+
+def choose_accel(bzimage, initrd):
+    """KVM if a probe boot with it reaches /init quickly, else TCG."""
+    global _accel
+    if _accel:
+        return _accel
+    forced = os.environ.get("CMKIT_ACCEL")
+    if forced in ("kvm", "tcg"):
+        _accel = forced
+        say(f"accelerator: {forced} (CMKIT_ACCEL)")
+        return _accel
+    why = "no /dev/kvm"
+    if os.access("/dev/kvm", os.R_OK | os.W_OK):
+        b = Boot(os.path.join(BUILD, "guest"), "kvm-probe-").run(
+            bzimage, initrd, "kvm", CMDLINE + " cmkit.mode=probe", KVM_PROBE_SECONDS)
+        _, status = b.texts()
+        if b.exited and "CMKIT done" in status:
+            _accel = "kvm"
+            say(f"accelerator: kvm (probe booted in {b.seconds:.1f} s)")
+            return _accel
+        why = (f"KVM probe hung for {KVM_PROBE_SECONDS} s" if b.hung
+               else f"KVM probe failed: {b.qemu_output.strip()[:200] or 'no /init'}")
+    _accel = "tcg"
+    say(f"accelerator: tcg ({why})")
+    return _accel
+
+
+def prepare(kver):
+    kdir = kernel.ensure(kver)
+    info = json.load(open(os.path.join(kdir, "done.json")))
+    kos = build_modules(kver, info["build"])
+    initrd = make_initrd(kver, kos)
+    return info, initrd
+
+
+def timeout_seconds():
+    return float(os.environ.get("CMKIT_TIMEOUT", "1200"))
+
+
+def run_kernel(kver, suites="*", mode="test", live=None):
+    """Boot one kernel in test or run mode; return (info, Verdict, accel, Boot)."""
+    t0 = time.time()
+    info, initrd = prepare(kver)
+    accel = choose_accel(info["bzImage"], initrd)
+    out = os.path.join(RESULTS, info["release"])
+    shutil.rmtree(out, ignore_errors=True)
+    say(f"{kver}: booting {info['release']} ({accel}), suites '{suites}'")
+    append = f"{CMDLINE} cmkit.mode={mode} cmkit.suites={suites}"
+    boot = Boot(out, "").run(info["bzImage"], initrd, accel, append, timeout_seconds(),
+                             live=live)
+    console, status = boot.texts()
+    report = results.GuestReport(status)
+    ktap_path = os.path.join(out, "kunit.ktap")
+    json_path = os.path.join(out, "kunit.json")
+    with open(ktap_path, "w") as f:
+        f.write(results.assemble_ktap(report))
+    kunit_py = os.path.join(info["source"], "tools", "testing", "kunit", "kunit.py")
+    rc, parsed = results.kunit_parse(kunit_py, ktap_path, json_path)
+    with open(os.path.join(out, "kunit.txt"), "w") as f:
+        f.write(parsed)
+    counts = (0, 0, 0)
+    if os.path.exists(json_path) and os.path.getsize(json_path):
+        counts = results.count_json(json_path)
+    verdict = results.judge(report, console, rc, counts, boot.hung, boot.exited)
+    if not report.suites:
+        verdict.problems.append("no KUnit results")
+    elif not os.path.exists(json_path):
+        verdict.problems.append("kunit.py wrote no JSON")
+    verdict.boot_seconds = boot.boot_seconds
+    verdict.total_seconds = time.time() - t0
+    verdict.parsed = parsed
+    verdict.report = report
+    return info, verdict, accel, boot
+
+
+def summary_line(info, v, accel):
+    boot = f"{v.boot_seconds:.1f}" if v.boot_seconds is not None else "-"
+    return (f"{info['release']} passed={v.passed} failed={v.failed} skipped={v.skipped} "
+            f"accel={accel} boot={boot}s total={v.total_seconds:.1f}s"
+            f"{'' if v.ok else ' FAIL'}")
+
+
+def cmd_test(args):
+    kvers = [k for k in args.kernels.replace(",", " ").split() if k]
+    lines, totals, ok = [], [0, 0, 0], True
+    for kver in kvers:
+        info, v, accel, _ = run_kernel(kver, args.suites)
+        sys.stdout.write(v.parsed)
+        for p in v.problems:
+            say(f"{kver}: FAIL: {p}")
+        lines.append(summary_line(info, v, accel))
+        say(lines[-1])
+        totals = [totals[0] + v.passed, totals[1] + v.failed, totals[2] + v.skipped]
+        ok = ok and v.ok
+    return lines, totals, ok
+
+
+def write_summary(lines, totals):
+    os.makedirs(RESULTS, exist_ok=True)
+    final = f"{totals[0]} passed, {totals[1]} failed, {totals[2]} skipped"
+    with open(os.path.join(RESULTS, "summary.txt"), "w") as f:
+        f.write("\n".join(lines + [final]) + "\n")
+    return final
+
+
+def show_live(line):
+    if line.startswith("CMKIT log "):
+        print(f"  {line[len('CMKIT log '):]}", flush=True)
+    elif line.startswith("CMKIT begin "):
+        print(f"--- {line.split()[2]} ---", flush=True)
+    elif line.startswith("CMKIT error "):
+        print(f"  guest error: {line[len('CMKIT error '):]}", flush=True)
+    elif line.startswith("    ok ") or line.startswith("    not ok "):
+        print(f"  {line.strip()}", flush=True)
+
+
+def cmd_run(args):
+    say(f"make run: kernel {args.kernel}: rxe0 and siw0 in the guest, cmkit loaded, "
+        "each scenario's CM events below")
+    info, v, accel, _ = run_kernel(args.kernel, "*", mode="run", live=show_live)
+    print("--- CM event log (guest dmesg) ---")
+    for line in v.report.logs:
+        print(f"  {line}")
+    for p in v.problems:
+        say(f"FAIL: {p}")
+    say(summary_line(info, v, accel))
+    print(f"{v.passed} passed, {v.failed} failed, {v.skipped} skipped")
+    return 0 if v.ok else 1
+
+
+def cmd_shell(args):
+    info, initrd = prepare(args.kernel)
+    accel = choose_accel(info["bzImage"], initrd)
+    status = os.path.join(BUILD, "guest", "shell-status.log")
+    argv = qemu_argv(info["bzImage"], initrd, accel, f"{CMDLINE} cmkit.mode=shell",
+                     ["mon:stdio", f"file:{status}"])
+    say(f"shell on {info['release']} ({accel}); Ctrl-A X quits QEMU, 'reboot -f' the guest")
+    return subprocess.call(argv)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("test")
+    t.add_argument("--kernels", default=" ".join(kernel.MATRIX))
+    t.add_argument("--suites", default="*")
+    for name in ("run", "shell"):
+        s = sub.add_parser(name)
+        s.add_argument("--kernel", default=DEFAULT_KERNEL)
+    args = ap.parse_args(argv[1:])
+    if args.cmd == "test":
+        lines, totals, ok = cmd_test(args)
+        final = write_summary(lines, totals)
+        print("\n".join(lines))
+        print(final)
+        return 0 if ok else 1
+    if args.cmd == "run":
+        return cmd_run(args)
+    return cmd_shell(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

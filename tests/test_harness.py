@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Tests of the harness itself: a failing test, a splat, a crash or a hang in
+the guest must each fail the run (scripts/results.py), with kunit.py parsing
+canned KTAP exactly as it parses a real guest's."""
+
+import glob
+import os
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import kernel  # noqa: E402
+import results  # noqa: E402
+
+# A suite's debugfs results as 6.12 and 7.3 print them (with a document header).
+PASSING_SUITE = """KTAP version 1
+1..1
+    KTAP version 1
+    # Subtest: cmkit_smoke
+    1..1
+        KTAP version 1
+        # Subtest: smoke_port_is_active
+        ok 1 rxe0
+        ok 2 siw0 # SKIP no RDMA device named siw0
+    # smoke_port_is_active: pass:1 fail:0 skip:1 total:2
+    ok 1 smoke_port_is_active
+ok 1 cmkit_smoke
+"""
+
+# The same suite with one failing case, as 6.1 prints it (no document header).
+FAILING_SUITE = """    KTAP version 1
+    # Subtest: cmkit_other
+    1..2
+    # first_case: EXPECTATION FAILED at kunit/other_test.c:42
+    Expected rc == 0, but
+        rc == -110 (0xffffffffffffff92)
+    not ok 1 first_case
+    ok 2 second_case
+not ok 1 cmkit_other
+"""
+
+CLEAN_CONSOLE = "[    0.000000] Linux version 6.12.118\n[    3.1] cmkit: loaded\n"
+SPLAT_CONSOLE = CLEAN_CONSOLE + (
+    "[    9.2] ------------[ cut here ]------------\n"
+    "[    9.2] WARNING: CPU: 1 PID: 77 at kunit/smoke_test.c:31 smoke+0x1/0x2 [cmkit_test]\n"
+    "[    9.3] ---[ end trace 0000000000000000 ]---\n")
+
+
+def status_log(blocks, announce=None, done=True):
+    names = announce if announce is not None else [n for n, _ in blocks]
+    out = ["CMKIT init 2.91", "CMKIT suites " + " ".join(names)]
+    for name, block in blocks:
+        out.append(f"CMKIT begin {name}")
+        out.append(block.rstrip("\n"))
+        out.append(f"CMKIT end {name} 0")
+    if done:
+        out.append("CMKIT done")
+    return "\n".join(out) + "\n"
+
+
+def find_kunit_py():
+    for src in sorted(glob.glob(os.path.join(kernel.cache_dir(), "src", "*"))):
+        path = os.path.join(src, "tools", "testing", "kunit", "kunit.py")
+        if os.path.exists(path):
+            return path
+    return None
+
+
+class Verdicts(unittest.TestCase):
+    def setUp(self):
+        self.kunit_py = find_kunit_py()
+        if not self.kunit_py:
+            self.skipTest("no unpacked kernel tree in the cache, so no kunit.py to run")
+        self.tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
+
+    def verdict(self, status, console=CLEAN_CONSOLE, hung=False, powered_off=True):
+        report = results.GuestReport(status)
+        ktap = os.path.join(self.tmp, "kunit.ktap")
+        js = os.path.join(self.tmp, "kunit.json")
+        with open(ktap, "w") as f:
+            f.write(results.assemble_ktap(report))
+        rc, _ = results.kunit_parse(self.kunit_py, ktap, js)
+        counts = results.count_json(js)
+        return results.judge(report, console, rc, counts, hung, powered_off)
+
+    def test_passing_run_passes_and_counts_params(self):
+        v = self.verdict(status_log([("cmkit_smoke", PASSING_SUITE)]))
+        self.assertEqual(v.problems, [])
+        self.assertTrue(v.ok)
+        self.assertEqual((v.passed, v.failed, v.skipped), (1, 0, 1))
+
+    def test_failing_test_fails_the_run(self):
+        v = self.verdict(status_log([("cmkit_smoke", PASSING_SUITE),
+                                     ("cmkit_other", FAILING_SUITE)]))
+        self.assertFalse(v.ok)
+        self.assertEqual((v.passed, v.failed, v.skipped), (2, 1, 1))
+
+    def test_warn_on_console_fails_a_passing_run(self):
+        v = self.verdict(status_log([("cmkit_smoke", PASSING_SUITE)]), SPLAT_CONSOLE)
+        self.assertFalse(v.ok)
+        self.assertEqual(v.failed, 0)
+        self.assertTrue(any("WARNING" in p for p in v.problems), v.problems)
+
+    def test_suite_without_results_fails_as_missing(self):
+        status = status_log([("cmkit_smoke", PASSING_SUITE)],
+                            announce=["cmkit_smoke", "cmkit_crashed"], done=False)
+        v = self.verdict(status, hung=True)
+        self.assertFalse(v.ok)
+        self.assertGreaterEqual(v.failed, 1)
+        self.assertTrue(any("cmkit_crashed" in p for p in v.problems), v.problems)
+        self.assertTrue(any("hung" in p for p in v.problems), v.problems)
+
+    def test_guest_that_does_not_power_off_fails(self):
+        v = self.verdict(status_log([("cmkit_smoke", PASSING_SUITE)]), powered_off=False)
+        self.assertFalse(v.ok)
+
+    def test_load_error_fails(self):
+        status = status_log([("cmkit_smoke", PASSING_SUITE)]).replace(
+            "CMKIT done", "CMKIT error rmmod cmkit\nCMKIT done")
+        v = self.verdict(status)
+        self.assertFalse(v.ok)
+        self.assertIn("guest: rmmod cmkit", v.problems)
+
+
+class Splats(unittest.TestCase):
+    def test_each_kind_is_caught(self):
+        lines = [
+            "BUG: KASAN: slab-use-after-free in foo+0x1/0x2",
+            "BUG: sleeping function called from invalid context at mm/slab.c:1",
+            "refcount_t: underflow; use-after-free.",
+            "general protection fault, probably for non-canonical address",
+            "WARNING: possible circular locking dependency detected",
+            "WARNING: CPU: 0 PID: 1 at drivers/infiniband/core/cma.c:1 x",
+            "Kernel panic - not syncing: Fatal exception",
+        ]
+        for line in lines:
+            self.assertTrue(results.scan_splats(f"[    1.0] {line}\n"), line)
+
+    def test_ordinary_lines_are_not_splats(self):
+        text = ("[ 1.0] cmkit_test: client: established (status 0)\n"
+                "[ 1.1] rdma_rxe: loaded\n[ 1.2] # Subtest: cmkit_smoke\n")
+        self.assertEqual(results.scan_splats(text), [])
+
+
+class Ktap(unittest.TestCase):
+    def test_suites_are_renumbered_under_one_plan(self):
+        report = results.GuestReport(status_log([("a", PASSING_SUITE),
+                                                 ("b", FAILING_SUITE)]))
+        ktap = results.assemble_ktap(report).splitlines()
+        self.assertEqual(ktap[:2], ["KTAP version 1", "1..2"])
+        self.assertIn("ok 1 cmkit_smoke", ktap)
+        self.assertIn("not ok 2 cmkit_other", ktap)
+        self.assertEqual(sum(1 for l in ktap if l.startswith("KTAP")), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
