@@ -17,7 +17,7 @@ PYTHON ?= python3
 TOP := $(CURDIR)
 # Everything kbuild needs; mirrored (as symlinks) into build/mod/<tag>/ so
 # that each kernel keeps its own objects and probes.h.
-KSOURCES := Kbuild cmkit.h cmkit_main.c rpcrdma_cm.c irdma_cm.c srpt_cm.c include kunit
+KSOURCES := Kbuild $(wildcard *.c *.h) include kunit
 
 ifneq ($(KVER),)
 TAG := $(KVER)

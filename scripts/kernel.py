@@ -13,6 +13,7 @@ package version and a hash of the fragment.  One build at a time (a lock file in
 cache); full logs go to build/logs/.
 """
 
+import contextlib
 import fcntl
 import glob
 import hashlib
@@ -327,6 +328,19 @@ def build(kver, version, apt):
     return kdir
 
 
+@contextlib.contextmanager
+def machine_lock(what):
+    """Held while a kernel builds or a guest runs: one of them at a time."""
+    os.makedirs(cache_dir(), exist_ok=True)
+    with open(os.path.join(cache_dir(), "machine.lock"), "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"waiting for {what} to finish")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def ensure(kver):
     if kver not in MATRIX:
         die(f"unknown kernel {kver!r}; the matrix is {' '.join(MATRIX)}")
@@ -347,13 +361,7 @@ def ensure(kver):
     kdir = kernel_dir(kver, version)
     if os.path.exists(os.path.join(kdir, "done.json")):
         return kdir
-    lock_path = os.path.join(cache_dir(), "build.lock")
-    with open(lock_path, "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            say("another kernel build is running; waiting for it")
-            fcntl.flock(lock, fcntl.LOCK_EX)
+    with machine_lock("another kernel build or a guest"):
         return build(kver, version, apt)
 
 

@@ -97,6 +97,11 @@ class Boot:
         self.seconds = 0.0
 
     def run(self, bzimage, initrd, accel, append, timeout, live=None):
+        # One kernel build or guest at a time on this machine: they share a lock.
+        with kernel.machine_lock("a kernel build or another guest"):
+            return self._run(bzimage, initrd, accel, append, timeout, live)
+
+    def _run(self, bzimage, initrd, accel, append, timeout, live):
         for p in (self.console, self.status):
             open(p, "w").close()
         argv = qemu_argv(bzimage, initrd, accel, append,
@@ -275,7 +280,8 @@ def cmd_shell(args):
     argv = qemu_argv(info["bzImage"], initrd, accel, f"{CMDLINE} cmkit.mode=shell",
                      ["mon:stdio", f"file:{status}"])
     say(f"shell on {info['release']} ({accel}); Ctrl-A X quits QEMU, 'reboot -f' the guest")
-    return subprocess.call(argv)
+    with kernel.machine_lock("a kernel build or another guest"):
+        return subprocess.call(argv)
 
 
 def main(argv):
