@@ -1,15 +1,640 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cmkit: the rpcrdma connection-manager consumer.
+ * cmkit rpcrdma: an RPC-over-RDMA client connection endpoint on rdma_cm.
+ *
+ * One struct rpcrdma_ep per connection attempt, one rdma_cm id per ep, and
+ * the ep's reference count decides who destroys the id:
+ *
+ *   reference                          dropped by
+ *   kref_init (the transport's)        the final put in rpcrdma_xprt_disconnect()
+ *   Receives posted                    the put at the end of the drain
+ *   ESTABLISHED                        DISCONNECTED, or DEVICE_REMOVAL when connected
+ *
+ * Whoever drops the last reference destroys the id: the CM handler by
+ * returning 1 (rdma_cm then destroys it), rpcrdma_xprt_disconnect() by
+ * calling rdma_destroy_id() itself.  Nothing touches the id afterwards.
  */
-#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
 
 #include "cmkit.h"
+#include "rpcrdma.h"
+
+#define CREATE_TRACE_POINTS
+#include "rpcrdma_trace.h"
+
+/* Tests observe the handler's decisions through its tracepoint. */
+EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_cm_event);
+
+struct rpcrdma_stats rpcrdma_stats;
+EXPORT_SYMBOL_GPL(rpcrdma_stats);
+
+static LIST_HEAD(rpcrdma_xprts);
+static DEFINE_MUTEX(rpcrdma_xprts_lock);
+
+static void rpcrdma_count_ep_freed(void)
+{
+	atomic_inc(&rpcrdma_stats.eps_freed);
+	wake_up_var(&rpcrdma_stats);
+}
+
+static void rpcrdma_ep_destroy(struct kref *kref)
+{
+	struct rpcrdma_ep *ep = container_of(kref, struct rpcrdma_ep, re_kref);
+	struct ib_device *device = ep->re_id->device;
+	int i;
+
+	if (ep->re_id->qp)
+		rdma_destroy_qp(ep->re_id);
+	for (i = 0; i < RPCRDMA_RECV_BATCH; i++) {
+		struct rpcrdma_rep *rep = &ep->re_reps[i];
+
+		if (!rep->rr_buf)
+			continue;
+		ib_dma_unmap_single(device, rep->rr_addr, rep->rr_len, DMA_FROM_DEVICE);
+		kfree(rep->rr_buf);
+	}
+	if (ep->re_cq)
+		ib_free_cq(ep->re_cq);
+	if (ep->re_pd)
+		ib_dealloc_pd(ep->re_pd);
+	kfree(ep);
+	rpcrdma_count_ep_freed();
+}
+
+/* Return 1 if this put freed the ep: the caller must then see the id destroyed. */
+static int rpcrdma_ep_put(struct rpcrdma_ep *ep)
+{
+	return kref_put(&ep->re_kref, rpcrdma_ep_destroy);
+}
+
+/*
+ * The transport lets go of its ep: drop the transport's reference, which
+ * may be the last.  Under the handler mutex no event is using the ep while
+ * it is detached from the transport (the transport may be freed next, while
+ * the ESTABLISHED reference keeps the ep until DISCONNECTED) or freed; a
+ * freed ep leaves the id with no context, so an event that still arrives
+ * before rdma_destroy_id() is ignored.  Destroys the id if the ep was freed.
+ */
+static int rpcrdma_ep_put_final(struct rpcrdma_ep *ep)
+{
+	struct rdma_cm_id *id = ep->re_id;
+	int freed;
+
+	rdma_lock_handler(id);
+	ep->re_xprt = NULL;
+	freed = rpcrdma_ep_put(ep);
+	if (freed)
+		id->context = NULL;
+	rdma_unlock_handler(id);
+	if (freed) {
+		rdma_destroy_id(id);
+		atomic_inc(&rpcrdma_stats.ids_destroyed);
+	}
+	return freed;
+}
+
+static void rpcrdma_ep_get(struct rpcrdma_ep *ep)
+{
+	kref_get(&ep->re_kref);
+}
+
+/* Ask the transport to close, at most once per ep. */
+static void rpcrdma_force_disconnect(struct rpcrdma_ep *ep)
+{
+	struct rpcrdma_xprt *r_xprt = ep->re_xprt;
+
+	/* The gate shuts before the transport lets go of the ep. */
+	if (atomic_add_unless(&ep->re_force_disconnect, 1, 1)) {
+		trace_rpcrdma_force_disconnect(r_xprt, 1);
+		atomic_inc(&r_xprt->rx_force_count);
+		atomic_inc(&rpcrdma_stats.force_disconnects);
+		queue_work(system_unbound_wq, &r_xprt->rx_force_work);
+	} else {
+		trace_rpcrdma_force_disconnect(r_xprt, 0);
+	}
+}
+
+/**
+ * rpcrdma_flush_disconnect - a completion failed: close the transport
+ * @r_xprt: the transport
+ * @wc: the work completion
+ *
+ * Called from Send and Receive completion handlers (process context).
+ */
+void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc)
+{
+	struct rpcrdma_ep *ep = READ_ONCE(r_xprt->rx_ep);
+
+	if (wc->status == IB_WC_SUCCESS || !ep)
+		return;
+	trace_rpcrdma_flush_disconnect(r_xprt, wc->status);
+	rpcrdma_force_disconnect(ep);
+}
+EXPORT_SYMBOL_GPL(rpcrdma_flush_disconnect);
+
+static void rpcrdma_update_cm_private(struct rpcrdma_ep *ep, struct rdma_cm_id *id,
+				      const struct rdma_conn_param *param)
+{
+	const void *pdata = param->private_data;
+	size_t len = pdata ? param->private_data_len : 0;
+
+	ep->re_peer_cmp = cmkit_rpcrdma_cmp_negotiate(pdata, len, &ep->re_inline_send,
+						      &ep->re_inline_recv);
+	trace_rpcrdma_inline_thresh(id, ep->re_peer_cmp, ep->re_inline_send,
+				    ep->re_inline_recv);
+}
+
+/* STALE_CONN is an IB reject reason: on iWARP the status is an errno. */
+static int rpcrdma_reject_status(struct rdma_cm_id *id, const struct rdma_cm_event *event)
+{
+	if (event->status == IB_CM_REJ_STALE_CONN &&
+	    rdma_ib_or_roce(id->device, id->port_num))
+		return -ENOTCONN;
+	return -ECONNREFUSED;
+}
+
+/**
+ * rpcrdma_cm_event_handler - handle one rdma_cm event of an endpoint
+ * @id: the endpoint's rdma_cm id
+ * @event: the event
+ *
+ * Called with @id's handler mutex held, in process context; may sleep.
+ * Never destroys @id: its last reference decides (see the top of this file).
+ *
+ * Return: 1 if the caller should destroy @id (this call freed the ep),
+ * otherwise 0.
+ */
+int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
+{
+	struct rpcrdma_ep *ep = id->context;
+	struct rpcrdma_xprt *r_xprt;
+	int old, new, rc = 0;
+
+	might_sleep();
+	if (!ep) {
+		/* The ep was freed; rdma_destroy_id() is on its way. */
+		trace_rpcrdma_cm_event(id, event, 0, 0, 0);
+		return 0;
+	}
+	r_xprt = ep->re_xprt;	/* NULL once the transport let go */
+	if (r_xprt && r_xprt->rx_ops && r_xprt->rx_ops->cm_event)
+		r_xprt->rx_ops->cm_event(r_xprt, id, event);
+	old = READ_ONCE(ep->re_connect_status);
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ep->re_async_rc = 0;
+		complete(&ep->re_done);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		ep->re_async_rc = -EPROTO;
+		complete(&ep->re_done);
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		ep->re_async_rc = -ENETUNREACH;
+		complete(&ep->re_done);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/*
+		 * In every phase: a resolver waits on re_done, a connect on
+		 * re_connect_wait, and a connection holds the ESTABLISHED
+		 * reference, which no DISCONNECTED will drop any more (rdma_cm
+		 * delivers nothing after removal).  Log from @id: ep->re_id is
+		 * not set until the id exists.
+		 */
+		pr_info("cmkit: rpcrdma: removing device %s for %pISpc\n",
+			id->device->name, &id->route.addr.dst_addr);
+		ep->re_async_rc = -ENODEV;
+		complete(&ep->re_done);
+		old = xchg(&ep->re_connect_status, -ENODEV);
+		new = -ENODEV;
+		if (old == 0) {
+			wake_up_all(&ep->re_connect_wait);
+		} else if (old == 1) {
+			rpcrdma_force_disconnect(ep);
+			rc = rpcrdma_ep_put(ep);
+		}
+		goto out_put;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		/*
+		 * May come before ESTABLISHED, so it dispatches on the status
+		 * it replaces and never drops a reference: when connected, the
+		 * DISCONNECTED that follows the close drops the ESTABLISHED one.
+		 */
+		old = xchg(&ep->re_connect_status, -ENODEV);
+		if (old == 0)
+			wake_up_all(&ep->re_connect_wait);
+		else if (old == 1)
+			rpcrdma_force_disconnect(ep);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		rpcrdma_ep_get(ep);
+		WRITE_ONCE(ep->re_connect_status, 1);
+		rpcrdma_update_cm_private(ep, id, &event->param.conn);
+		wake_up_all(&ep->re_connect_wait);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		WRITE_ONCE(ep->re_connect_status, -ENOTCONN);
+		wake_up_all(&ep->re_connect_wait);
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		WRITE_ONCE(ep->re_connect_status, -ENETUNREACH);
+		wake_up_all(&ep->re_connect_wait);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		WRITE_ONCE(ep->re_connect_status, rpcrdma_reject_status(id, event));
+		wake_up_all(&ep->re_connect_wait);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		/* No wake: waiters only care about leaving 0. */
+		WRITE_ONCE(ep->re_connect_status, -ECONNABORTED);
+		rpcrdma_force_disconnect(ep);
+		new = -ECONNABORTED;
+		rc = rpcrdma_ep_put(ep);
+		goto out_put;
+	default:
+		/* CONNECT_RESPONSE, TIMEWAIT_EXIT, multicast, 7.x additions. */
+		break;
+	}
+
+	trace_rpcrdma_cm_event(id, event, old, READ_ONCE(ep->re_connect_status), 0);
+	return 0;
+
+out_put:
+	/* After a put the ep may be gone: only @id and locals from here. */
+	trace_rpcrdma_cm_event(id, event, old, new, rc);
+	if (rc)
+		atomic_inc(&rpcrdma_stats.ids_returned);
+	return rc;
+}
+EXPORT_SYMBOL_GPL(rpcrdma_cm_event_handler);
+
+static int rpcrdma_wait_resolved(struct rpcrdma_ep *ep)
+{
+	unsigned long timeout = msecs_to_jiffies(RPCRDMA_RESOLVE_TIMEOUT) + 1;
+	long rc;
+
+	rc = wait_for_completion_interruptible_timeout(&ep->re_done, timeout);
+	if (rc < 0)
+		return rc;
+	return ep->re_async_rc;
+}
+
+/*
+ * Create the id and resolve the address and the route.  On failure the id
+ * is destroyed here, so no event arrives after this returns an error.
+ */
+static int rpcrdma_create_id(struct rpcrdma_xprt *r_xprt, struct rpcrdma_ep *ep)
+{
+	struct sockaddr *dst = (struct sockaddr *)&r_xprt->rx_dst;
+	struct rdma_cm_id *id;
+	int rc;
+
+	init_completion(&ep->re_done);
+	id = rdma_create_id(&init_net, rpcrdma_cm_event_handler, ep, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	atomic_inc(&rpcrdma_stats.ids_created);
+	ep->re_id = id;
+
+	ep->re_async_rc = -ETIMEDOUT;
+	rc = rdma_resolve_addr(id, NULL, dst, RPCRDMA_RESOLVE_TIMEOUT);
+	if (rc)
+		goto out;
+	rc = rpcrdma_wait_resolved(ep);
+	if (rc)
+		goto out;
+
+	ep->re_async_rc = -ETIMEDOUT;
+	rc = rdma_resolve_route(id, RPCRDMA_RESOLVE_TIMEOUT);
+	if (rc)
+		goto out;
+	rc = rpcrdma_wait_resolved(ep);
+	if (rc)
+		goto out;
+	/* A removal or address change while resolving fails the attempt. */
+	rc = READ_ONCE(ep->re_connect_status);
+	if (rc)
+		goto out;
+	return 0;
+
+out:
+	rdma_destroy_id(id);
+	atomic_inc(&rpcrdma_stats.ids_destroyed);
+	ep->re_id = NULL;
+	return rc;
+}
+
+static void rpcrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rpcrdma_rep *rep = container_of(wc->wr_cqe, struct rpcrdma_rep, rr_cqe);
+
+	/* No RPC layer: a successful Receive carries nothing we use. */
+	rpcrdma_flush_disconnect(rep->rr_ep->re_xprt, wc);
+}
+
+static int rpcrdma_post_recvs(struct rpcrdma_ep *ep)
+{
+	struct ib_device *device = ep->re_id->device;
+	int i, rc;
+
+	for (i = 0; i < RPCRDMA_RECV_BATCH; i++) {
+		struct rpcrdma_rep *rep = &ep->re_reps[i];
+		struct ib_sge sge;
+		struct ib_recv_wr wr = {
+			.wr_cqe = &rep->rr_cqe,
+			.sg_list = &sge,
+			.num_sge = 1,
+		};
+
+		rep->rr_ep = ep;
+		rep->rr_cqe.done = rpcrdma_wc_receive;
+		rep->rr_len = ep->re_inline_recv;
+		rep->rr_buf = kmalloc(rep->rr_len, GFP_KERNEL);
+		if (!rep->rr_buf)
+			return -ENOMEM;
+		rep->rr_addr = ib_dma_map_single(device, rep->rr_buf, rep->rr_len,
+						 DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(device, rep->rr_addr)) {
+			kfree(rep->rr_buf);
+			rep->rr_buf = NULL;
+			return -EIO;
+		}
+		sge.addr = rep->rr_addr;
+		sge.length = rep->rr_len;
+		sge.lkey = ep->re_pd->local_dma_lkey;
+		rc = ib_post_recv(ep->re_id->qp, &wr, NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/**
+ * rpcrdma_ep_create - a new endpoint: resolved id, PD, CQ and QP
+ * @r_xprt: the transport, which must have no endpoint
+ *
+ * On success @r_xprt->rx_ep holds the transport's reference, and
+ * rpcrdma_xprt_disconnect() tears the endpoint down.  Exported for tests,
+ * which drive a resolved but unconnected endpoint.
+ *
+ * Return: 0, or a negative errno with nothing left behind.
+ */
+int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
+{
+	struct ib_qp_init_attr qp_attr = {
+		.cap = {
+			.max_send_wr = 4,
+			.max_recv_wr = RPCRDMA_RECV_BATCH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct rpcrdma_ep *ep;
+	struct ib_device *device;
+	struct rdma_cm_id *id;
+	int rc;
+
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return -ENOMEM;
+	ep->re_xprt = r_xprt;
+	kref_init(&ep->re_kref);
+	init_waitqueue_head(&ep->re_connect_wait);
+	ep->re_inline_send = r_xprt->rx_inline_send;
+	ep->re_inline_recv = r_xprt->rx_inline_recv;
+	atomic_inc(&rpcrdma_stats.eps_created);
+
+	rc = rpcrdma_create_id(r_xprt, ep);
+	if (rc) {
+		kfree(ep);
+		rpcrdma_count_ep_freed();
+		return rc;
+	}
+	id = ep->re_id;
+	device = id->device;
+
+	ep->re_pd = ib_alloc_pd(device, 0);
+	if (IS_ERR(ep->re_pd)) {
+		rc = PTR_ERR(ep->re_pd);
+		ep->re_pd = NULL;
+		goto out_destroy;
+	}
+	ep->re_cq = ib_alloc_cq_any(device, NULL, 4 + RPCRDMA_RECV_BATCH + 2,
+				    IB_POLL_WORKQUEUE);
+	if (IS_ERR(ep->re_cq)) {
+		rc = PTR_ERR(ep->re_cq);
+		ep->re_cq = NULL;
+		goto out_destroy;
+	}
+	qp_attr.send_cq = ep->re_cq;
+	qp_attr.recv_cq = ep->re_cq;
+	rc = rdma_create_qp(id, ep->re_pd, &qp_attr);
+	if (rc)
+		goto out_destroy;
+
+	cmkit_rpcrdma_cmp_encode(ep->re_cm_private, CMKIT_RPCRDMA_CMP_F_SND_W_INV_OK,
+				 ep->re_inline_send, ep->re_inline_recv);
+	ep->re_remote_cma.private_data = ep->re_cm_private;
+	ep->re_remote_cma.private_data_len = sizeof(ep->re_cm_private);
+	ep->re_remote_cma.initiator_depth = 0;
+	ep->re_remote_cma.responder_resources =
+		min_t(int, U8_MAX, device->attrs.max_qp_rd_atom);
+	ep->re_remote_cma.retry_count = 6;
+	ep->re_remote_cma.rnr_retry_count = 0;
+	ep->re_remote_cma.flow_control = 0;
+
+	r_xprt->rx_ep = ep;
+	return 0;
+
+out_destroy:
+	rpcrdma_ep_put_final(ep);	/* the only reference */
+	return rc;
+}
+EXPORT_SYMBOL_GPL(rpcrdma_ep_create);
+
+static void rpcrdma_xprt_drain(struct rpcrdma_ep *ep)
+{
+	if (!ep->re_receives_posted)
+		return;
+	ib_drain_qp(ep->re_id->qp);
+	ep->re_receives_posted = false;
+	rpcrdma_ep_put(ep);	/* never the last: the transport holds one */
+}
+
+static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
+{
+	struct rpcrdma_ep *ep = r_xprt->rx_ep;
+
+	if (!ep)
+		return;
+	/* Teardown flushes and CM events must not ask for another close. */
+	atomic_set(&ep->re_force_disconnect, 1);
+	rdma_disconnect(ep->re_id);
+	rpcrdma_xprt_drain(ep);
+	r_xprt->rx_ep = NULL;
+	trace_rpcrdma_disconnect(r_xprt, rpcrdma_ep_put_final(ep));
+}
+
+/**
+ * rpcrdma_xprt_disconnect - disconnect and release the transport's endpoint
+ * @r_xprt: the transport
+ *
+ * Disconnects, drains the QP, and drops the transport's reference.  If that
+ * put was the last, the id is destroyed here; otherwise the ESTABLISHED
+ * reference keeps the ep until DISCONNECTED, whose handler frees it and
+ * returns 1.  Safe to call with no endpoint.
+ */
+void rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
+{
+	mutex_lock(&r_xprt->rx_lock);
+	__rpcrdma_xprt_disconnect(r_xprt);
+	mutex_unlock(&r_xprt->rx_lock);
+}
+EXPORT_SYMBOL_GPL(rpcrdma_xprt_disconnect);
+
+/**
+ * rpcrdma_xprt_connect - connect the transport to its server
+ * @r_xprt: the transport, with no endpoint
+ *
+ * Creates an endpoint (resolving the address and route), posts Receives,
+ * connects with our RFC 8797 private message, and waits (interruptibly)
+ * until the connection is established or fails.  On failure the endpoint
+ * is torn down before this returns, as upstream's connect worker does.
+ *
+ * Return: 0 when connected, else a negative errno.
+ */
+int rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
+{
+	struct rpcrdma_ep *ep;
+	int rc;
+
+	mutex_lock(&r_xprt->rx_lock);
+	rc = r_xprt->rx_ep ? -EISCONN : rpcrdma_ep_create(r_xprt);
+	if (rc)
+		goto out_unlock;
+	ep = r_xprt->rx_ep;
+
+	rpcrdma_ep_get(ep);	/* for the Receives, dropped by the drain */
+	ep->re_receives_posted = true;
+	rc = rpcrdma_post_recvs(ep);
+	if (rc)
+		goto out_disconnect;
+
+	rc = rdma_connect(ep->re_id, &ep->re_remote_cma);
+	if (rc)
+		goto out_disconnect;
+	rc = wait_event_interruptible(ep->re_connect_wait,
+				      READ_ONCE(ep->re_connect_status) != 0);
+	if (rc)
+		goto out_disconnect;
+	rc = READ_ONCE(ep->re_connect_status);
+	if (rc < 0)
+		goto out_disconnect;
+	rc = 0;
+	goto out_unlock;
+
+out_disconnect:
+	__rpcrdma_xprt_disconnect(r_xprt);
+out_unlock:
+	mutex_unlock(&r_xprt->rx_lock);
+	trace_rpcrdma_connect(r_xprt, rc);
+	return rc;
+}
+EXPORT_SYMBOL_GPL(rpcrdma_xprt_connect);
+
+static void rpcrdma_force_work(struct work_struct *work)
+{
+	struct rpcrdma_xprt *r_xprt =
+		container_of(work, struct rpcrdma_xprt, rx_force_work);
+
+	rpcrdma_xprt_disconnect(r_xprt);
+}
+
+/**
+ * rpcrdma_xprt_create - a transport to @dst, not yet connected
+ * @dst: the server's address (IPv4 or IPv6)
+ * @inline_send: inline send size to ask for, bytes
+ * @inline_recv: inline receive size to ask for, bytes
+ *
+ * Return: the transport, or NULL if memory is short.
+ */
+struct rpcrdma_xprt *rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
+					 u32 inline_recv)
+{
+	struct rpcrdma_xprt *r_xprt;
+
+	r_xprt = kzalloc(sizeof(*r_xprt), GFP_KERNEL);
+	if (!r_xprt)
+		return NULL;
+	mutex_init(&r_xprt->rx_lock);
+	INIT_WORK(&r_xprt->rx_force_work, rpcrdma_force_work);
+	memcpy(&r_xprt->rx_dst, dst, dst->sa_family == AF_INET6 ?
+	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	r_xprt->rx_inline_send = inline_send;
+	r_xprt->rx_inline_recv = inline_recv;
+	mutex_lock(&rpcrdma_xprts_lock);
+	list_add(&r_xprt->rx_list, &rpcrdma_xprts);
+	mutex_unlock(&rpcrdma_xprts_lock);
+	return r_xprt;
+}
+EXPORT_SYMBOL_GPL(rpcrdma_xprt_create);
+
+static void rpcrdma_xprt_close(struct rpcrdma_xprt *r_xprt)
+{
+	cancel_work_sync(&r_xprt->rx_force_work);
+	rpcrdma_xprt_disconnect(r_xprt);
+	/* The disconnect may have queued the action again: flush it. */
+	cancel_work_sync(&r_xprt->rx_force_work);
+}
+
+/**
+ * rpcrdma_xprt_destroy - disconnect (if connected) and free a transport
+ * @r_xprt: the transport
+ */
+void rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt)
+{
+	mutex_lock(&rpcrdma_xprts_lock);
+	list_del(&r_xprt->rx_list);
+	mutex_unlock(&rpcrdma_xprts_lock);
+	rpcrdma_xprt_close(r_xprt);
+	kfree(r_xprt);
+}
+EXPORT_SYMBOL_GPL(rpcrdma_xprt_destroy);
+
+/**
+ * rpcrdma_teardown_all - disconnect every live transport
+ *
+ * What module unload does before the handler's code goes away.  The
+ * transports stay allocated (their owners free them); their endpoints do
+ * not.  Waits until every ep is freed, so no rdma_cm id can still call the
+ * handler afterwards.
+ */
+void rpcrdma_teardown_all(void)
+{
+	struct rpcrdma_xprt *r_xprt;
+
+	mutex_lock(&rpcrdma_xprts_lock);
+	list_for_each_entry(r_xprt, &rpcrdma_xprts, rx_list)
+		rpcrdma_xprt_close(r_xprt);
+	mutex_unlock(&rpcrdma_xprts_lock);
+	wait_var_event(&rpcrdma_stats,
+		       atomic_read(&rpcrdma_stats.eps_freed) ==
+		       atomic_read(&rpcrdma_stats.eps_created));
+}
+EXPORT_SYMBOL_GPL(rpcrdma_teardown_all);
 
 /**
  * cmkit_rpcrdma_init - bring up the rpcrdma consumer
  *
- * Return: 0 on success, or a negative errno.
+ * Return: 0.
  */
 int cmkit_rpcrdma_init(void)
 {
@@ -17,8 +642,9 @@ int cmkit_rpcrdma_init(void)
 }
 
 /**
- * cmkit_rpcrdma_exit - tear down every rpcrdma object still alive
+ * cmkit_rpcrdma_exit - tear down every rpcrdma endpoint still alive
  */
 void cmkit_rpcrdma_exit(void)
 {
+	rpcrdma_teardown_all();
 }

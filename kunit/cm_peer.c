@@ -101,8 +101,14 @@ static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
 	int rc;
 
 	if (p->child || p->reject) {
-		rdma_reject(child, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		rdma_reject(child, p->reject_pdata, p->reject_pdata_len,
+			    p->reject_reason ?: IB_CM_REJ_CONSUMER_DEFINED);
 		return 1;	/* rdma_cm destroys the child */
+	}
+	if (p->hold_requests) {
+		/* Neither accept nor reject: the initiator keeps waiting. */
+		p->child = child;
+		return 0;
 	}
 	rc = cmkit_peer_create_qp(p, child);
 	if (rc) {
@@ -120,6 +126,31 @@ static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
 	return 0;
 }
 
+/*
+ * The device goes away: release what this id holds (and the PD and CQ with
+ * the last id) and let rdma_cm destroy the id, so the removal can finish.
+ */
+static int cmkit_peer_removed(struct cmkit_peer *p, struct rdma_cm_id *id)
+{
+	mutex_lock(&p->res_lock);
+	if (id->qp)
+		rdma_destroy_qp(id);
+	if (id == p->child)
+		p->child = NULL;
+	else if (id == p->id)
+		p->id = NULL;
+	if (!p->child && !p->id) {
+		if (p->cq)
+			ib_free_cq(p->cq);
+		if (p->pd)
+			ib_dealloc_pd(p->pd);
+		p->cq = NULL;
+		p->pd = NULL;
+	}
+	mutex_unlock(&p->res_lock);
+	return 1;
+}
+
 static int cmkit_peer_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct cmkit_peer *p = id->context;
@@ -133,6 +164,8 @@ static int cmkit_peer_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (id == p->child)
 			rdma_disconnect(id);
 		return 0;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return cmkit_peer_removed(p, id);
 	default:
 		return 0;
 	}
@@ -169,6 +202,7 @@ static int cmkit_peer_init(struct kunit_resource *res, void *context)
 		return -ENOMEM;
 	p->name = context;
 	spin_lock_init(&p->lock);
+	mutex_init(&p->res_lock);
 	init_waitqueue_head(&p->wait);
 	res->data = p;
 	return 0;
@@ -345,4 +379,21 @@ int cmkit_peer_wait(struct cmkit_peer *p, enum rdma_cm_event_type event,
 		    struct cmkit_cm_record *out)
 {
 	return cmkit_peer_wait_any(p, BIT(event), out);
+}
+
+/**
+ * cmkit_peer_disconnect - disconnect a server's accepted connection
+ * @p: the server
+ *
+ * Return: rdma_disconnect()'s result, or -ENOTCONN without a connection.
+ */
+int cmkit_peer_disconnect(struct cmkit_peer *p)
+{
+	int rc = -ENOTCONN;
+
+	mutex_lock(&p->res_lock);
+	if (p->child)
+		rc = rdma_disconnect(p->child);
+	mutex_unlock(&p->res_lock);
+	return rc;
 }

@@ -8,6 +8,7 @@
 #define CMKIT_TEST_H
 
 #include <linux/in.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <kunit/test.h>
@@ -30,6 +31,13 @@ const char *cmkit_dev_name(const struct cmkit_dev_param *p);
 unsigned long cmkit_test_timeout(void);
 u16 cmkit_test_port(void);
 struct ib_device *cmkit_test_device(struct kunit *test, const struct cmkit_dev_param *p);
+void cmkit_test_require_device(struct kunit *test, const struct cmkit_dev_param *p);
+void cmkit_test_nodev_addr(u16 port, struct sockaddr_in *sin);
+
+struct cmkit_removal;
+struct cmkit_removal *cmkit_test_remove_device(struct kunit *test,
+					       const struct cmkit_dev_param *p);
+int cmkit_test_wait_removed(struct cmkit_removal *r);
 void cmkit_test_addr(const struct cmkit_dev_param *p, u16 port, struct sockaddr_in *sin);
 
 /* ---- an rdma_cm peer that records its events -------------------------- */
@@ -63,6 +71,11 @@ struct cmkit_cm_record {
  * @accept_pdata: private data a server accepts with
  * @accept_pdata_len: its length
  * @reject: a server rejects connection requests instead of accepting them
+ * @reject_reason: the IB reject reason (0: IB_CM_REJ_CONSUMER_DEFINED)
+ * @reject_pdata: private data a server rejects with
+ * @reject_pdata_len: its length
+ * @hold_requests: a server neither accepts nor rejects (the request pends)
+ * @res_lock: protects @id, @child, @pd and @cq against device removal
  * @lock: protects @nr and @rec
  * @wait: woken on every recorded event
  * @nr: number of recorded events
@@ -77,7 +90,12 @@ struct cmkit_peer {
 	const void *accept_pdata;
 	u8 accept_pdata_len;
 	bool reject;
-	spinlock_t lock;
+	u8 reject_reason;
+	const void *reject_pdata;
+	u8 reject_pdata_len;
+	bool hold_requests;
+	struct mutex res_lock;	/* vs. DEVICE_REMOVAL */
+	spinlock_t lock;	/* the event log */
 	wait_queue_head_t wait;
 	unsigned int nr;
 	struct cmkit_cm_record rec[CMKIT_PEER_MAX_EVENTS];
@@ -100,6 +118,9 @@ int cmkit_peer_wait_any(struct cmkit_peer *p, u32 mask, struct cmkit_cm_record *
 int cmkit_peer_wait(struct cmkit_peer *p, enum rdma_cm_event_type event,
 		    struct cmkit_cm_record *out);
 
+int cmkit_peer_disconnect(struct cmkit_peer *p);
+
 extern struct kunit_suite cmkit_smoke_suite;
+extern struct kunit_suite cmkit_rpcrdma_suite;
 
 #endif /* CMKIT_TEST_H */

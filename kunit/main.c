@@ -10,6 +10,7 @@
 #include <linux/glob.h>
 #include <linux/inet.h>
 #include <linux/module.h>
+#include <linux/umh.h>
 #include <kunit/resource.h>
 #include <rdma/ib_verbs.h>
 
@@ -27,6 +28,15 @@ MODULE_PARM_DESC(rxe_addr, "IPv4 address of the netdev under rxe_dev");
 static char *siw_addr = "10.78.0.1";
 module_param(siw_addr, charp, 0444);
 MODULE_PARM_DESC(siw_addr, "IPv4 address of the netdev under siw_dev");
+static char *rxe_netdev = "d0";
+module_param(rxe_netdev, charp, 0444);
+MODULE_PARM_DESC(rxe_netdev, "netdev under rxe_dev (to re-create it after a removal test)");
+static char *siw_netdev = "d1";
+module_param(siw_netdev, charp, 0444);
+MODULE_PARM_DESC(siw_netdev, "netdev under siw_dev (to re-create it after a removal test)");
+static char *nodev_addr = "10.79.0.1";
+module_param(nodev_addr, charp, 0444);
+MODULE_PARM_DESC(nodev_addr, "IPv4 address of a netdev with no RDMA device");
 static ushort base_port = 20000;
 module_param(base_port, ushort, 0444);
 MODULE_PARM_DESC(base_port, "first TCP/RDMA port the tests use");
@@ -39,6 +49,7 @@ MODULE_PARM_DESC(suites, "comma-separated globs of the suites to run at load");
 
 static struct kunit_suite *cmkit_all_suites[] = {
 	&cmkit_smoke_suite,
+	&cmkit_rpcrdma_suite,
 };
 
 static struct kunit_suite *cmkit_selected[ARRAY_SIZE(cmkit_all_suites)];
@@ -107,6 +118,8 @@ u16 cmkit_test_port(void)
 	return base_port + (u16)atomic_inc_return(&next);
 }
 
+static void cmkit_fill_addr(const char *s, u16 port, struct sockaddr_in *sin);
+
 /**
  * cmkit_test_addr - the address of a parameter's device, with a port
  * @p: device parameter
@@ -115,8 +128,21 @@ u16 cmkit_test_port(void)
  */
 void cmkit_test_addr(const struct cmkit_dev_param *p, u16 port, struct sockaddr_in *sin)
 {
-	const char *s = p->transport == CMKIT_RXE ? rxe_addr : siw_addr;
+	cmkit_fill_addr(p->transport == CMKIT_RXE ? rxe_addr : siw_addr, port, sin);
+}
 
+/**
+ * cmkit_test_nodev_addr - an address whose netdev has no RDMA device
+ * @port: port in host order
+ * @sin: filled in
+ */
+void cmkit_test_nodev_addr(u16 port, struct sockaddr_in *sin)
+{
+	cmkit_fill_addr(nodev_addr, port, sin);
+}
+
+static void cmkit_fill_addr(const char *s, u16 port, struct sockaddr_in *sin)
+{
 	memset(sin, 0, sizeof(*sin));
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(port);
@@ -159,6 +185,114 @@ struct ib_device *cmkit_test_device(struct kunit *test, const struct cmkit_dev_p
 		ib_device_put(dev);
 	KUNIT_ASSERT_NOT_NULL(test, tracked);
 	return dev;
+}
+
+/**
+ * cmkit_test_require_device - skip the test unless the device exists
+ * @test: the running test
+ * @p: device parameter
+ *
+ * Holds no reference, so the test may remove the device.
+ */
+void cmkit_test_require_device(struct kunit *test, const struct cmkit_dev_param *p)
+{
+	struct ib_device *dev;
+
+	dev = ib_device_get_by_name(cmkit_dev_name(p), RDMA_DRIVER_UNKNOWN);
+	if (!dev)
+		kunit_skip(test, "no RDMA device named %s", cmkit_dev_name(p));
+	ib_device_put(dev);
+}
+
+/*
+ * Device removal as `rdma link delete` does it (ib_unregister_device_and_put),
+ * on a work item because it blocks until every CM id on the device is gone.
+ */
+struct cmkit_removal {
+	struct work_struct work;
+	struct ib_device *dev;
+	const struct cmkit_dev_param *param;
+	struct completion done;
+};
+
+static void cmkit_removal_work(struct work_struct *work)
+{
+	struct cmkit_removal *r = container_of(work, struct cmkit_removal, work);
+
+	ib_unregister_device_and_put(r->dev);
+	complete_all(&r->done);	/* waited for by the test and by the cleanup */
+}
+
+/* Put the device back as `rdma link add` does, for the tests that follow. */
+static void cmkit_removal_free(struct kunit_resource *res)
+{
+	struct cmkit_removal *r = res->data;
+	const struct cmkit_dev_param *p = r->param;
+	char *argv[] = { "/usr/bin/rdma", "link", "add", (char *)cmkit_dev_name(p),
+			 "type", p->transport == CMKIT_RXE ? "rxe" : "siw", "netdev",
+			 p->transport == CMKIT_RXE ? rxe_netdev : siw_netdev, NULL };
+	static char *envp[] = { "HOME=/", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+				"LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu",
+				NULL };
+	int rc;
+
+	if (!wait_for_completion_timeout(&r->done, cmkit_test_timeout())) {
+		pr_err("cmkit_test: removal of %s never finished\n", cmkit_dev_name(p));
+		return;	/* the work still uses r */
+	}
+	rc = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	if (rc)
+		pr_err("cmkit_test: rdma link add %s failed: %d\n", cmkit_dev_name(p), rc);
+	kfree(r);
+}
+
+/**
+ * cmkit_test_remove_device - start removing the device under test
+ * @test: the running test, which must hold no reference on the device
+ * @p: device parameter
+ *
+ * The removal runs on a work item; cmkit_test_wait_removed() waits for it.
+ * When the test ends the device is added back (`rdma link add`).
+ *
+ * Asserts nothing, so it may be called from any thread of the test (a CM
+ * handler, say); the caller checks the result.
+ *
+ * Return: the removal, or NULL if the device is missing or memory short.
+ */
+struct cmkit_removal *cmkit_test_remove_device(struct kunit *test,
+					       const struct cmkit_dev_param *p)
+{
+	struct cmkit_removal *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return NULL;
+	r->param = p;
+	init_completion(&r->done);
+	INIT_WORK(&r->work, cmkit_removal_work);
+	r->dev = ib_device_get_by_name(cmkit_dev_name(p), RDMA_DRIVER_UNKNOWN);
+	if (!r->dev) {
+		kfree(r);
+		return NULL;
+	}
+	if (!kunit_alloc_resource(test, cmkit_res_init, cmkit_removal_free, GFP_KERNEL, r)) {
+		ib_device_put(r->dev);
+		kfree(r);
+		return NULL;
+	}
+	queue_work(system_unbound_wq, &r->work);
+	return r;
+}
+
+/**
+ * cmkit_test_wait_removed - wait until a removal has finished
+ * @r: the removal
+ *
+ * Return: 0, or -ETIMEDOUT if the removal hangs (something holds an id).
+ */
+int cmkit_test_wait_removed(struct cmkit_removal *r)
+{
+	return wait_for_completion_timeout(&r->done, cmkit_test_timeout()) ? 0 : -ETIMEDOUT;
 }
 
 static bool cmkit_suite_wanted(const char *name)

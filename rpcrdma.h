@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cmkit rpcrdma: an RPC-over-RDMA client connection endpoint on rdma_cm,
+ * without the RPC layer above it.  The names and the reference-counting
+ * rules follow net/sunrpc/xprtrdma; the handler implements the fixed
+ * upstream behaviour (6.12.118 and later) on every kernel, and handles
+ * device removal in the CM handler in every phase.
+ */
+#ifndef CMKIT_RPCRDMA_H
+#define CMKIT_RPCRDMA_H
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/rdma_cm.h>
+
+#include "cmkit/rpcrdma_cmp.h"
+
+/* How long address and route resolution may take (upstream's value). */
+#define RPCRDMA_RESOLVE_TIMEOUT		5000	/* ms */
+#define RPCRDMA_RECV_BATCH		4
+
+struct rpcrdma_xprt;
+
+/**
+ * struct rpcrdma_rep - a posted Receive
+ * @rr_cqe: completion entry
+ * @rr_ep: the endpoint the Receive belongs to
+ * @rr_buf: the receive buffer
+ * @rr_addr: its DMA address
+ * @rr_len: its length
+ */
+struct rpcrdma_rep {
+	struct ib_cqe rr_cqe;
+	struct rpcrdma_ep *rr_ep;
+	void *rr_buf;
+	u64 rr_addr;
+	u32 rr_len;
+};
+
+/**
+ * struct rpcrdma_ep - one connection attempt: its id, QP and state
+ * @re_kref: lifetime; the last put frees the ep (see rpcrdma_ep_put())
+ * @re_id: the rdma_cm id; set before any event can need it
+ * @re_xprt: the transport that owns this ep; NULL once it let go (the ep
+ *	may outlive it until DISCONNECTED)
+ * @re_done: completes address and route resolution
+ * @re_async_rc: result of the last resolution step (-ETIMEDOUT until an event)
+ * @re_connect_status: 0 connecting, 1 connected, or a negative errno
+ * @re_connect_wait: woken when @re_connect_status leaves 0
+ * @re_force_disconnect: one-shot gate: the transport is asked to close once
+ * @re_inline_send: negotiated inline send size, bytes
+ * @re_inline_recv: negotiated inline receive size, bytes
+ * @re_peer_cmp: the peer sent a valid RFC 8797 private message
+ * @re_receives_posted: Receives were posted (the drain drops their reference)
+ * @re_pd: protection domain
+ * @re_cq: completion queue for both Sends and Receives
+ * @re_remote_cma: connection parameters for rdma_connect()
+ * @re_cm_private: our RFC 8797 private message
+ * @re_reps: the Receives
+ */
+struct rpcrdma_ep {
+	struct kref re_kref;
+	struct rdma_cm_id *re_id;
+	struct rpcrdma_xprt *re_xprt;
+	struct completion re_done;
+	int re_async_rc;
+	int re_connect_status;
+	wait_queue_head_t re_connect_wait;
+	atomic_t re_force_disconnect;
+	u32 re_inline_send;
+	u32 re_inline_recv;
+	bool re_peer_cmp;
+	bool re_receives_posted;
+	struct ib_pd *re_pd;
+	struct ib_cq *re_cq;
+	struct rdma_conn_param re_remote_cma;
+	u8 re_cm_private[CMKIT_RPCRDMA_CMP_LEN];
+	struct rpcrdma_rep re_reps[RPCRDMA_RECV_BATCH];
+};
+
+/**
+ * struct rpcrdma_xprt_ops - what the owner of a transport hears about
+ * @cm_event: called by the CM handler on entry to every event, with the id's
+ *	handler mutex held; may sleep.  Optional.
+ */
+struct rpcrdma_xprt_ops {
+	void (*cm_event)(struct rpcrdma_xprt *r_xprt, struct rdma_cm_id *id,
+			 const struct rdma_cm_event *event);
+};
+
+/**
+ * struct rpcrdma_xprt - the stand-in for an RPC transport
+ * @rx_ep: the current endpoint, or NULL
+ * @rx_lock: serialises connect and disconnect (upstream: the send lock)
+ * @rx_force_work: the force-disconnect action: disconnects the transport
+ * @rx_force_count: how many times the action was requested
+ * @rx_dst: the server's address
+ * @rx_inline_send: inline send size we ask for, bytes
+ * @rx_inline_recv: inline receive size we ask for, bytes
+ * @rx_ops: optional observer
+ * @rx_private: owner's data
+ * @rx_list: on the list of live transports (torn down at module unload)
+ */
+struct rpcrdma_xprt {
+	struct rpcrdma_ep *rx_ep;
+	struct mutex rx_lock;		/* connect vs. disconnect */
+	struct work_struct rx_force_work;
+	atomic_t rx_force_count;
+	struct sockaddr_storage rx_dst;
+	u32 rx_inline_send;
+	u32 rx_inline_recv;
+	const struct rpcrdma_xprt_ops *rx_ops;
+	void *rx_private;
+	struct list_head rx_list;
+};
+
+/**
+ * struct rpcrdma_stats - object counts since load, for tests and debugfs
+ * @eps_created: endpoints allocated
+ * @eps_freed: endpoints freed by their last put
+ * @ids_created: rdma_cm ids created
+ * @ids_destroyed: ids cmkit destroyed with rdma_destroy_id()
+ * @ids_returned: ids handed back to rdma_cm by the handler returning 1
+ * @force_disconnects: force-disconnect actions requested
+ */
+struct rpcrdma_stats {
+	atomic_t eps_created;
+	atomic_t eps_freed;
+	atomic_t ids_created;
+	atomic_t ids_destroyed;
+	atomic_t ids_returned;
+	atomic_t force_disconnects;
+};
+
+extern struct rpcrdma_stats rpcrdma_stats;
+
+int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
+
+struct rpcrdma_xprt *rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
+					 u32 inline_recv);
+void rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt);
+int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt);
+int rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
+void rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt);
+void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc);
+void rpcrdma_teardown_all(void);
+
+#endif /* CMKIT_RPCRDMA_H */

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tracepoints of cmkit's rpcrdma endpoint: every decision the CM handler
+ * takes, the inline-threshold negotiation, and connect/disconnect results.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM cmkit_rpcrdma
+
+#if !defined(_CMKIT_RPCRDMA_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _CMKIT_RPCRDMA_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <rdma/rdma_cm.h>
+
+#define CMKIT_CM_EVENT_LIST						\
+	cmkit_cm_ev(ADDR_RESOLVED)						\
+	cmkit_cm_ev(ADDR_ERROR)						\
+	cmkit_cm_ev(ROUTE_RESOLVED)					\
+	cmkit_cm_ev(ROUTE_ERROR)						\
+	cmkit_cm_ev(CONNECT_REQUEST)					\
+	cmkit_cm_ev(CONNECT_RESPONSE)					\
+	cmkit_cm_ev(CONNECT_ERROR)						\
+	cmkit_cm_ev(UNREACHABLE)						\
+	cmkit_cm_ev(REJECTED)						\
+	cmkit_cm_ev(ESTABLISHED)						\
+	cmkit_cm_ev(DISCONNECTED)						\
+	cmkit_cm_ev(DEVICE_REMOVAL)					\
+	cmkit_cm_ev(MULTICAST_JOIN)					\
+	cmkit_cm_ev(MULTICAST_ERROR)					\
+	cmkit_cm_ev(ADDR_CHANGE)						\
+	cmkit_cm_ev_end(TIMEWAIT_EXIT)
+
+#undef cmkit_cm_ev
+#undef cmkit_cm_ev_end
+#define cmkit_cm_ev(x)	TRACE_DEFINE_ENUM(RDMA_CM_EVENT_##x);
+#define cmkit_cm_ev_end(x)	TRACE_DEFINE_ENUM(RDMA_CM_EVENT_##x);
+CMKIT_CM_EVENT_LIST
+
+#undef cmkit_cm_ev
+#undef cmkit_cm_ev_end
+#define cmkit_cm_ev(x)	{ RDMA_CM_EVENT_##x, #x },
+#define cmkit_cm_ev_end(x)	{ RDMA_CM_EVENT_##x, #x }
+#define cmkit_show_cm_event(x)	__print_symbolic(x, CMKIT_CM_EVENT_LIST)
+
+TRACE_EVENT(rpcrdma_cm_event,
+	TP_PROTO(const struct rdma_cm_id *id, const struct rdma_cm_event *event,
+		 int old_status, int new_status, int rc),
+	TP_ARGS(id, event, old_status, new_status, rc),
+
+	TP_STRUCT__entry(
+		__field(const void *, id)
+		__field(unsigned int, event)
+		__field(int, status)
+		__field(int, old_status)
+		__field(int, new_status)
+		__field(int, rc)
+		__array(unsigned char, dst, sizeof(struct sockaddr_in6))
+	),
+
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->event = event->event;
+		__entry->status = event->status;
+		__entry->old_status = old_status;
+		__entry->new_status = new_status;
+		__entry->rc = rc;
+		memcpy(__entry->dst, &id->route.addr.dst_addr, sizeof(struct sockaddr_in6));
+	),
+
+	TP_printk("id=%p dst=%pISpc %s (status %d) connect_status %d -> %d rc=%d",
+		  __entry->id, __entry->dst, cmkit_show_cm_event(__entry->event),
+		  __entry->status, __entry->old_status, __entry->new_status,
+		  __entry->rc)
+);
+
+TRACE_EVENT(rpcrdma_inline_thresh,
+	TP_PROTO(const struct rdma_cm_id *id, bool peer_valid, u32 send, u32 recv),
+	TP_ARGS(id, peer_valid, send, recv),
+
+	TP_STRUCT__entry(
+		__field(const void *, id)
+		__field(bool, peer_valid)
+		__field(u32, send)
+		__field(u32, recv)
+	),
+
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->peer_valid = peer_valid;
+		__entry->send = send;
+		__entry->recv = recv;
+	),
+
+	TP_printk("id=%p peer private message %s: inline send=%u recv=%u",
+		  __entry->id, __entry->peer_valid ? "valid" : "absent or invalid",
+		  __entry->send, __entry->recv)
+);
+
+DECLARE_EVENT_CLASS(rpcrdma_xprt_class,
+	TP_PROTO(const void *xprt, int rc),
+	TP_ARGS(xprt, rc),
+
+	TP_STRUCT__entry(
+		__field(const void *, xprt)
+		__field(int, rc)
+	),
+
+	TP_fast_assign(
+		__entry->xprt = xprt;
+		__entry->rc = rc;
+	),
+
+	TP_printk("xprt=%p rc=%d", __entry->xprt, __entry->rc)
+);
+
+#define DEFINE_RPCRDMA_XPRT_EVENT(name)					\
+	DEFINE_EVENT(rpcrdma_xprt_class, name,				\
+		TP_PROTO(const void *xprt, int rc),			\
+		TP_ARGS(xprt, rc))
+
+/* rc: 1 for the first request of an ep, 0 when the gate was already shut */
+DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_force_disconnect);
+/* rc: the connect result */
+DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_connect);
+/* rc: 1 if the final put freed the ep and the id was destroyed here */
+DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_disconnect);
+/* rc: the work completion status that asked for a disconnect */
+DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_flush_disconnect);
+
+#endif /* _CMKIT_RPCRDMA_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#define TRACE_INCLUDE_FILE rpcrdma_trace
+#include <trace/define_trace.h>
