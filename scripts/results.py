@@ -57,11 +57,16 @@ class GuestReport:
         self.rcs = {}             # suite -> insmod exit status
         self.errors = []          # "CMKIT error ..." lines
         self.logs = []            # "CMKIT log ..." lines
-        current, lines = None, []
+        self.klogs = {}           # suite -> the kernel log while it ran
+        current, lines, end = None, [], None
         for raw in text.splitlines():
             line = raw.rstrip("\r")
-            if current is not None and not line.startswith("CMKIT end "):
+            if current is not None and not line.startswith(end):
                 lines.append(line)
+                continue
+            if current is not None and line.startswith("CMKIT klog-end "):
+                self.klogs[current] = "\n".join(lines) + "\n"
+                current = None
                 continue
             if not line.startswith("CMKIT "):
                 continue
@@ -72,7 +77,9 @@ class GuestReport:
             elif kind == "suites":
                 self.suites = words[2:]
             elif kind == "begin" and len(words) > 2:
-                current, lines = words[2], []
+                current, lines, end = words[2], [], "CMKIT end "
+            elif kind == "klog" and len(words) > 2:
+                current, lines, end = words[2], [], "CMKIT klog-end "
             elif kind == "end" and len(words) > 2:
                 if current is not None:
                     self.blocks[current] = "\n".join(lines) + "\n"
@@ -108,11 +115,46 @@ def suite_ktap(block, number):
     return out
 
 
+_CASE_TOTALS = re.compile(r"^\s+# (\S+): pass:\d+ fail:\d+ skip:\d+ total:\d+")
+_KLOG_PREFIX = re.compile(r"^\[\s*\d+\.\d+\] ")
+
+
+def lossy(block):
+    """True for a debugfs copy that lost parameterised results.
+
+    Older kernels (6.1) keep only the last parameter's line of a
+    parameterised case in debugfs, without its subtest header.
+    """
+    names = {m.group(1) for m in map(_CASE_TOTALS.match, block.splitlines()) if m}
+    return any(f"# Subtest: {n}" not in block for n in names)
+
+
+def klog_ktap(klog, suite):
+    """The suite's KTAP as the kernel log printed it, prefixes stripped."""
+    out, inside = [], False
+    for raw in klog.splitlines():
+        line = _KLOG_PREFIX.sub("", raw)
+        if not inside and line.strip() == f"# Subtest: {suite}":
+            inside = True
+            out.append("    KTAP version 1")
+        if inside:
+            out.append(line)
+            if _TOP_RESULT.match(line) and line.rstrip().endswith(f" {suite}"):
+                break
+    return "\n".join(out) + "\n"
+
+
 def assemble_ktap(report):
-    """One KTAP document for every announced suite; a missing one is 'not ok'."""
+    """One KTAP document for every announced suite; a missing one is 'not ok'.
+
+    Each suite comes from its debugfs results; where those are lossy (see
+    lossy()), from the kernel log the guest captured while it ran.
+    """
     lines = ["KTAP version 1", f"1..{len(report.suites)}"]
     for i, suite in enumerate(report.suites, 1):
         block = report.blocks.get(suite, "")
+        if lossy(block) and suite in report.klogs:
+            block = klog_ktap(report.klogs[suite], suite)
         if not _has_top_result(block):
             why = "no results (guest crashed or hung?)" if suite not in report.blocks \
                 else "results incomplete"

@@ -116,6 +116,15 @@ class Verdicts(unittest.TestCase):
         v = self.verdict(status_log([("cmkit_smoke", PASSING_SUITE)]), powered_off=False)
         self.assertFalse(v.ok)
 
+    def test_lossy_debugfs_still_counts_every_parameter(self):
+        status = status_log([("cmkit_smoke", LOSSY_SUITE)]).replace(
+            "CMKIT end cmkit_smoke 0",
+            "CMKIT end cmkit_smoke 0\nCMKIT klog cmkit_smoke\n" + KLOG.rstrip("\n") +
+            "\nCMKIT klog-end cmkit_smoke")
+        v = self.verdict(status)
+        self.assertFalse(v.ok)
+        self.assertEqual((v.passed, v.failed, v.skipped), (1, 1, 0))
+
     def test_load_error_fails(self):
         status = status_log([("cmkit_smoke", PASSING_SUITE)]).replace(
             "CMKIT done", "CMKIT error rmmod cmkit\nCMKIT done")
@@ -144,7 +153,48 @@ class Splats(unittest.TestCase):
         self.assertEqual(results.scan_splats(text), [])
 
 
+# 6.1's debugfs copy of a parameterised case: only the last parameter's line.
+LOSSY_SUITE = """KTAP version 1
+1..1
+    KTAP version 1
+    # Subtest: cmkit_smoke
+    1..1
+        ok 2 siw0
+    # smoke_port_is_active: pass:1 fail:1 skip:0 total:2
+    not ok 1 smoke_port_is_active
+not ok 1 cmkit_smoke
+"""
+KLOG = """[    5.1] rdma_rxe: loaded
+[    5.2]     KTAP version 1
+[    5.2]     # Subtest: cmkit_smoke
+[    5.2]     1..1
+[    5.3]         KTAP version 1
+[    5.3]         # Subtest: smoke_port_is_active
+[    5.4]     # smoke_port_is_active: EXPECTATION FAILED at kunit/smoke_test.c:22
+[    5.4]         not ok 1 rxe0
+[    5.5] cmkit_test: client: established (status 0)
+[    5.6]         ok 2 siw0
+[    5.6]     # smoke_port_is_active: pass:1 fail:1 skip:0 total:2
+[    5.6]     not ok 1 smoke_port_is_active
+[    5.6] # cmkit_smoke: pass:0 fail:1 skip:0 total:1
+[    5.7] not ok 1 cmkit_smoke
+[    5.8] something after
+"""
+
+
 class Ktap(unittest.TestCase):
+    def test_lossy_debugfs_falls_back_to_the_kernel_log(self):
+        self.assertTrue(results.lossy(LOSSY_SUITE))
+        self.assertFalse(results.lossy(PASSING_SUITE))
+        status = status_log([("cmkit_smoke", LOSSY_SUITE)]).replace(
+            "CMKIT end cmkit_smoke 0",
+            "CMKIT end cmkit_smoke 0\nCMKIT klog cmkit_smoke\n" + KLOG.rstrip("\n") +
+            "\nCMKIT klog-end cmkit_smoke")
+        ktap = results.assemble_ktap(results.GuestReport(status))
+        self.assertIn("        not ok 1 rxe0", ktap)
+        self.assertIn("        ok 2 siw0", ktap)
+        self.assertNotIn("something after", ktap)
+
     def test_suites_are_renumbered_under_one_plan(self):
         report = results.GuestReport(status_log([("a", PASSING_SUITE),
                                                  ("b", FAILING_SUITE)]))
