@@ -10,6 +10,7 @@
 #include <linux/glob.h>
 #include <linux/inet.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/umh.h>
 #include <kunit/resource.h>
 #include <rdma/ib_verbs.h>
@@ -150,6 +151,29 @@ static void cmkit_fill_addr(const char *s, u16 port, struct sockaddr_in *sin)
 		pr_warn("cmkit_test: bad address parameter '%s'\n", s);
 }
 
+/*
+ * The device under test, found through its netdev and checked by name:
+ * ib_device_get_by_name() is gone in 7.x, ib_device_get_by_netdev() is
+ * exported everywhere.  Returns a reference, or NULL.
+ */
+static struct ib_device *cmkit_get_device(const struct cmkit_dev_param *p)
+{
+	const char *netdev = p->transport == CMKIT_RXE ? rxe_netdev : siw_netdev;
+	struct ib_device *dev = NULL;
+	struct net_device *ndev;
+
+	ndev = dev_get_by_name(&init_net, netdev);
+	if (!ndev)
+		return NULL;
+	dev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	dev_put(ndev);
+	if (dev && strcmp(dev_name(&dev->dev), cmkit_dev_name(p))) {
+		ib_device_put(dev);
+		dev = NULL;
+	}
+	return dev;
+}
+
 static int cmkit_res_init(struct kunit_resource *res, void *context)
 {
 	res->data = context;
@@ -176,7 +200,7 @@ struct ib_device *cmkit_test_device(struct kunit *test, const struct cmkit_dev_p
 	struct ib_device *dev;
 	void *tracked;
 
-	dev = ib_device_get_by_name(cmkit_dev_name(p), RDMA_DRIVER_UNKNOWN);
+	dev = cmkit_get_device(p);
 	if (!dev)
 		kunit_skip(test, "no RDMA device named %s", cmkit_dev_name(p));
 	tracked = kunit_alloc_resource(test, cmkit_res_init, cmkit_device_res_free,
@@ -198,7 +222,7 @@ void cmkit_test_require_device(struct kunit *test, const struct cmkit_dev_param 
 {
 	struct ib_device *dev;
 
-	dev = ib_device_get_by_name(cmkit_dev_name(p), RDMA_DRIVER_UNKNOWN);
+	dev = cmkit_get_device(p);
 	if (!dev)
 		kunit_skip(test, "no RDMA device named %s", cmkit_dev_name(p));
 	ib_device_put(dev);
@@ -270,7 +294,7 @@ struct cmkit_removal *cmkit_test_remove_device(struct kunit *test,
 	r->param = p;
 	init_completion(&r->done);
 	INIT_WORK(&r->work, cmkit_removal_work);
-	r->dev = ib_device_get_by_name(cmkit_dev_name(p), RDMA_DRIVER_UNKNOWN);
+	r->dev = cmkit_get_device(p);
 	if (!r->dev) {
 		kfree(r);
 		return NULL;
