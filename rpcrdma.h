@@ -46,6 +46,7 @@ struct rpcrdma_rep {
  * struct rpcrdma_ep - one connection attempt: its id, QP and state
  * @re_kref: lifetime; the last put frees the ep (see rpcrdma_ep_put())
  * @re_id: the rdma_cm id; set before any event can need it
+ * @re_xid: the owning transport's number, for traces
  * @re_xprt: the transport that owns this ep; NULL once it let go (the ep
  *	may outlive it until DISCONNECTED)
  * @re_done: completes address and route resolution
@@ -66,6 +67,7 @@ struct rpcrdma_rep {
 struct rpcrdma_ep {
 	struct kref re_kref;
 	struct rdma_cm_id *re_id;
+	u32 re_xid;
 	struct rpcrdma_xprt *re_xprt;
 	struct completion re_done;
 	int re_async_rc;
@@ -96,6 +98,7 @@ struct rpcrdma_xprt_ops {
 /**
  * struct rpcrdma_xprt - the stand-in for an RPC transport
  * @rx_ep: the current endpoint, or NULL
+ * @rx_xid: a number naming the transport in traces
  * @rx_lock: serialises connect and disconnect (upstream: the send lock)
  * @rx_force_work: the force-disconnect action: disconnects the transport
  * @rx_force_count: how many times the action was requested
@@ -108,6 +111,7 @@ struct rpcrdma_xprt_ops {
  */
 struct rpcrdma_xprt {
 	struct rpcrdma_ep *rx_ep;
+	u32 rx_xid;
 	struct mutex rx_lock;		/* connect vs. disconnect */
 	struct work_struct rx_force_work;
 	atomic_t rx_force_count;

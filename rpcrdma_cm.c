@@ -107,14 +107,12 @@ static void rpcrdma_force_disconnect(struct rpcrdma_ep *ep)
 	struct rpcrdma_xprt *r_xprt = ep->re_xprt;
 
 	/* The gate shuts before the transport lets go of the ep. */
-	if (atomic_add_unless(&ep->re_force_disconnect, 1, 1)) {
-		trace_rpcrdma_force_disconnect(r_xprt, 1);
-		atomic_inc(&r_xprt->rx_force_count);
-		atomic_inc(&rpcrdma_stats.force_disconnects);
-		queue_work(system_unbound_wq, &r_xprt->rx_force_work);
-	} else {
-		trace_rpcrdma_force_disconnect(r_xprt, 0);
-	}
+	if (!atomic_add_unless(&ep->re_force_disconnect, 1, 1))
+		return;
+	trace_rpcrdma_force_disconnect(ep->re_xid, 1);
+	atomic_inc(&r_xprt->rx_force_count);
+	atomic_inc(&rpcrdma_stats.force_disconnects);
+	queue_work(system_unbound_wq, &r_xprt->rx_force_work);
 }
 
 /**
@@ -128,9 +126,10 @@ void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc)
 {
 	struct rpcrdma_ep *ep = READ_ONCE(r_xprt->rx_ep);
 
-	if (wc->status == IB_WC_SUCCESS || !ep)
+	/* Flushes of our own teardown come with the gate already shut. */
+	if (wc->status == IB_WC_SUCCESS || !ep || atomic_read(&ep->re_force_disconnect))
 		return;
-	trace_rpcrdma_flush_disconnect(r_xprt, wc->status);
+	trace_rpcrdma_flush_disconnect(r_xprt->rx_xid, wc->status);
 	rpcrdma_force_disconnect(ep);
 }
 EXPORT_SYMBOL_GPL(rpcrdma_flush_disconnect);
@@ -143,7 +142,7 @@ static void rpcrdma_update_cm_private(struct rpcrdma_ep *ep, struct rdma_cm_id *
 
 	ep->re_peer_cmp = cmkit_rpcrdma_cmp_negotiate(pdata, len, &ep->re_inline_send,
 						      &ep->re_inline_recv);
-	trace_rpcrdma_inline_thresh(id, ep->re_peer_cmp, ep->re_inline_send,
+	trace_rpcrdma_inline_thresh(ep->re_xid, ep->re_peer_cmp, ep->re_inline_send,
 				    ep->re_inline_recv);
 }
 
@@ -172,13 +171,15 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	struct rpcrdma_ep *ep = id->context;
 	struct rpcrdma_xprt *r_xprt;
 	int old, new, rc = 0;
+	u32 xid;
 
 	might_sleep();
 	if (!ep) {
 		/* The ep was freed; rdma_destroy_id() is on its way. */
-		trace_rpcrdma_cm_event(id, event, 0, 0, 0);
+		trace_rpcrdma_cm_event(0, id, event, 0, 0, 0);
 		return 0;
 	}
+	xid = ep->re_xid;
 	r_xprt = ep->re_xprt;	/* NULL once the transport let go */
 	if (r_xprt && r_xprt->rx_ops && r_xprt->rx_ops->cm_event)
 		r_xprt->rx_ops->cm_event(r_xprt, id, event);
@@ -261,12 +262,12 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		break;
 	}
 
-	trace_rpcrdma_cm_event(id, event, old, READ_ONCE(ep->re_connect_status), 0);
+	trace_rpcrdma_cm_event(xid, id, event, old, READ_ONCE(ep->re_connect_status), 0);
 	return 0;
 
 out_put:
 	/* After a put the ep may be gone: only @id and locals from here. */
-	trace_rpcrdma_cm_event(id, event, old, new, rc);
+	trace_rpcrdma_cm_event(xid, id, event, old, new, rc);
 	if (rc)
 		atomic_inc(&rpcrdma_stats.ids_returned);
 	return rc;
@@ -406,6 +407,7 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	if (!ep)
 		return -ENOMEM;
 	ep->re_xprt = r_xprt;
+	ep->re_xid = r_xprt->rx_xid;
 	kref_init(&ep->re_kref);
 	init_waitqueue_head(&ep->re_connect_wait);
 	ep->re_inline_send = r_xprt->rx_inline_send;
@@ -480,7 +482,7 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 	rdma_disconnect(ep->re_id);
 	rpcrdma_xprt_drain(ep);
 	r_xprt->rx_ep = NULL;
-	trace_rpcrdma_disconnect(r_xprt, rpcrdma_ep_put_final(ep));
+	trace_rpcrdma_disconnect(r_xprt->rx_xid, rpcrdma_ep_put_final(ep));
 }
 
 /**
@@ -545,7 +547,7 @@ out_disconnect:
 	__rpcrdma_xprt_disconnect(r_xprt);
 out_unlock:
 	mutex_unlock(&r_xprt->rx_lock);
-	trace_rpcrdma_connect(r_xprt, rc);
+	trace_rpcrdma_connect(r_xprt->rx_xid, rc);
 	return rc;
 }
 EXPORT_SYMBOL_GPL(rpcrdma_xprt_connect);
@@ -569,11 +571,13 @@ static void rpcrdma_force_work(struct work_struct *work)
 struct rpcrdma_xprt *rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
 					 u32 inline_recv)
 {
+	static atomic_t next_xid = ATOMIC_INIT(0);
 	struct rpcrdma_xprt *r_xprt;
 
 	r_xprt = kzalloc(sizeof(*r_xprt), GFP_KERNEL);
 	if (!r_xprt)
 		return NULL;
+	r_xprt->rx_xid = atomic_inc_return(&next_xid);
 	mutex_init(&r_xprt->rx_lock);
 	INIT_WORK(&r_xprt->rx_force_work, rpcrdma_force_work);
 	memcpy(&r_xprt->rx_dst, dst, dst->sa_family == AF_INET6 ?

@@ -43,12 +43,12 @@ CMKIT_CM_EVENT_LIST
 #define cmkit_show_cm_event(x)	__print_symbolic(x, CMKIT_CM_EVENT_LIST)
 
 TRACE_EVENT(rpcrdma_cm_event,
-	TP_PROTO(const struct rdma_cm_id *id, const struct rdma_cm_event *event,
+	TP_PROTO(u32 xid, const struct rdma_cm_id *id, const struct rdma_cm_event *event,
 		 int old_status, int new_status, int rc),
-	TP_ARGS(id, event, old_status, new_status, rc),
+	TP_ARGS(xid, id, event, old_status, new_status, rc),
 
 	TP_STRUCT__entry(
-		__field(const void *, id)
+		__field(u32, xid)
 		__field(unsigned int, event)
 		__field(int, status)
 		__field(int, old_status)
@@ -58,7 +58,7 @@ TRACE_EVENT(rpcrdma_cm_event,
 	),
 
 	TP_fast_assign(
-		__entry->id = id;
+		__entry->xid = xid;
 		__entry->event = event->event;
 		__entry->status = event->status;
 		__entry->old_status = old_status;
@@ -67,58 +67,58 @@ TRACE_EVENT(rpcrdma_cm_event,
 		memcpy(__entry->dst, &id->route.addr.dst_addr, sizeof(struct sockaddr_in6));
 	),
 
-	TP_printk("id=%p dst=%pISpc %s (status %d) connect_status %d -> %d rc=%d",
-		  __entry->id, __entry->dst, cmkit_show_cm_event(__entry->event),
+	TP_printk("xprt=%u dst=%pISpc %s (status %d) connect_status %d -> %d rc=%d",
+		  __entry->xid, __entry->dst, cmkit_show_cm_event(__entry->event),
 		  __entry->status, __entry->old_status, __entry->new_status,
 		  __entry->rc)
 );
 
 TRACE_EVENT(rpcrdma_inline_thresh,
-	TP_PROTO(const struct rdma_cm_id *id, bool peer_valid, u32 send, u32 recv),
-	TP_ARGS(id, peer_valid, send, recv),
+	TP_PROTO(u32 xid, bool peer_valid, u32 send, u32 recv),
+	TP_ARGS(xid, peer_valid, send, recv),
 
 	TP_STRUCT__entry(
-		__field(const void *, id)
+		__field(u32, xid)
 		__field(bool, peer_valid)
 		__field(u32, send)
 		__field(u32, recv)
 	),
 
 	TP_fast_assign(
-		__entry->id = id;
+		__entry->xid = xid;
 		__entry->peer_valid = peer_valid;
 		__entry->send = send;
 		__entry->recv = recv;
 	),
 
-	TP_printk("id=%p peer private message %s: inline send=%u recv=%u",
-		  __entry->id, __entry->peer_valid ? "valid" : "absent or invalid",
+	TP_printk("xprt=%u peer private message %s: inline send=%u recv=%u",
+		  __entry->xid, __entry->peer_valid ? "valid" : "absent or invalid",
 		  __entry->send, __entry->recv)
 );
 
 DECLARE_EVENT_CLASS(rpcrdma_xprt_class,
-	TP_PROTO(const void *xprt, int rc),
-	TP_ARGS(xprt, rc),
+	TP_PROTO(u32 xid, int rc),
+	TP_ARGS(xid, rc),
 
 	TP_STRUCT__entry(
-		__field(const void *, xprt)
+		__field(u32, xid)
 		__field(int, rc)
 	),
 
 	TP_fast_assign(
-		__entry->xprt = xprt;
+		__entry->xid = xid;
 		__entry->rc = rc;
 	),
 
-	TP_printk("xprt=%p rc=%d", __entry->xprt, __entry->rc)
+	TP_printk("xprt=%u rc=%d", __entry->xid, __entry->rc)
 );
 
 #define DEFINE_RPCRDMA_XPRT_EVENT(name)					\
 	DEFINE_EVENT(rpcrdma_xprt_class, name,				\
-		TP_PROTO(const void *xprt, int rc),			\
-		TP_ARGS(xprt, rc))
+		TP_PROTO(u32 xid, int rc),				\
+		TP_ARGS(xid, rc))
 
-/* rc: 1 for the first request of an ep, 0 when the gate was already shut */
+/* rc: always 1 (traced only when the one-shot gate opens) */
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_force_disconnect);
 /* rc: the connect result */
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_connect);

@@ -46,7 +46,7 @@ module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "how long a test waits for one CM event (TCG is slow)");
 static char *suites = "";
 module_param(suites, charp, 0444);
-MODULE_PARM_DESC(suites, "comma-separated globs of the suites to run at load");
+MODULE_PARM_DESC(suites, "what to run at load: comma-separated globs, 'suite' or 'suite.case'");
 
 static struct kunit_suite *cmkit_all_suites[] = {
 	&cmkit_smoke_suite,
@@ -319,28 +319,103 @@ int cmkit_test_wait_removed(struct cmkit_removal *r)
 	return wait_for_completion_timeout(&r->done, cmkit_test_timeout()) ? 0 : -ETIMEDOUT;
 }
 
-static bool cmkit_suite_wanted(const char *name)
-{
-	char *list, *cur, *pat;
-	bool hit = false;
+#define CMKIT_MAX_PATTERNS 16
 
-	list = kstrdup(suites, GFP_KERNEL);
-	if (!list)
-		return false;
-	cur = list;
-	while (!hit && (pat = strsep(&cur, ",")))
-		hit = *pat && glob_match(pat, name);
-	kfree(list);
-	return hit;
+/* The suites= patterns, split: "suite" or "suite.case", each part a glob. */
+struct cmkit_patterns {
+	char *buf;
+	int n;
+	const char *suite[CMKIT_MAX_PATTERNS];
+	const char *cases[CMKIT_MAX_PATTERNS];	/* NULL: the whole suite */
+};
+
+static int cmkit_split_patterns(struct cmkit_patterns *pp)
+{
+	char *cur, *pat, *dot;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->buf = kstrdup(suites, GFP_KERNEL);
+	if (!pp->buf)
+		return -ENOMEM;
+	cur = pp->buf;
+	while ((pat = strsep(&cur, ",")) && pp->n < CMKIT_MAX_PATTERNS) {
+		if (!*pat)
+			continue;
+		dot = strchr(pat, '.');
+		if (dot)
+			*dot++ = '\0';
+		pp->suite[pp->n] = pat;
+		pp->cases[pp->n++] = dot;
+	}
+	return 0;
+}
+
+static bool cmkit_case_wanted(const struct cmkit_patterns *pp, const char *suite,
+			      const char *name, bool *whole)
+{
+	int i;
+
+	for (i = 0; i < pp->n; i++) {
+		if (!glob_match(pp->suite[i], suite))
+			continue;
+		if (!pp->cases[i]) {
+			*whole = true;
+			return true;
+		}
+		if (name && glob_match(pp->cases[i], name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The suite as selected: itself, a copy holding only the selected cases
+ * (freed at unload), or NULL.
+ */
+static struct kunit_suite *cmkit_select(const struct cmkit_patterns *pp,
+					struct kunit_suite *suite)
+{
+	struct kunit_case *tc, *cases;
+	struct kunit_suite *copy;
+	bool whole = false;
+	int n = 0;
+
+	cmkit_case_wanted(pp, suite->name, NULL, &whole);
+	if (whole)
+		return suite;
+	for (tc = suite->test_cases; tc->run_case; tc++)
+		n += cmkit_case_wanted(pp, suite->name, tc->name, &whole);
+	if (!n)
+		return NULL;
+	cases = kcalloc(n + 1, sizeof(*cases), GFP_KERNEL);
+	copy = kmemdup(suite, sizeof(*suite), GFP_KERNEL);
+	if (!cases || !copy) {
+		kfree(cases);
+		kfree(copy);
+		return NULL;
+	}
+	n = 0;
+	for (tc = suite->test_cases; tc->run_case; tc++)
+		if (cmkit_case_wanted(pp, suite->name, tc->name, &whole))
+			cases[n++] = *tc;
+	copy->test_cases = cases;
+	return copy;
 }
 
 static int __init cmkit_test_init(void)
 {
+	struct cmkit_patterns pp;
+	struct kunit_suite *s;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++)
-		if (cmkit_suite_wanted(cmkit_all_suites[i]->name))
-			cmkit_selected[cmkit_nr_selected++] = cmkit_all_suites[i];
+	if (cmkit_split_patterns(&pp))
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++) {
+		s = cmkit_select(&pp, cmkit_all_suites[i]);
+		if (s)
+			cmkit_selected[cmkit_nr_selected++] = s;
+	}
+	kfree(pp.buf);
 	if (!cmkit_nr_selected)
 		return 0;
 #ifdef CMKIT_HAVE_KUNIT_SUITES_INIT_RUN_TESTS
@@ -352,7 +427,18 @@ static int __init cmkit_test_init(void)
 
 static void __exit cmkit_test_exit(void)
 {
+	int i, j;
+
 	__kunit_test_suites_exit(cmkit_selected, cmkit_nr_selected);
+	for (i = 0; i < cmkit_nr_selected; i++) {
+		for (j = 0; j < ARRAY_SIZE(cmkit_all_suites); j++)
+			if (cmkit_selected[i] == cmkit_all_suites[j])
+				break;
+		if (j == ARRAY_SIZE(cmkit_all_suites)) {
+			kfree(cmkit_selected[i]->test_cases);
+			kfree(cmkit_selected[i]);
+		}
+	}
 }
 
 module_init(cmkit_test_init);

@@ -44,7 +44,7 @@ static struct {
 	struct rt_decision d[RT_LOG_MAX];
 } rt_log;
 
-static void rt_probe(void *data, const struct rdma_cm_id *id,
+static void rt_probe(void *data, u32 xid, const struct rdma_cm_id *id,
 		     const struct rdma_cm_event *event, int old_status,
 		     int new_status, int rc)
 {

@@ -56,7 +56,7 @@ class GuestReport:
         self.blocks = {}          # suite -> KTAP text
         self.rcs = {}             # suite -> insmod exit status
         self.errors = []          # "CMKIT error ..." lines
-        self.logs = []            # "CMKIT log ..." lines
+        self.traces = []          # "CMKIT trace ..." lines (run mode)
         self.klogs = {}           # suite -> the kernel log while it ran
         current, lines, end = None, [], None
         for raw in text.splitlines():
@@ -87,8 +87,8 @@ class GuestReport:
                 current = None
             elif kind == "error":
                 self.errors.append(" ".join(words[2:]))
-            elif kind == "log":
-                self.logs.append(line[len("CMKIT log "):])
+            elif kind == "trace":
+                self.traces.append(line[len("CMKIT trace "):])
             elif kind == "done":
                 self.done = True
 

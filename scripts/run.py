@@ -16,6 +16,7 @@ probe; CMKIT_TIMEOUT (seconds, default 1200) bounds one boot.
 
 import argparse
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -248,24 +249,47 @@ def write_summary(lines, totals):
     return final
 
 
+# make run's story: one case per scenario, on both devices.
+RUN_CASES = ",".join([
+    "cmkit_smoke.smoke_loopback_connect_then_client_disconnects",
+    "cmkit_rpcrdma.connect_with_rfc8797_data_lowers_sizes_then_remote_disconnect",
+    "cmkit_rpcrdma.local_disconnect_while_connected_releases_once",
+])
+_TRACE_LINE = re.compile(r"^\s*\S.*?\s+\[\d+\]\s+\S+\s+([\d.]+): (.*)$")
+_KLOG_LINE = re.compile(r"^\[\s*([\d.]+)\] (cmkit(?:_test)?: .*)$")
+
+
 def show_live(line):
-    if line.startswith("CMKIT log "):
-        print(f"  {line[len('CMKIT log '):]}", flush=True)
-    elif line.startswith("CMKIT begin "):
+    if line.startswith("CMKIT begin "):
         print(f"--- {line.split()[2]} ---", flush=True)
     elif line.startswith("CMKIT error "):
         print(f"  guest error: {line[len('CMKIT error '):]}", flush=True)
-    elif line.startswith("    ok ") or line.startswith("    not ok "):
+    elif re.match(r"^\s+(not )?ok \d+ ", line):
         print(f"  {line.strip()}", flush=True)
+
+
+def timeline(report):
+    """Peer events (kernel log) and handler decisions (trace), by time."""
+    rows = []
+    for suite in report.suites:
+        for raw in report.klogs.get(suite, "").splitlines():
+            m = _KLOG_LINE.match(raw)
+            if m:
+                rows.append((float(m.group(1)), m.group(2)))
+    for raw in report.traces:
+        m = _TRACE_LINE.match(raw)
+        if m:
+            rows.append((float(m.group(1)), "trace " + m.group(2)))
+    return [f"  {t:10.6f}  {what}" for t, what in sorted(rows)]
 
 
 def cmd_run(args):
     say(f"make run: kernel {args.kernel}: rxe0 and siw0 in the guest, cmkit loaded, "
-        "each scenario's CM events below")
-    info, v, accel, _ = run_kernel(args.kernel, "*", mode="run", live=show_live)
-    print("--- CM event log (guest dmesg) ---")
-    for line in v.report.logs:
-        print(f"  {line}")
+        "each scenario on both devices")
+    info, v, accel, _ = run_kernel(args.kernel, RUN_CASES, mode="run", live=show_live)
+    print("--- timeline: test peers' CM events and the handlers' decisions ---")
+    for line in timeline(v.report):
+        print(line)
     for p in v.problems:
         say(f"FAIL: {p}")
     say(summary_line(info, v, accel))
