@@ -37,22 +37,22 @@ static inline cmkit_u64 cmkit_get_be64(const cmkit_u8 *p)
 
 static inline void cmkit_put_be16(cmkit_u8 *p, cmkit_u16 v)
 {
-	p[0] = (cmkit_u8)(v >> 8);
-	p[1] = (cmkit_u8)v;
+	p[0] = (cmkit_u8)((v >> 8) & 0xff);
+	p[1] = (cmkit_u8)(v & 0xff);
 }
 
 static inline void cmkit_put_be32(cmkit_u8 *p, cmkit_u32 v)
 {
-	p[0] = (cmkit_u8)(v >> 24);
-	p[1] = (cmkit_u8)(v >> 16);
-	p[2] = (cmkit_u8)(v >> 8);
-	p[3] = (cmkit_u8)v;
+	p[0] = (cmkit_u8)((v >> 24) & 0xff);
+	p[1] = (cmkit_u8)((v >> 16) & 0xff);
+	p[2] = (cmkit_u8)((v >> 8) & 0xff);
+	p[3] = (cmkit_u8)(v & 0xff);
 }
 
 static inline void cmkit_put_be64(cmkit_u8 *p, cmkit_u64 v)
 {
-	cmkit_put_be32(p, (cmkit_u32)(v >> 32));
-	cmkit_put_be32(p + 4, (cmkit_u32)v);
+	cmkit_put_be32(p, (cmkit_u32)((v >> 32) & 0xffffffffU));
+	cmkit_put_be32(p + 4, (cmkit_u32)(v & 0xffffffffU));
 }
 
 #ifdef __cplusplus
