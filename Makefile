@@ -12,6 +12,7 @@
 #   make shell KVER=6.1    a shell in the test guest
 #   make check             host checks only (headers, GoogleTest, harness)
 #   make setup             install the Debian packages cmkit needs
+#   make fuzz              run every libFuzzer target long (FUZZ_SECONDS each)
 
 PYTHON ?= python3
 TOP := $(CURDIR)
@@ -29,7 +30,7 @@ KDIR := /lib/modules/$(shell uname -r)/build
 endif
 MODDIR := $(TOP)/build/mod/$(TAG)
 
-.PHONY: all modules setup check test run shell kernels clean
+.PHONY: all modules setup check test run shell kernels fuzz clean
 
 all: modules
 
@@ -64,6 +65,9 @@ shell: setup
 kernels: setup
 	@for k in $(or $(KVERS),$(shell $(PYTHON) scripts/kernel.py versions)); do \
 		$(PYTHON) scripts/kernel.py build $$k || exit 1; done
+
+fuzz: setup
+	@$(MAKE) -s -C tests/fuzz fuzz
 
 clean:
 	rm -rf build

@@ -6,7 +6,9 @@
 
 Host checks need no kernel: every include/cmkit/ header compiles alone as C
 (gnu11) and as C++ (c++17) with -Wall -Wextra -Werror, and twice in one unit;
-the GoogleTest binary in tests/ passes; the harness's own tests pass.  Then
+the GoogleTest binary in tests/ passes; each libFuzzer target in tests/fuzz/
+replays its regression corpus and runs for a few seconds clean; the
+harness's own tests pass.  Then
 each kernel of the matrix is built (or taken from the cache) and booted.
 Ends with "N passed, N failed, N skipped" over everything and exits non-zero
 on any failure.
@@ -75,6 +77,18 @@ def gtest():
     return data["tests"] - len(fails), len(fails), fails
 
 
+def fuzz_checks():
+    """Each libFuzzer target replays its regressions and runs a bounded time."""
+    r = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "tests", "fuzz"), "check"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = [l for l in r.stdout.splitlines() if l.startswith("fuzz ")]
+    fails = [l for l in lines if not l.endswith(" ok")]
+    if r.returncode != 0 or not lines:
+        print(r.stdout[-3000:])
+        fails.append("building the fuzz targets failed")
+    return len(lines) - len([l for l in lines if not l.endswith(" ok")]), len(fails), fails
+
+
 def harness_tests():
     """Python unittest of scripts/ (the verdict logic), counted."""
     import unittest
@@ -120,6 +134,9 @@ def main(argv):
     say("host: GoogleTest (tests/)")
     p, f, names = gtest()
     account("gtest", p, f, 0, names)
+    say("host: fuzz targets (tests/fuzz/): regressions replayed, bounded runs")
+    p, f, names = fuzz_checks()
+    account("fuzz", p, f, 0, names)
     say("host: harness self-tests (tests/test_*.py)")
     p, f, names, s = harness_tests()
     account("harness", p, f, s, names)
