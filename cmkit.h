@@ -6,6 +6,11 @@
 #ifndef CMKIT_H
 #define CMKIT_H
 
+struct dentry;
+
+/* cmkit/ in debugfs: each consumer's control plane lives below it. */
+extern struct dentry *cmkit_debugfs;
+
 int cmkit_rpcrdma_init(void);
 void cmkit_rpcrdma_exit(void);
 int cmkit_irdma_init(void);

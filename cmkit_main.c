@@ -3,17 +3,21 @@
  * cmkit: module entry points.  Each CM consumer (rpcrdma, irdma, srpt) owns
  * its file; this one only brings them up and down in order.
  */
+#include <linux/debugfs.h>
 #include <linux/module.h>
 
 #include "cmkit.h"
+
+struct dentry *cmkit_debugfs;
 
 static int __init cmkit_init(void)
 {
 	int rc;
 
+	cmkit_debugfs = debugfs_create_dir("cmkit", NULL);
 	rc = cmkit_rpcrdma_init();
 	if (rc)
-		return rc;
+		goto out_debugfs;
 	rc = cmkit_irdma_init();
 	if (rc)
 		goto out_rpcrdma;
@@ -27,6 +31,8 @@ out_irdma:
 	cmkit_irdma_exit();
 out_rpcrdma:
 	cmkit_rpcrdma_exit();
+out_debugfs:
+	debugfs_remove_recursive(cmkit_debugfs);
 	return rc;
 }
 
@@ -35,6 +41,7 @@ static void __exit cmkit_exit(void)
 	cmkit_srpt_exit();
 	cmkit_irdma_exit();
 	cmkit_rpcrdma_exit();
+	debugfs_remove_recursive(cmkit_debugfs);
 	pr_info("cmkit: unloaded\n");
 }
 

@@ -131,6 +131,9 @@ struct rpcrdma_xprt {
  * @ids_destroyed: ids cmkit destroyed with rdma_destroy_id()
  * @ids_returned: ids handed back to rdma_cm by the handler returning 1
  * @force_disconnects: force-disconnect actions requested
+ * @connects: connects that succeeded
+ * @connects_failed: connects that failed
+ * @events: CM events the handler saw, by type
  */
 struct rpcrdma_stats {
 	atomic_t eps_created;
@@ -139,6 +142,9 @@ struct rpcrdma_stats {
 	atomic_t ids_destroyed;
 	atomic_t ids_returned;
 	atomic_t force_disconnects;
+	atomic_t connects;
+	atomic_t connects_failed;
+	atomic_t events[24];
 };
 
 extern struct rpcrdma_stats rpcrdma_stats;
@@ -153,5 +159,9 @@ int rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc);
 void rpcrdma_teardown_all(void);
+
+struct dentry;
+void rpcrdma_ctl_init(struct dentry *parent);
+void rpcrdma_ctl_exit(void);
 
 #endif /* CMKIT_RPCRDMA_H */

@@ -181,6 +181,8 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	}
 	xid = ep->re_xid;
 	r_xprt = ep->re_xprt;	/* NULL once the transport let go */
+	if (event->event < ARRAY_SIZE(rpcrdma_stats.events))
+		atomic_inc(&rpcrdma_stats.events[event->event]);
 	if (r_xprt && r_xprt->rx_ops && r_xprt->rx_ops->cm_event)
 		r_xprt->rx_ops->cm_event(r_xprt, id, event);
 	old = READ_ONCE(ep->re_connect_status);
@@ -547,6 +549,7 @@ out_disconnect:
 	__rpcrdma_xprt_disconnect(r_xprt);
 out_unlock:
 	mutex_unlock(&r_xprt->rx_lock);
+	atomic_inc(rc ? &rpcrdma_stats.connects_failed : &rpcrdma_stats.connects);
 	trace_rpcrdma_connect(r_xprt->rx_xid, rc);
 	return rc;
 }
@@ -636,12 +639,13 @@ void rpcrdma_teardown_all(void)
 EXPORT_SYMBOL_GPL(rpcrdma_teardown_all);
 
 /**
- * cmkit_rpcrdma_init - bring up the rpcrdma consumer
+ * cmkit_rpcrdma_init - bring up the rpcrdma consumer and its control plane
  *
  * Return: 0.
  */
 int cmkit_rpcrdma_init(void)
 {
+	rpcrdma_ctl_init(cmkit_debugfs);
 	return 0;
 }
 
@@ -650,5 +654,6 @@ int cmkit_rpcrdma_init(void)
  */
 void cmkit_rpcrdma_exit(void)
 {
+	rpcrdma_ctl_exit();
 	rpcrdma_teardown_all();
 }

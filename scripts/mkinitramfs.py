@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Build the cmkit test guest's initramfs from the host's own Debian packages.
 
-    mkinitramfs.py base OUT.cpio.gz               user space (cached by content)
+    mkinitramfs.py base OUT.cpio.gz [TOOL...]     user space (cached by content),
+                                                  with cmkit's own tools in /usr/bin
     mkinitramfs.py modules OUT.cpio.gz KO...      /lib/cmkit/<ko> for one kernel
 
 The kernel unpacks concatenated cpio archives in order, so the runner boots
@@ -19,6 +20,7 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INIT = os.path.join(TOP, "scripts", "guest", "init")
+USERSPACE = os.path.join(TOP, "scripts", "guest", "userspace.sh")
 
 BINARIES = [
     "/bin/busybox",            # busybox-static
@@ -51,12 +53,13 @@ def ldd(path):
     return libs
 
 
-def base_files():
-    missing = [p for p in BINARIES + PROVIDERS + DATA + EXTRA_LIBS if not os.path.exists(p)]
+def base_files(tools):
+    missing = [p for p in BINARIES + PROVIDERS + DATA + EXTRA_LIBS + tools
+               if not os.path.exists(p)]
     if missing:
         sys.exit("mkinitramfs: missing on the host (run 'make setup'): " + " ".join(missing))
     files = set(BINARIES + PROVIDERS + DATA + EXTRA_LIBS)
-    for f in BINARIES + PROVIDERS + EXTRA_LIBS:
+    for f in BINARIES + PROVIDERS + EXTRA_LIBS + tools:
         if f != "/bin/busybox":
             files.update(ldd(f))
     return sorted(files)
@@ -83,10 +86,10 @@ def pack(root, out):
     os.replace(tmp, out)
 
 
-def build_base(out):
-    files = base_files()
-    h = hashlib.sha256(open(INIT, "rb").read())
-    for f in files:
+def build_base(out, tools):
+    files = base_files(tools)
+    h = hashlib.sha256(open(INIT, "rb").read() + open(USERSPACE, "rb").read())
+    for f in files + tools:
         st = os.stat(f)
         h.update(f"{f}:{st.st_size}:{int(st.st_mtime)}".encode())
     stamp = out + ".sha256"
@@ -111,6 +114,10 @@ def build_base(out):
                 os.symlink("/bin/busybox", link)
         shutil.copy2(INIT, os.path.join(root, "init"))
         os.chmod(os.path.join(root, "init"), 0o755)
+        os.makedirs(os.path.join(root, "usr", "lib", "cmkit"), exist_ok=True)
+        shutil.copy2(USERSPACE, os.path.join(root, "usr", "lib", "cmkit", "userspace.sh"))
+        for tool in tools:
+            shutil.copy2(tool, os.path.join(root, "usr", "bin", os.path.basename(tool)))
         with open(os.path.join(root, "etc", "passwd"), "w") as f:
             f.write("root:x:0:0:root:/root:/bin/sh\n")
         os.makedirs(os.path.dirname(out), exist_ok=True)
@@ -135,7 +142,7 @@ def build_modules(out, kos):
 
 def main(argv):
     if len(argv) >= 3 and argv[1] == "base":
-        build_base(argv[2])
+        build_base(argv[2], argv[3:])
     elif len(argv) >= 4 and argv[1] == "modules":
         build_modules(argv[2], argv[3:])
     else:

@@ -59,10 +59,21 @@ def build_modules(kver, kdir):
     return kos
 
 
+def build_tools():
+    log = os.path.join(LOGDIR, "tools.log")
+    with open(log, "w") as f:
+        r = subprocess.run(["make", "-C", os.path.join(TOP, "tools", "peer")],
+                           stdout=f, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        sys.stdout.write(open(log).read()[-4000:])
+        raise SystemExit(f"[run] building cmkit-peer failed (log: {log})")
+    return [os.path.join(BUILD, "tools", "cmkit-peer")]
+
+
 def make_initrd(kver, kos):
     base = os.path.join(BUILD, "guest", "base.cpio.gz")
     subprocess.run([sys.executable, os.path.join(TOP, "scripts", "mkinitramfs.py"),
-                    "base", base], check=True)
+                    "base", base] + build_tools(), check=True)
     mods = os.path.join(BUILD, "guest", kver, "modules.cpio.gz")
     subprocess.run([sys.executable, os.path.join(TOP, "scripts", "mkinitramfs.py"),
                     "modules", mods] + kos, check=True)

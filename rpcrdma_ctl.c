@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmkit rpcrdma: the debugfs control plane, cmkit/rpcrdma/.
+ *
+ *   ctl     write one command per line:
+ *             connect <ipv4> <port> [<inline send> <inline recv>]
+ *             disconnect <n>       disconnect transport n (it stays listed)
+ *             destroy <n>|all      disconnect and forget transport n, or all
+ *           a failed command fails the write with its errno
+ *   xprts   one line per transport: its number, server, state, inline sizes
+ *   stats   objects made and freed, and CM events by type
+ */
+#include <linux/debugfs.h>
+#include <linux/inet.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "cmkit.h"
+#include "rpcrdma.h"
+
+#define RPCRDMA_CTL_LINE	128
+
+struct rpcrdma_ctl_xprt {
+	struct list_head list;
+	struct rpcrdma_xprt *xprt;
+};
+
+static LIST_HEAD(rpcrdma_ctl_xprts);
+static DEFINE_MUTEX(rpcrdma_ctl_lock);	/* the list, and closing */
+static bool rpcrdma_ctl_closing;
+static struct dentry *rpcrdma_ctl_dir;
+
+static int rpcrdma_ctl_connect(char *args)
+{
+	char *addr = strsep(&args, " "), *port = strsep(&args, " ");
+	u32 send = 4096, recv = 4096;
+	struct rpcrdma_ctl_xprt *cx;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	u16 p;
+	int rc;
+
+	if (!addr || !port || kstrtou16(port, 10, &p) || !p ||
+	    !in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
+		return -EINVAL;
+	if (args && sscanf(args, "%u %u", &send, &recv) != 2)
+		return -EINVAL;
+	sin.sin_port = htons(p);
+
+	cx = kzalloc(sizeof(*cx), GFP_KERNEL);
+	if (!cx)
+		return -ENOMEM;
+	cx->xprt = rpcrdma_xprt_create((struct sockaddr *)&sin, send, recv);
+	if (!cx->xprt) {
+		kfree(cx);
+		return -ENOMEM;
+	}
+	rc = rpcrdma_xprt_connect(cx->xprt);
+	pr_info("cmkit: rpcrdma: xprt %u connect to %pISpc: %d\n",
+		cx->xprt->rx_xid, &sin, rc);
+	if (rc) {
+		rpcrdma_xprt_destroy(cx->xprt);
+		kfree(cx);
+		return rc;
+	}
+	list_add_tail(&cx->list, &rpcrdma_ctl_xprts);
+	return 0;
+}
+
+static struct rpcrdma_ctl_xprt *rpcrdma_ctl_find(const char *arg)
+{
+	struct rpcrdma_ctl_xprt *cx;
+	u32 n;
+
+	if (!arg || kstrtou32(arg, 10, &n))
+		return NULL;
+	list_for_each_entry(cx, &rpcrdma_ctl_xprts, list)
+		if (cx->xprt->rx_xid == n)
+			return cx;
+	return NULL;
+}
+
+static void rpcrdma_ctl_destroy(struct rpcrdma_ctl_xprt *cx)
+{
+	list_del(&cx->list);
+	rpcrdma_xprt_destroy(cx->xprt);
+	kfree(cx);
+}
+
+static void rpcrdma_ctl_destroy_all(void)
+{
+	struct rpcrdma_ctl_xprt *cx, *tmp;
+
+	list_for_each_entry_safe(cx, tmp, &rpcrdma_ctl_xprts, list)
+		rpcrdma_ctl_destroy(cx);
+}
+
+static int rpcrdma_ctl_command(char *line)
+{
+	char *verb = strsep(&line, " ");
+	struct rpcrdma_ctl_xprt *cx;
+
+	if (!strcmp(verb, "connect"))
+		return rpcrdma_ctl_connect(line);
+	if (!strcmp(verb, "destroy") && line && !strcmp(line, "all")) {
+		rpcrdma_ctl_destroy_all();
+		return 0;
+	}
+	if (strcmp(verb, "disconnect") && strcmp(verb, "destroy"))
+		return -EINVAL;
+	cx = rpcrdma_ctl_find(line);
+	if (!cx)
+		return -ENOENT;
+	if (!strcmp(verb, "disconnect"))
+		rpcrdma_xprt_disconnect(cx->xprt);
+	else
+		rpcrdma_ctl_destroy(cx);
+	return 0;
+}
+
+static ssize_t rpcrdma_ctl_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	char buf[RPCRDMA_CTL_LINE], line[RPCRDMA_CTL_LINE];
+	int rc;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	strscpy(line, strim(buf), sizeof(line));	/* parsing cuts buf up */
+
+	mutex_lock(&rpcrdma_ctl_lock);
+	rc = rpcrdma_ctl_closing ? -ESHUTDOWN : rpcrdma_ctl_command(strim(buf));
+	mutex_unlock(&rpcrdma_ctl_lock);
+	if (rc)
+		pr_info("cmkit: rpcrdma: ctl '%s' failed: %d\n", line, rc);
+	return rc ? rc : count;
+}
+
+static const struct file_operations rpcrdma_ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = rpcrdma_ctl_write,
+};
+
+static int rpcrdma_xprts_show(struct seq_file *m, void *v)
+{
+	struct rpcrdma_ctl_xprt *cx;
+
+	mutex_lock(&rpcrdma_ctl_lock);
+	list_for_each_entry(cx, &rpcrdma_ctl_xprts, list) {
+		struct rpcrdma_xprt *x = cx->xprt;
+		struct rpcrdma_ep *ep;
+
+		mutex_lock(&x->rx_lock);
+		ep = x->rx_ep;
+		if (ep)
+			seq_printf(m, "%u %pISpc status=%d inline_send=%u inline_recv=%u\n",
+				   x->rx_xid, &x->rx_dst, READ_ONCE(ep->re_connect_status),
+				   ep->re_inline_send, ep->re_inline_recv);
+		else
+			seq_printf(m, "%u %pISpc disconnected\n", x->rx_xid, &x->rx_dst);
+		mutex_unlock(&x->rx_lock);
+	}
+	mutex_unlock(&rpcrdma_ctl_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rpcrdma_xprts);
+
+static int rpcrdma_stats_show(struct seq_file *m, void *v)
+{
+	struct rpcrdma_stats *s = &rpcrdma_stats;
+	int created = atomic_read(&s->eps_created);
+	int freed = atomic_read(&s->eps_freed);
+	int ids = atomic_read(&s->ids_created);
+	int gone = atomic_read(&s->ids_destroyed) + atomic_read(&s->ids_returned);
+	int i;
+
+	seq_printf(m, "connects %d\nconnects_failed %d\n",
+		   atomic_read(&s->connects), atomic_read(&s->connects_failed));
+	seq_printf(m, "eps_created %d\neps_freed %d\neps_alive %d\n",
+		   created, freed, created - freed);
+	seq_printf(m, "ids_created %d\nids_destroyed %d\nids_returned %d\nids_alive %d\n",
+		   ids, atomic_read(&s->ids_destroyed), atomic_read(&s->ids_returned),
+		   ids - gone);
+	seq_printf(m, "force_disconnects %d\n", atomic_read(&s->force_disconnects));
+	for (i = 0; i < ARRAY_SIZE(s->events); i++)
+		if (atomic_read(&s->events[i]))
+			seq_printf(m, "event %s %d\n", rdma_event_msg(i),
+				   atomic_read(&s->events[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rpcrdma_stats);
+
+/**
+ * rpcrdma_ctl_init - create cmkit/rpcrdma/ in debugfs
+ * @parent: cmkit's debugfs directory
+ */
+void rpcrdma_ctl_init(struct dentry *parent)
+{
+	rpcrdma_ctl_dir = debugfs_create_dir("rpcrdma", parent);
+	debugfs_create_file("ctl", 0200, rpcrdma_ctl_dir, NULL, &rpcrdma_ctl_fops);
+	debugfs_create_file("xprts", 0444, rpcrdma_ctl_dir, NULL, &rpcrdma_xprts_fops);
+	debugfs_create_file("stats", 0444, rpcrdma_ctl_dir, NULL, &rpcrdma_stats_fops);
+}
+
+/**
+ * rpcrdma_ctl_exit - refuse further commands and drop every transport
+ */
+void rpcrdma_ctl_exit(void)
+{
+	mutex_lock(&rpcrdma_ctl_lock);
+	rpcrdma_ctl_closing = true;
+	rpcrdma_ctl_destroy_all();
+	mutex_unlock(&rpcrdma_ctl_lock);
+	debugfs_remove_recursive(rpcrdma_ctl_dir);
+}
