@@ -34,10 +34,25 @@ EXPORT_SYMBOL_GPL(rpcrdma_stats);
 static LIST_HEAD(rpcrdma_xprts);
 static DEFINE_MUTEX(rpcrdma_xprts_lock);
 
+/* Count an object's end; whoever waits for all of them to end is woken. */
+static void rpcrdma_count_end(atomic_t *counter)
+{
+	atomic_inc(counter);
+	wake_up_var(&rpcrdma_stats);
+}
+
 static void rpcrdma_count_ep_freed(void)
 {
-	atomic_inc(&rpcrdma_stats.eps_freed);
-	wake_up_var(&rpcrdma_stats);
+	rpcrdma_count_end(&rpcrdma_stats.eps_freed);
+}
+
+static bool rpcrdma_all_released(void)
+{
+	struct rpcrdma_stats *s = &rpcrdma_stats;
+
+	return atomic_read(&s->eps_freed) == atomic_read(&s->eps_created) &&
+	       atomic_read(&s->ids_destroyed) + atomic_read(&s->ids_returned) ==
+	       atomic_read(&s->ids_created);
 }
 
 static void rpcrdma_ep_destroy(struct kref *kref)
@@ -91,7 +106,7 @@ static int rpcrdma_ep_put_final(struct rpcrdma_ep *ep)
 	rdma_unlock_handler(id);
 	if (freed) {
 		rdma_destroy_id(id);
-		atomic_inc(&rpcrdma_stats.ids_destroyed);
+		rpcrdma_count_end(&rpcrdma_stats.ids_destroyed);
 	}
 	return freed;
 }
@@ -271,7 +286,7 @@ out_put:
 	/* After a put the ep may be gone: only @id and locals from here. */
 	trace_rpcrdma_cm_event(xid, id, event, old, new, rc);
 	if (rc)
-		atomic_inc(&rpcrdma_stats.ids_returned);
+		rpcrdma_count_end(&rpcrdma_stats.ids_returned);
 	return rc;
 }
 EXPORT_SYMBOL_GPL(rpcrdma_cm_event_handler);
@@ -328,7 +343,7 @@ static int rpcrdma_create_id(struct rpcrdma_xprt *r_xprt, struct rpcrdma_ep *ep)
 
 out:
 	rdma_destroy_id(id);
-	atomic_inc(&rpcrdma_stats.ids_destroyed);
+	rpcrdma_count_end(&rpcrdma_stats.ids_destroyed);
 	ep->re_id = NULL;
 	return rc;
 }
@@ -621,8 +636,8 @@ EXPORT_SYMBOL_GPL(rpcrdma_xprt_destroy);
  *
  * What module unload does before the handler's code goes away.  The
  * transports stay allocated (their owners free them); their endpoints do
- * not.  Waits until every ep is freed, so no rdma_cm id can still call the
- * handler afterwards.
+ * not.  Waits until every ep is freed and every id destroyed or handed back
+ * to rdma_cm, so no id can still call the handler afterwards.
  */
 void rpcrdma_teardown_all(void)
 {
@@ -632,9 +647,7 @@ void rpcrdma_teardown_all(void)
 	list_for_each_entry(r_xprt, &rpcrdma_xprts, rx_list)
 		rpcrdma_xprt_close(r_xprt);
 	mutex_unlock(&rpcrdma_xprts_lock);
-	wait_var_event(&rpcrdma_stats,
-		       atomic_read(&rpcrdma_stats.eps_freed) ==
-		       atomic_read(&rpcrdma_stats.eps_created));
+	wait_var_event(&rpcrdma_stats, rpcrdma_all_released());
 }
 EXPORT_SYMBOL_GPL(rpcrdma_teardown_all);
 
