@@ -252,19 +252,27 @@ static void cmkit_removal_free(struct kunit_resource *res)
 {
 	struct cmkit_removal *r = res->data;
 	const struct cmkit_dev_param *p = r->param;
-	char *argv[] = { "/usr/bin/rdma", "link", "add", (char *)cmkit_dev_name(p),
-			 "type", p->transport == CMKIT_RXE ? "rxe" : "siw", "netdev",
-			 p->transport == CMKIT_RXE ? rxe_netdev : siw_netdev, NULL };
-	static char *envp[] = { "HOME=/", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
-				"LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu",
-				NULL };
+	static const char * const envp[] = {
+		"HOME=/", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+		"LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu", NULL
+	};
+	const char *argv[9];
 	int rc;
 
 	if (!wait_for_completion_timeout(&r->done, cmkit_test_timeout())) {
 		pr_err("cmkit_test: removal of %s never finished\n", cmkit_dev_name(p));
 		return;	/* the work still uses r */
 	}
-	rc = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	argv[0] = "/usr/bin/rdma";
+	argv[1] = "link";
+	argv[2] = "add";
+	argv[3] = cmkit_dev_name(p);
+	argv[4] = "type";
+	argv[5] = p->transport == CMKIT_RXE ? "rxe" : "siw";
+	argv[6] = "netdev";
+	argv[7] = p->transport == CMKIT_RXE ? rxe_netdev : siw_netdev;
+	argv[8] = NULL;
+	rc = call_usermodehelper(argv[0], (char **)argv, (char **)envp, UMH_WAIT_PROC);
 	if (rc)
 		pr_err("cmkit_test: rdma link add %s failed: %d\n", cmkit_dev_name(p), rc);
 	kfree(r);
