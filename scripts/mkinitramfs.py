@@ -20,7 +20,7 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INIT = os.path.join(TOP, "scripts", "guest", "init")
-USERSPACE = os.path.join(TOP, "scripts", "guest", "userspace.sh")
+GUEST_SCRIPTS = [os.path.join(TOP, "scripts", "guest", n) for n in ("userspace.sh", "story.sh")]
 
 BINARIES = [
     "/bin/busybox",            # busybox-static
@@ -88,7 +88,9 @@ def pack(root, out):
 
 def build_base(out, tools):
     files = base_files(tools)
-    h = hashlib.sha256(open(INIT, "rb").read() + open(USERSPACE, "rb").read())
+    h = hashlib.sha256(open(INIT, "rb").read())
+    for script in GUEST_SCRIPTS:
+        h.update(open(script, "rb").read())
     for f in files + tools:
         st = os.stat(f)
         h.update(f"{f}:{st.st_size}:{int(st.st_mtime)}".encode())
@@ -115,7 +117,9 @@ def build_base(out, tools):
         shutil.copy2(INIT, os.path.join(root, "init"))
         os.chmod(os.path.join(root, "init"), 0o755)
         os.makedirs(os.path.join(root, "usr", "lib", "cmkit"), exist_ok=True)
-        shutil.copy2(USERSPACE, os.path.join(root, "usr", "lib", "cmkit", "userspace.sh"))
+        for script in GUEST_SCRIPTS:
+            shutil.copy2(script, os.path.join(root, "usr", "lib", "cmkit",
+                                              os.path.basename(script)))
         for tool in tools:
             shutil.copy2(tool, os.path.join(root, "usr", "bin", os.path.basename(tool)))
         with open(os.path.join(root, "etc", "passwd"), "w") as f:

@@ -57,6 +57,7 @@ class GuestReport:
         self.rcs = {}             # suite -> insmod exit status
         self.errors = []          # "CMKIT error ..." lines
         self.traces = []          # "CMKIT trace ..." lines (run mode)
+        self.story = []           # "CMKIT story ..." lines (run mode)
         self.klogs = {}           # suite -> the kernel log while it ran
         current, lines, end = None, [], None
         for raw in text.splitlines():
@@ -87,6 +88,8 @@ class GuestReport:
                 current = None
             elif kind == "error":
                 self.errors.append(" ".join(words[2:]))
+            elif kind == "story":
+                self.story.append(line[len("CMKIT story "):])
             elif kind == "trace":
                 self.traces.append(line[len("CMKIT trace "):])
             elif kind == "done":

@@ -260,11 +260,10 @@ def write_summary(lines, totals):
     return final
 
 
-# make run's story: one case per scenario, on both devices.
+# make run: these KUnit cases (kernel peers), then scripts/guest/story.sh
+# (user-space peers through the control plane).
 RUN_CASES = ",".join([
     "cmkit_smoke.smoke_loopback_connect_then_client_disconnects",
-    "cmkit_rpcrdma.connect_with_rfc8797_data_lowers_sizes_then_remote_disconnect",
-    "cmkit_rpcrdma.local_disconnect_while_connected_releases_once",
 ])
 _TRACE_LINE = re.compile(r"^\s*\S.*?\s+\[\d+\]\s+\S+\s+([\d.]+): (.*)$")
 _KLOG_LINE = re.compile(r"^\[\s*([\d.]+)\] (cmkit(?:_test)?: .*)$")
@@ -298,6 +297,9 @@ def cmd_run(args):
     say(f"make run: kernel {args.kernel}: rxe0 and siw0 in the guest, cmkit loaded, "
         "each scenario on both devices")
     info, v, accel, _ = run_kernel(args.kernel, RUN_CASES, mode="run", live=show_live)
+    print("--- the story: handlers against user-space peers (scripts/guest/story.sh) ---")
+    for line in v.report.story:
+        print(f"  {line}")
     print("--- timeline: test peers' CM events and the handlers' decisions ---")
     for line in timeline(v.report):
         print(line)

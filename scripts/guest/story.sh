@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make run's story: each handler driven through cmkit's debugfs control
+# plane against user-space peers, narrated on stdout.  Exits non-zero if a
+# step did not go as told.  Environment: RXE_ADDR, SIW_ADDR.
+
+D=/sys/kernel/debug/cmkit
+T=/tmp/story
+rm -rf $T
+mkdir -p $T
+PORT=31000
+rc=0
+
+say() { echo "$*"; }
+step_failed() { say "  !! $*"; rc=1; }
+
+await() {
+	i=0
+	while ! "$@" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -ge 300 ] && return 1
+		sleep 0.1
+	done
+}
+
+# rpcrdma: an RPC-over-RDMA endpoint connects to a user-space server that
+# announces smaller inline sizes (RFC 8797), then disconnects.
+rpcrdma_story() {	# <device> <addr>
+	PORT=$((PORT + 1))
+	say "rpcrdma on $1: cmkit-peer serves $2:$PORT announcing send 2048, receive 3072 (RFC 8797)"
+	cmkit-peer serve --addr "$2" --port $PORT --cmp 2048:3072 --timeout 60 > $T/peer.log 2>&1 &
+	peer=$!
+	await grep -q listening $T/peer.log || step_failed "cmkit-peer did not listen"
+	say "  echo 'connect $2 $PORT' > $D/rpcrdma/ctl"
+	echo "connect $2 $PORT" > $D/rpcrdma/ctl || step_failed "connect failed"
+	say "  xprts: $(cat $D/rpcrdma/xprts)"
+	grep -q "inline_send=3072 inline_recv=2048" $D/rpcrdma/xprts ||
+		step_failed "inline sizes were not lowered to the server's"
+	say "  echo 'destroy all' > $D/rpcrdma/ctl"
+	echo "destroy all" > $D/rpcrdma/ctl || step_failed "destroy failed"
+	wait $peer || step_failed "cmkit-peer exited $?"
+	sed 's/^/  peer: /' $T/peer.log
+}
+
+rpcrdma_story rxe0 "$RXE_ADDR"
+rpcrdma_story siw0 "$SIW_ADDR"
+
+for h in $D/*/stats; do
+	say "stats of $(basename "$(dirname "$h")"):"
+	sed 's/^/  /' "$h"
+done
+exit $rc
