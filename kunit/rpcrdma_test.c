@@ -374,6 +374,23 @@ static void local_then_remote_disconnect_race(struct kunit *test)
 	KUNIT_EXPECT_LE(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
 }
 
+static void completion_error_forces_one_disconnect(struct kunit *test)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct rpcrdma_ep *ep;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
+	ep = c.xprt->rx_ep;
+	rt_server_established(&c);
+	/* Every posted Receive flushes: the first flush asks for the close. */
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(ep->re_id->qp, &attr, IB_QP_STATE), 0);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
+}
+
 static void rt_expect_refused(struct rt_ctx *c, int want)
 {
 	struct kunit *test = c->test;
@@ -854,6 +871,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(local_disconnect_while_connected_releases_once),
 	RT_CASE(remote_then_local_disconnect_race),
 	RT_CASE(local_then_remote_disconnect_race),
+	RT_CASE(completion_error_forces_one_disconnect),
 	RT_CASE(listener_rejects_sets_econnrefused),
 	RT_CASE(rejected_stale_conn_sets_enotconn_on_roce_only),
 	RT_CASE(no_listener_is_refused),
