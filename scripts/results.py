@@ -35,6 +35,24 @@ SPLAT_PATTERNS = [
 _SPLAT_RE = [(re.compile(p), name) for p, name in SPLAT_PATTERNS]
 
 
+# Kernel bugs outside cmkit that crash a guest now and then.  A run that
+# fails with one of these signatures on that kernel boots once more (and
+# says so); a second failure stands.  Each entry: (id, kernel, regex, what).
+KNOWN_ISSUES = [
+    ("KI-1", "7.3", r"^\[[\s\d.]+\]\s+free_gid_work\+",
+     "7.3.4: NULL dereference in free_gid_work() when a RoCE GID entry is put "
+     "after its device was released (rxe0 removed and re-added in a test)"),
+]
+
+
+def known_issue(kver, console_text):
+    """The id of the known kernel issue the console shows, or None."""
+    for ident, kernel, rx, _ in KNOWN_ISSUES:
+        if kernel == kver and re.search(rx, console_text, re.M):
+            return ident
+    return None
+
+
 def scan_splats(console_text):
     """Return [(kind, line)] for every console line that is a kernel splat."""
     hits = []

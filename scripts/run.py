@@ -194,15 +194,9 @@ def timeout_seconds():
     return float(os.environ.get("CMKIT_TIMEOUT", "1200"))
 
 
-def run_kernel(kver, suites="*", mode="test", live=None):
-    """Boot one kernel in test or run mode; return (info, Verdict, accel, Boot)."""
-    t0 = time.time()
-    info, initrd = prepare(kver)
-    accel = choose_accel(info["bzImage"], initrd)
-    out = os.path.join(RESULTS, info["release"])
+def boot_and_judge(info, initrd, accel, out, append, live):
+    """One boot: its results written under @out, judged."""
     shutil.rmtree(out, ignore_errors=True)
-    say(f"{kver}: booting {info['release']} ({accel}), suites '{suites}'")
-    append = f"{CMDLINE} cmkit.mode={mode} cmkit.suites={suites}"
     boot = Boot(out, "").run(info["bzImage"], initrd, accel, append, timeout_seconds(),
                              live=live)
     console, status = boot.texts()
@@ -224,9 +218,37 @@ def run_kernel(kver, suites="*", mode="test", live=None):
     elif not os.path.exists(json_path):
         verdict.problems.append("kunit.py wrote no JSON")
     verdict.boot_seconds = boot.boot_seconds
-    verdict.total_seconds = time.time() - t0
     verdict.parsed = parsed
     verdict.report = report
+    verdict.known_issue = None if verdict.ok else results.known_issue(info["kver"], console)
+    return verdict, boot
+
+
+def run_kernel(kver, suites="*", mode="test", live=None):
+    """Boot one kernel in test or run mode; return (info, Verdict, accel, Boot).
+
+    A run that fails on a known kernel bug (results.KNOWN_ISSUES: a crash
+    outside cmkit, with its signature) boots once more; the first run's
+    results are kept beside the second's and the summary says so.
+    """
+    t0 = time.time()
+    info, initrd = prepare(kver)
+    accel = choose_accel(info["bzImage"], initrd)
+    out = os.path.join(RESULTS, info["release"])
+    say(f"{kver}: booting {info['release']} ({accel}), suites '{suites}'")
+    append = f"{CMDLINE} cmkit.mode={mode} cmkit.suites={suites}"
+    verdict, boot = boot_and_judge(info, initrd, accel, out, append, live)
+    retried = None
+    if verdict.known_issue:
+        retried = verdict.known_issue
+        first = out + ".known-issue"
+        shutil.rmtree(first, ignore_errors=True)
+        shutil.copytree(out, first)
+        say(f"{kver}: the guest hit known kernel issue {retried}; results kept in "
+            f"{os.path.relpath(first, TOP)}; booting once more")
+        verdict, boot = boot_and_judge(info, initrd, accel, out, append, live)
+    verdict.retried = retried
+    verdict.total_seconds = time.time() - t0
     return info, verdict, accel, boot
 
 
@@ -234,6 +256,7 @@ def summary_line(info, v, accel):
     boot = f"{v.boot_seconds:.1f}" if v.boot_seconds is not None else "-"
     return (f"{info['release']} passed={v.passed} failed={v.failed} skipped={v.skipped} "
             f"accel={accel} boot={boot}s total={v.total_seconds:.1f}s"
+            f"{f' known-issue-rerun={v.retried}' if v.retried else ''}"
             f"{'' if v.ok else ' FAIL'}")
 
 

@@ -147,6 +147,14 @@ class Splats(unittest.TestCase):
         for line in lines:
             self.assertTrue(results.scan_splats(f"[    1.0] {line}\n"), line)
 
+    def test_known_issue_is_recognised_only_on_its_kernel(self):
+        oops = ("[   10.98] BUG: kernel NULL pointer dereference, address: 0000000000000060\n"
+                "[   10.99] Call Trace:\n[   10.99]  mutex_lock_nested+0x1a/0x1c\n"
+                "[   10.99]  free_gid_work+0x38/0x4e\n")
+        self.assertEqual(results.known_issue("7.3", oops), "KI-1")
+        self.assertIsNone(results.known_issue("6.12", oops))
+        self.assertIsNone(results.known_issue("7.3", SPLAT_CONSOLE))
+
     def test_ordinary_lines_are_not_splats(self):
         text = ("[ 1.0] cmkit_test: client: established (status 0)\n"
                 "[ 1.1] rdma_rxe: loaded\n[ 1.2] # Subtest: cmkit_smoke\n")
