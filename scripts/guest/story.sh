@@ -5,6 +5,8 @@
 # plane against user-space peers, narrated on stdout.  Exits non-zero if a
 # step did not go as told.  Environment: RXE_ADDR, SIW_ADDR.
 
+. /usr/lib/cmkit/lib.sh
+
 D=/sys/kernel/debug/cmkit
 T=/tmp/story
 rm -rf $T
@@ -15,14 +17,6 @@ rc=0
 say() { echo "$*"; }
 step_failed() { say "  !! $*"; rc=1; }
 
-await() {
-	i=0
-	while ! "$@" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -ge 300 ] && return 1
-		sleep 0.1
-	done
-}
 
 # rpcrdma: an RPC-over-RDMA endpoint connects to a user-space server that
 # announces smaller inline sizes (RFC 8797), then disconnects.

@@ -8,6 +8,8 @@
 #
 # Environment: RXE_ADDR, SIW_ADDR.
 
+. /usr/lib/cmkit/lib.sh
+
 D=/sys/kernel/debug/cmkit
 T=/tmp/userspace
 rm -rf $T
@@ -21,15 +23,6 @@ RESULTS=
 # Diagnostics are kept and printed inside the suite, after its plan.
 note() { echo "    # $*" >> $T/diag; }
 
-# Poll (bounded) until a command succeeds: for states, never as a delay.
-await() {
-	i=0
-	while ! "$@" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -ge 300 ] && return 1
-		sleep 0.1
-	done
-}
 
 has_line() { grep -q "$2" "$1"; }
 stat_is() { grep -qx "$2 $3" "$D/$1/stats"; }
