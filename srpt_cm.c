@@ -1,24 +1,1075 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cmkit: the srpt connection-manager consumer.
+ * cmkit: the connection side of an SRP target on the IB CM.
+ *
+ * For every device whose port 1 speaks the IB CM (InfiniBand and RoCE, so
+ * rxe but not siw), two listeners are created with
+ * ib_create_cm_id(device, srpt_cm_handler, sdev) and ib_cm_listen():
+ *
+ *  - the native form, as ib_srpt: the service id is the device's node GUID
+ *    (or the srpt_service_id parameter), and the REQ private data is a
+ *    64-byte SRP_LOGIN_REQ;
+ *  - the rdma_cm form: the service id of port srpt_rdma_cm_port in rdma_cm's
+ *    TCP port space, so that rdma_cm initiators (in the kernel, or in user
+ *    space through librdmacm) reach the same handler.  Their REQ private
+ *    data is rdma_cm's 36-byte IP header followed by the 56-byte compact
+ *    login, the only form of a login that fits in 92 bytes behind it.
+ *
+ * A login that passes its checks gets a channel (struct srpt_rdma_ch) with
+ * an RC QP, the channel takes over the cm_id, and a REP carries an
+ * SRP_LOGIN_RSP; a bad one gets a REJ carrying an SRP_LOGIN_REJ.  There is
+ * no SCSI target behind a channel: no work request is ever posted on its QP.
+ *
+ * Ownership of a cm_id, which srpt_cm_handler()'s return value encodes:
+ * until srpt_cm_req_recv() hands the cm_id over to a channel
+ * (cm_id->context = ch), ib_cm owns it and destroys it when the handler
+ * returns non-zero.  From the hand-over on, the channel owns it, and the
+ * channel's release work is the only place that destroys it; the handler
+ * then returns 0 for every event, whatever happens.
+ *
+ * Locking: sdev->mutex serialises logins against disconnects and protects
+ * sdev->enabled; a channel's list entry is changed with both sdev->mutex and
+ * srpt_lock held, so either one is enough to walk a device's channels.
+ * ch->lock protects ch->state, which only ever moves up.
  */
-#include <linux/init.h>
+#define pr_fmt(fmt) "cmkit: srpt: " fmt
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <cmkit/srp.h>
 
 #include "cmkit.h"
+#include "srpt.h"
+
+#define CREATE_TRACE_POINTS
+#include "srpt_trace.h"
+
+static unsigned long long srpt_service_id;
+module_param(srpt_service_id, ullong, 0444);
+MODULE_PARM_DESC(srpt_service_id,
+		 "srpt: native SRP service id; 0 (default): each device's node GUID");
+
+static ushort srpt_rdma_cm_port = 5555;
+module_param(srpt_rdma_cm_port, ushort, 0444);
+MODULE_PARM_DESC(srpt_rdma_cm_port,
+		 "srpt: rdma_cm TCP port of the rdma_cm-form listener; 0: none");
+
+static uint srpt_max_req_size = 8260;
+module_param(srpt_max_req_size, uint, 0444);
+MODULE_PARM_DESC(srpt_max_req_size,
+		 "srpt: largest initiator-to-target IU accepted, in bytes");
+
+/* Request limit granted at login, and the QP's queue sizes. */
+#define SRPT_RQ_SIZE		16
+/* Responder resources and initiator depth offered at most, as ib_srpt. */
+#define SRPT_RD_ATOMIC		4
+/* REQ results remembered for tests. */
+#define SRPT_NR_RESULTS		256
 
 /**
- * cmkit_srpt_init - bring up the srpt consumer
+ * struct srpt_device - the srpt consumer's state for one RDMA device
+ * @device: the device
+ * @pd: protection domain of every channel's QP
+ * @ib_listen: the native-form listener
+ * @rdma_listen: the rdma_cm-form listener, or NULL
+ * @service_id: the native service id
+ * @port_id: the target port identifier a login must name
+ * @kref: one reference for the ib_client, one per channel
+ * @unused: completed when the last reference is gone
+ * @mutex: serialises logins against disconnects; protects @enabled, and
+ *	with srpt_lock @ch_list
+ * @enabled: logins are accepted
+ * @ch_list: the channels that took over their cm_id, until released
+ * @entry: in srpt_devices
+ */
+struct srpt_device {
+	struct ib_device *device;
+	struct ib_pd *pd;
+	struct ib_cm_id *ib_listen;
+	struct ib_cm_id *rdma_listen;
+	u64 service_id;
+	u8 port_id[CMKIT_SRP_PORT_ID_LEN];
+	struct kref kref;
+	struct completion unused;
+	struct mutex mutex;	/* logins vs disconnects; @enabled */
+	bool enabled;
+	struct list_head ch_list;
+	struct list_head entry;
+};
+
+/**
+ * struct srpt_rdma_ch - an SRP RDMA channel: one login, one RC connection
+ * @sdev: the device the login came in on
+ * @cm_id: the connection's cm_id, the channel's from the hand-over on
+ * @cq: completion queue of @qp
+ * @qp: the target's RC QP
+ * @kref: the release work's reference, plus one around each close
+ * @lock: protects @state
+ * @state: an enum srpt_ch_state; only moves up
+ * @list: in @sdev->ch_list
+ * @release_work: destroys @cm_id, @qp and @cq, then drops the reference
+ * @released: the release work ran
+ * @rdma_cm: the login came through the rdma_cm-form listener
+ * @tag: the login's tag
+ * @i_port_id: the initiator port identifier
+ */
+struct srpt_rdma_ch {
+	struct srpt_device *sdev;
+	struct ib_cm_id *cm_id;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct kref kref;
+	spinlock_t lock;	/* protects @state */
+	enum srpt_ch_state state;
+	struct list_head list;
+	struct work_struct release_work;
+	bool released;
+	bool rdma_cm;
+	u64 tag;
+	u8 i_port_id[CMKIT_SRP_PORT_ID_LEN];
+};
+
+/* Protects srpt_devices, the REQ results, and (with sdev->mutex) ch_list. */
+static DEFINE_SPINLOCK(srpt_lock);
+static LIST_HEAD(srpt_devices);
+static struct workqueue_struct *srpt_wq;
+static struct ib_client srpt_client;
+static bool srpt_registered;
+
+static atomic_t srpt_nr_ch_alloc = ATOMIC_INIT(0);
+static atomic_t srpt_nr_ch_handed_over = ATOMIC_INIT(0);
+static atomic_t srpt_nr_ch_freed = ATOMIC_INIT(0);
+static atomic_t srpt_nr_cm_id_destroyed = ATOMIC_INIT(0);
+static atomic_t srpt_nr_release_twice = ATOMIC_INIT(0);
+static atomic_t srpt_nr_req_rejected = ATOMIC_INIT(0);
+static atomic_t srpt_nr_faults_fired = ATOMIC_INIT(0);
+static unsigned long srpt_faults;
+
+static struct {
+	u64 tag;
+	int ret;
+} srpt_results[SRPT_NR_RESULTS];
+static unsigned int srpt_nr_results;
+
+/*
+ * Woken on every channel state change, every channel freed and every REQ
+ * handled, for tests that wait for one of them.
+ */
+DECLARE_WAIT_QUEUE_HEAD(cmkit_srpt_wait);
+EXPORT_SYMBOL_GPL(cmkit_srpt_wait);
+
+/* A failure a test armed for @fault, consumed by the first to reach it. */
+static bool srpt_fault(enum srpt_fault fault)
+{
+	if (!test_and_clear_bit(fault, &srpt_faults))
+		return false;
+	atomic_inc(&srpt_nr_faults_fired);
+	trace_srpt_fault(fault);
+	return true;
+}
+
+static void srpt_record_result(u64 tag, int ret)
+{
+	unsigned int i;
+
+	spin_lock(&srpt_lock);
+	i = srpt_nr_results++ % SRPT_NR_RESULTS;
+	srpt_results[i].tag = tag;
+	srpt_results[i].ret = ret;
+	spin_unlock(&srpt_lock);
+	wake_up_all(&cmkit_srpt_wait);
+}
+
+static void srpt_release_device(struct kref *kref)
+{
+	struct srpt_device *sdev = container_of(kref, struct srpt_device, kref);
+
+	complete(&sdev->unused);
+}
+
+static void srpt_put_device(struct srpt_device *sdev)
+{
+	kref_put(&sdev->kref, srpt_release_device);
+}
+
+/* The channel's cm_id, as traces and ib_cm's own tracepoints show it. */
+static u32 srpt_ch_id(const struct srpt_rdma_ch *ch)
+{
+	return be32_to_cpu(ch->cm_id->local_id);
+}
+
+static enum srpt_ch_state srpt_get_ch_state(struct srpt_rdma_ch *ch)
+{
+	enum srpt_ch_state state;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	state = ch->state;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return state;
+}
+
+/*
+ * Move @ch up to @next.  Because states only move up, of all the paths that
+ * race to close a channel exactly one wins each step.
+ */
+static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state next)
+{
+	enum srpt_ch_state prev;
+	unsigned long flags;
+	bool changed = false;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	prev = ch->state;
+	if (next > prev) {
+		ch->state = next;
+		changed = true;
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (changed) {
+		trace_srpt_ch_state(srpt_ch_id(ch), ch->tag, prev, next);
+		wake_up_all(&cmkit_srpt_wait);
+	}
+	return changed;
+}
+
+static void srpt_free_ch(struct kref *kref)
+{
+	struct srpt_rdma_ch *ch = container_of(kref, struct srpt_rdma_ch, kref);
+	struct srpt_device *sdev = ch->sdev;
+
+	kfree(ch);
+	atomic_inc(&srpt_nr_ch_freed);
+	srpt_put_device(sdev);
+	wake_up_all(&cmkit_srpt_wait);
+}
+
+/* Move @ch's QP to @state with the attributes ib_cm derives for it. */
+static int srpt_ch_qp_modify(struct srpt_rdma_ch *ch, enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask, ret;
+
+	if (state == IB_QPS_ERR)
+		return ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+	ret = ib_cm_init_qp_attr(ch->cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	return ib_modify_qp(ch->qp, &attr, mask);
+}
+
+/* The release work item: the only place that destroys a channel's cm_id. */
+static void srpt_release_channel_work(struct work_struct *work)
+{
+	struct srpt_rdma_ch *ch = container_of(work, struct srpt_rdma_ch,
+					       release_work);
+	struct srpt_device *sdev = ch->sdev;
+
+	trace_srpt_release(srpt_ch_id(ch), ch->tag, srpt_get_ch_state(ch));
+	if (WARN_ON_ONCE(ch->released)) {
+		atomic_inc(&srpt_nr_release_twice);
+		return;
+	}
+	ch->released = true;
+
+	/*
+	 * Waits for a handler running on this cm_id to return; a handler never
+	 * waits for this work, so this cannot deadlock.  No handler sees @ch
+	 * after this.  An established connection gets a DREQ from ib_cm.
+	 */
+	ib_destroy_cm_id(ch->cm_id);
+	atomic_inc(&srpt_nr_cm_id_destroyed);
+
+	mutex_lock(&sdev->mutex);
+	spin_lock(&srpt_lock);
+	list_del(&ch->list);
+	spin_unlock(&srpt_lock);
+	mutex_unlock(&sdev->mutex);
+
+	ib_destroy_qp(ch->qp);
+	ib_free_cq(ch->cq);
+	pr_info("%s: released channel of tag %#llx\n",
+		dev_name(&sdev->device->dev), ch->tag);
+	kref_put(&ch->kref, srpt_free_ch);
+}
+
+/**
+ * srpt_close_ch - close a channel and queue its release
+ * @ch: a channel that owns its cm_id
+ *
+ * Moves @ch to DRAINING, its QP to the error state (there is nothing to
+ * drain: nothing is ever posted), then to DISCONNECTED, and queues the
+ * release work.  Called from a CM callback or with sdev->mutex held.
+ *
+ * Return: true if this call closed @ch, false if it was closed already.
+ */
+static bool srpt_close_ch(struct srpt_rdma_ch *ch)
+{
+	int ret;
+
+	if (!srpt_set_ch_state(ch, SRPT_CH_DRAINING))
+		return false;
+	kref_get(&ch->kref);
+	ret = srpt_ch_qp_modify(ch, IB_QPS_ERR);
+	if (ret)
+		pr_warn("moving the QP of tag %#llx to error failed: %d\n",
+			ch->tag, ret);
+	srpt_set_ch_state(ch, SRPT_CH_DISCONNECTED);
+	queue_work(srpt_wq, &ch->release_work);
+	kref_put(&ch->kref, srpt_free_ch);
+	return true;
+}
+
+/**
+ * srpt_disconnect_ch - start disconnecting a channel
+ * @ch: a channel that owns its cm_id
+ *
+ * Sends a DREQ, or a DREP if the peer's DREQ came first; if neither can be
+ * sent, closes the channel.  Called from a CM callback or with sdev->mutex
+ * held, so never concurrently with the REP of srpt_cm_req_recv().
+ *
+ * Return: 0, -ENOTCONN if @ch was already disconnecting, or the DREP's error.
+ */
+static int srpt_disconnect_ch(struct srpt_rdma_ch *ch)
+{
+	int dreq, drep = 0;
+
+	if (!srpt_set_ch_state(ch, SRPT_CH_DISCONNECTING))
+		return -ENOTCONN;
+	dreq = ib_send_cm_dreq(ch->cm_id, NULL, 0);
+	if (dreq)
+		drep = ib_send_cm_drep(ch->cm_id, NULL, 0);
+	trace_srpt_disconnect(srpt_ch_id(ch), ch->tag, dreq, drep);
+	if (drep && srpt_close_ch(ch))
+		drep = 0;
+	return drep;
+}
+
+static void srpt_qp_event(struct ib_event *event, void *context)
+{
+	struct srpt_rdma_ch *ch = context;
+	unsigned long flags;
+
+	if (event->event != IB_EVENT_COMM_EST)
+		return;
+	/*
+	 * Data before the RTU: let ib_cm deliver USER_ESTABLISHED.  The state
+	 * check keeps this away from a cm_id the release work is destroying.
+	 */
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->state == SRPT_CH_CONNECTING)
+		ib_cm_notify(ch->cm_id, event->event);
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sdev;
+	struct ib_qp_init_attr init = {
+		.event_handler = srpt_qp_event,
+		.qp_context = ch,
+		.cap = {
+			.max_send_wr = SRPT_RQ_SIZE,
+			.max_recv_wr = SRPT_RQ_SIZE,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	int ret;
+
+	if (srpt_fault(SRPT_FAULT_QP_CREATE))
+		return -ENOMEM;
+	ch->cq = ib_alloc_cq(sdev->device, ch, 2 * SRPT_RQ_SIZE, 0,
+			     IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->cq))
+		return PTR_ERR(ch->cq);
+	init.send_cq = ch->cq;
+	init.recv_cq = ch->cq;
+	ch->qp = ib_create_qp(sdev->pd, &init);
+	if (IS_ERR(ch->qp)) {
+		ret = PTR_ERR(ch->qp);
+		goto free_cq;
+	}
+	ret = srpt_ch_qp_modify(ch, IB_QPS_INIT);
+	if (ret)
+		goto destroy_qp;
+	return 0;
+
+destroy_qp:
+	ib_destroy_qp(ch->qp);
+free_cq:
+	ib_free_cq(ch->cq);
+	return ret;
+}
+
+static void srpt_send_rej(struct ib_cm_id *cm_id,
+			  const struct cmkit_srp_login_req *req, u32 reason)
+{
+	struct cmkit_srp_login_rej rej = {
+		.tag = req->tag,
+		.reason = reason,
+		.buf_fmt = CMKIT_SRP_BUF_FORMAT_ALL,
+	};
+	u8 buf[CMKIT_SRP_LOGIN_REJ_LEN];
+	u64 tag = req->tag;
+	int ret;
+
+	cmkit_srp_encode_login_rej(buf, &rej);
+	ret = ib_send_cm_rej(cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+			     buf, sizeof(buf));
+	trace_srpt_login_reject(cm_id, tag, reason, ret);
+	atomic_inc(&srpt_nr_req_rejected);
+	pr_info("rejected login of tag %#llx: reason %#x\n", tag, reason);
+}
+
+/*
+ * The single-channel policy: a new login from an initiator port disconnects
+ * that port's other channels on this device.  Called with sdev->mutex held.
+ */
+static u8 srpt_apply_multichan(struct srpt_device *sdev,
+			       const struct cmkit_srp_login_req *req)
+{
+	struct srpt_rdma_ch *old;
+	u8 flags = CMKIT_SRP_LOGIN_RSP_MULTICHAN_NO_CHAN;
+
+	lockdep_assert_held(&sdev->mutex);
+	if ((req->flags & CMKIT_SRP_MULTICHAN_MASK) != CMKIT_SRP_MULTICHAN_SINGLE)
+		return CMKIT_SRP_LOGIN_RSP_MULTICHAN_MAINTAINED;
+	list_for_each_entry(old, &sdev->ch_list, list) {
+		if (!cmkit_srp_port_id_eq(old->i_port_id, req->initiator_port_id))
+			continue;
+		if (srpt_disconnect_ch(old) < 0)
+			continue;
+		pr_info("relogin: disconnected the channel of tag %#llx\n",
+			old->tag);
+		flags = CMKIT_SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
+	}
+	return flags;
+}
+
+static int srpt_send_rep(struct srpt_rdma_ch *ch,
+			 const struct ib_cm_req_event_param *param,
+			 const struct cmkit_srp_login_req *req, u8 rsp_flags)
+{
+	struct srpt_device *sdev = ch->sdev;
+	struct cmkit_srp_login_rsp rsp = {
+		.tag = req->tag,
+		.req_lim_delta = SRPT_RQ_SIZE,
+		.max_it_iu_len = srpt_max_req_size,
+		.max_ti_iu_len = req->it_iu_len,
+		.buf_fmt = CMKIT_SRP_BUF_FORMAT_ALL,
+		.flags = rsp_flags,
+	};
+	u8 buf[CMKIT_SRP_LOGIN_RSP_LEN];
+	struct ib_cm_rep_param rep = {
+		.qp_num = ch->qp->qp_num,
+		.starting_psn = get_random_u32() & 0xffffff,
+		.private_data = buf,
+		.private_data_len = sizeof(buf),
+		.responder_resources = min_t(u8, param->responder_resources,
+					     SRPT_RD_ATOMIC),
+		.initiator_depth = min_t(u8, param->initiator_depth,
+					 SRPT_RD_ATOMIC),
+		.flow_control = 1,
+		.rnr_retry_count = 7,
+	};
+	int ret;
+
+	cmkit_srp_encode_login_rsp(buf, &rsp);
+	/*
+	 * Under the mutex, so that no disconnect runs between the state check
+	 * and the REP: a channel that began closing is not accepted.
+	 */
+	mutex_lock(&sdev->mutex);
+	if (!sdev->enabled || srpt_get_ch_state(ch) != SRPT_CH_CONNECTING)
+		ret = -ECONNABORTED;
+	else if (srpt_fault(SRPT_FAULT_REP_SEND))
+		ret = -EIO;
+	else
+		ret = ib_send_cm_rep(ch->cm_id, &rep);
+	mutex_unlock(&sdev->mutex);
+	return ret;
+}
+
+/**
+ * srpt_cm_req_recv - handle a login (IB_CM_REQ_RECEIVED)
+ * @sdev: the device of the listener the REQ matched
+ * @cm_id: the REQ's new cm_id; its context is @sdev
+ * @param: the REQ's parameters
+ * @pdata: its IB_CM_REQ_PRIVATE_DATA_SIZE bytes of private data
+ * @req: the decoded login, for the caller's trace
+ *
+ * Validates the login, creates a channel and its QP, hands @cm_id over to
+ * the channel and sends a REP carrying an SRP_LOGIN_RSP.
+ *
+ * Return: 0 once @cm_id belongs to a channel, even if the login then
+ * failed (the channel was closed and its release destroys @cm_id).  Before
+ * the hand-over: -ENOMEM if no REJ was sent and the peer may retry, or
+ * -EINVAL or -ECONNREFUSED once a REJ was sent; ib_cm destroys @cm_id.
+ */
+static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
+			    const struct ib_cm_req_event_param *param,
+			    const void *pdata, struct cmkit_srp_login_req *req)
+{
+	bool rdma_cm = param->listen_id == sdev->rdma_listen;
+	const char *name = dev_name(&sdev->device->dev);
+	struct cmkit_cma_hdr hdr;
+	enum cmkit_srp_pdata what;
+	struct srpt_rdma_ch *ch;
+	u32 reason;
+	u8 rsp_flags;
+	int ret;
+
+	WARN_ON_ONCE(irqs_disabled());
+
+	what = cmkit_srp_parse_req_pdata(pdata, IB_CM_REQ_PRIVATE_DATA_SIZE,
+					 rdma_cm, &hdr, req);
+	if (what != CMKIT_SRP_PDATA_OK) {
+		/* No tag to answer with: ib_cm sends a plain REJ. */
+		trace_srpt_login_malformed(cm_id, rdma_cm, what);
+		return -EINVAL;
+	}
+	reason = cmkit_srp_login_check(req, srpt_max_req_size, sdev->port_id);
+	if (reason) {
+		srpt_send_rej(cm_id, req, reason);
+		return -EINVAL;
+	}
+
+	if (srpt_fault(SRPT_FAULT_CH_ALLOC))
+		ch = NULL;
+	else
+		ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	if (!ch)
+		return -ENOMEM;	/* no REJ: the peer may retry */
+	atomic_inc(&srpt_nr_ch_alloc);
+	kref_get(&sdev->kref);
+	ch->sdev = sdev;
+	ch->cm_id = cm_id;
+	kref_init(&ch->kref);
+	spin_lock_init(&ch->lock);
+	ch->state = SRPT_CH_CONNECTING;
+	INIT_LIST_HEAD(&ch->list);
+	INIT_WORK(&ch->release_work, srpt_release_channel_work);
+	ch->rdma_cm = rdma_cm;
+	ch->tag = req->tag;
+	memcpy(ch->i_port_id, req->initiator_port_id, sizeof(ch->i_port_id));
+
+	ret = srpt_create_ch_ib(ch);
+	if (ret) {
+		pr_err("%s: creating the QP of tag %#llx failed: %d\n", name,
+		       ch->tag, ret);
+		goto reject_free;
+	}
+
+	mutex_lock(&sdev->mutex);
+	if (!sdev->enabled) {
+		mutex_unlock(&sdev->mutex);
+		ib_destroy_qp(ch->qp);
+		ib_free_cq(ch->cq);
+		goto reject_free;
+	}
+	rsp_flags = srpt_apply_multichan(sdev, req);
+	spin_lock(&srpt_lock);
+	list_add_tail(&ch->list, &sdev->ch_list);
+	spin_unlock(&srpt_lock);
+	/* The hand-over: from here on the release work destroys cm_id. */
+	cm_id->context = ch;
+	atomic_inc(&srpt_nr_ch_handed_over);
+	mutex_unlock(&sdev->mutex);
+	trace_srpt_handover(srpt_ch_id(ch), ch->tag, srpt_get_ch_state(ch));
+
+	if (srpt_fault(SRPT_FAULT_QP_RTR))
+		ret = -EIO;
+	else
+		ret = srpt_ch_qp_modify(ch, IB_QPS_RTR);
+	if (ret) {
+		pr_err("%s: moving the QP of tag %#llx to RTR failed: %d\n",
+		       name, ch->tag, ret);
+		goto reject_close;
+	}
+	ret = srpt_send_rep(ch, param, req, rsp_flags);
+	if (ret) {
+		pr_err("%s: sending the REP for tag %#llx failed: %d\n",
+		       name, ch->tag, ret);
+		goto reject_close;
+	}
+	trace_srpt_login_accept(srpt_ch_id(ch), ch->tag,
+				srpt_get_ch_state(ch));
+	pr_info("%s: accepted %s login of tag %#llx, initiator %16phN\n", name,
+		rdma_cm ? "rdma_cm" : "ib_cm", ch->tag, ch->i_port_id);
+	return 0;
+
+reject_close:
+	srpt_send_rej(cm_id, req, CMKIT_SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES);
+	srpt_close_ch(ch);
+	/* The channel owns cm_id: a non-zero return would destroy it twice. */
+	return 0;
+
+reject_free:
+	srpt_send_rej(cm_id, req, CMKIT_SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES);
+	kref_put(&ch->kref, srpt_free_ch);
+	return -ECONNREFUSED;
+}
+
+static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
+{
+	int ret;
+
+	/* RTU after USER_ESTABLISHED, or either after a close: nothing to do. */
+	if (srpt_get_ch_state(ch) != SRPT_CH_CONNECTING)
+		return;
+	ret = srpt_ch_qp_modify(ch, IB_QPS_RTS);
+	if (ret) {
+		pr_err("moving the QP of tag %#llx to RTS failed: %d\n",
+		       ch->tag, ret);
+		srpt_close_ch(ch);
+		return;
+	}
+	srpt_set_ch_state(ch, SRPT_CH_LIVE);
+}
+
+static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)
+{
+	pr_info("initiator disconnects the channel of tag %#llx\n", ch->tag);
+	/*
+	 * The DREQ cannot be sent in DREQ_RCVD, so this sends the DREP; then
+	 * ib_cm enters timewait and TIMEWAIT_EXIT closes the channel.  A DREQ
+	 * that crossed our own is answered too.
+	 */
+	if (srpt_disconnect_ch(ch) == -ENOTCONN)
+		ib_send_cm_drep(ch->cm_id, NULL, 0);
+}
+
+/**
+ * srpt_cm_handler - the IB CM callback of both srpt listeners and channels
+ * @cm_id: the id the event is for; on IB_CM_REQ_RECEIVED a new id whose
+ *	context is the &struct srpt_device of the listener, on every later
+ *	event the &struct srpt_rdma_ch that took it over
+ * @event: the event
+ *
+ * Called by ib_cm in process context without CM locks held; may sleep.  It
+ * never destroys a cm_id itself: ib_destroy_cm_id() waits for the callback
+ * that is running, so calling it here would deadlock.
+ *
+ * Unlike ib_srpt, which only logs them, REJ_RECEIVED and REP_ERROR close
+ * and release the channel: in REP_SENT ib_cm resets the id to idle without
+ * a timewait, so no later event would ever close a channel left CONNECTING.
+ *
+ * Return: a non-zero value makes the caller destroy @cm_id.  It is non-zero
+ * only when srpt_cm_req_recv() failed before handing @cm_id over to a
+ * channel; any other non-zero return would race with the channel's release
+ * work destroying the same id.  Every event other than a REQ returns 0.
+ */
+int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
+{
+	/* Not a channel yet on IB_CM_REQ_RECEIVED: see above. */
+	struct srpt_rdma_ch *ch = cm_id->context;
+	struct cmkit_srp_login_req req = { };
+	int ret;
+
+	trace_srpt_cm_event(cm_id, event->event, cm_id->context);
+	switch (event->event) {
+	case IB_CM_REQ_RECEIVED:
+		ret = srpt_cm_req_recv(cm_id->context, cm_id,
+				       &event->param.req_rcvd,
+				       event->private_data, &req);
+		trace_srpt_req_done(cm_id, req.tag, ret);
+		srpt_record_result(req.tag, ret);
+		return ret;
+	case IB_CM_REJ_RECEIVED:
+		pr_info("initiator rejected the REP of tag %#llx: reason %d\n",
+			ch->tag, event->param.rej_rcvd.reason);
+		srpt_close_ch(ch);
+		break;
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		srpt_cm_rtu_recv(ch);
+		break;
+	case IB_CM_DREQ_RECEIVED:
+		srpt_cm_dreq_recv(ch);
+		break;
+	case IB_CM_DREP_RECEIVED:
+	case IB_CM_TIMEWAIT_EXIT:
+		srpt_close_ch(ch);
+		break;
+	case IB_CM_REP_ERROR:
+		pr_info("no RTU for the REP of tag %#llx\n", ch->tag);
+		srpt_close_ch(ch);
+		break;
+	case IB_CM_DREQ_ERROR:
+		/* ib_cm enters timewait; TIMEWAIT_EXIT closes the channel. */
+	case IB_CM_MRA_RECEIVED:
+		break;
+	default:
+		pr_err("unexpected CM event %d on the channel of tag %#llx\n",
+		       event->event, ch->tag);
+		break;
+	}
+	return 0;
+}
+
+static struct ib_cm_id *srpt_listen(struct srpt_device *sdev, u64 service_id)
+{
+	struct ib_cm_id *cm_id;
+	int ret;
+
+	cm_id = ib_create_cm_id(sdev->device, srpt_cm_handler, sdev);
+	if (IS_ERR(cm_id))
+		return cm_id;
+	ret = ib_cm_listen(cm_id, cpu_to_be64(service_id));
+	if (ret) {
+		ib_destroy_cm_id(cm_id);
+		return ERR_PTR(ret);
+	}
+	return cm_id;
+}
+
+/*
+ * Stop the listeners.  Destroying a listener waits for the REQ callbacks
+ * running on its behalf, so afterwards every channel is on ch_list.
+ */
+static void srpt_unlisten(struct srpt_device *sdev)
+{
+	if (sdev->rdma_listen)
+		ib_destroy_cm_id(sdev->rdma_listen);
+	ib_destroy_cm_id(sdev->ib_listen);
+}
+
+static int srpt_add_one(struct ib_device *device)
+{
+	struct srpt_device *sdev;
+	u64 guid = be64_to_cpu(device->node_guid);
+	int ret;
+
+	if (!rdma_cap_ib_cm(device, 1))
+		return -EOPNOTSUPP;
+	sdev = kzalloc(sizeof(*sdev), GFP_KERNEL);
+	if (!sdev)
+		return -ENOMEM;
+	sdev->device = device;
+	sdev->service_id = srpt_service_id ?: guid;
+	cmkit_srp_port_id_make(sdev->port_id, sdev->service_id, guid);
+	kref_init(&sdev->kref);
+	init_completion(&sdev->unused);
+	mutex_init(&sdev->mutex);
+	INIT_LIST_HEAD(&sdev->ch_list);
+	sdev->enabled = true;
+
+	sdev->pd = ib_alloc_pd(device, 0);
+	if (IS_ERR(sdev->pd)) {
+		ret = PTR_ERR(sdev->pd);
+		goto free;
+	}
+	sdev->ib_listen = srpt_listen(sdev, sdev->service_id);
+	if (IS_ERR(sdev->ib_listen)) {
+		ret = PTR_ERR(sdev->ib_listen);
+		goto dealloc_pd;
+	}
+	if (srpt_rdma_cm_port) {
+		sdev->rdma_listen =
+			srpt_listen(sdev, CMKIT_CMA_TCP_SERVICE_ID(srpt_rdma_cm_port));
+		if (IS_ERR(sdev->rdma_listen)) {
+			ret = PTR_ERR(sdev->rdma_listen);
+			goto destroy_ib_listen;
+		}
+	}
+
+	spin_lock(&srpt_lock);
+	list_add_tail(&sdev->entry, &srpt_devices);
+	spin_unlock(&srpt_lock);
+	ib_set_client_data(device, &srpt_client, sdev);
+	pr_info("%s: listening on service id %#llx and rdma_cm port %u\n",
+		dev_name(&device->dev), sdev->service_id, srpt_rdma_cm_port);
+	return 0;
+
+destroy_ib_listen:
+	ib_destroy_cm_id(sdev->ib_listen);
+dealloc_pd:
+	ib_dealloc_pd(sdev->pd);
+free:
+	kfree(sdev);
+	pr_err("%s: not listening: %d\n", dev_name(&device->dev), ret);
+	return ret;
+}
+
+static void srpt_remove_one(struct ib_device *device, void *client_data)
+{
+	struct srpt_device *sdev = client_data;
+	struct srpt_rdma_ch *ch;
+
+	mutex_lock(&sdev->mutex);
+	sdev->enabled = false;
+	mutex_unlock(&sdev->mutex);
+	srpt_unlisten(sdev);
+
+	mutex_lock(&sdev->mutex);
+	list_for_each_entry(ch, &sdev->ch_list, list)
+		srpt_close_ch(ch);
+	mutex_unlock(&sdev->mutex);
+
+	spin_lock(&srpt_lock);
+	list_del(&sdev->entry);
+	spin_unlock(&srpt_lock);
+
+	/* Every channel holds a reference until its release work is done. */
+	srpt_put_device(sdev);
+	wait_for_completion(&sdev->unused);
+	ib_dealloc_pd(sdev->pd);
+	pr_info("%s: stopped\n", dev_name(&device->dev));
+	kfree(sdev);
+}
+
+static struct ib_client srpt_client = {
+	.name = "cmkit_srpt",
+	.add = srpt_add_one,
+	.remove = srpt_remove_one,
+};
+
+/**
+ * cmkit_srpt_counters - read what the srpt consumer did since loading
+ * @c: filled in
+ */
+void cmkit_srpt_counters(struct srpt_counters *c)
+{
+	c->ch_alloc = atomic_read(&srpt_nr_ch_alloc);
+	c->ch_handed_over = atomic_read(&srpt_nr_ch_handed_over);
+	c->ch_freed = atomic_read(&srpt_nr_ch_freed);
+	c->cm_id_destroyed = atomic_read(&srpt_nr_cm_id_destroyed);
+	c->release_twice = atomic_read(&srpt_nr_release_twice);
+	c->req_rejected = atomic_read(&srpt_nr_req_rejected);
+	c->faults_fired = atomic_read(&srpt_nr_faults_fired);
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_counters);
+
+/**
+ * cmkit_srpt_test_reset - forget the REQ results and disarm every fault
+ */
+void cmkit_srpt_test_reset(void)
+{
+	spin_lock(&srpt_lock);
+	memset(srpt_results, 0, sizeof(srpt_results));
+	srpt_nr_results = 0;
+	spin_unlock(&srpt_lock);
+	WRITE_ONCE(srpt_faults, 0);
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_test_reset);
+
+/**
+ * cmkit_srpt_inject - make the next REQ that reaches a step fail there
+ * @fault: the step
+ */
+void cmkit_srpt_inject(enum srpt_fault fault)
+{
+	if (fault < SRPT_FAULT_NR)
+		set_bit(fault, &srpt_faults);
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_inject);
+
+/**
+ * cmkit_srpt_req_results - what srpt_cm_handler() returned for a login
+ * @tag: the login's tag (0 for private data without a login)
+ * @ret: filled in with the return values, oldest first
+ * @max: room at @ret
+ *
+ * Does not sleep: usable as a wait_event() condition.
+ *
+ * Return: how many REQs with @tag were handled since the last reset (a
+ * retried REQ counts again).
+ */
+unsigned int cmkit_srpt_req_results(u64 tag, int *ret, unsigned int max)
+{
+	unsigned int i, n, found = 0;
+
+	spin_lock(&srpt_lock);
+	n = min_t(unsigned int, srpt_nr_results, SRPT_NR_RESULTS);
+	for (i = 0; i < n; i++) {
+		if (srpt_results[i].tag != tag)
+			continue;
+		if (found < max)
+			ret[found] = srpt_results[i].ret;
+		found++;
+	}
+	spin_unlock(&srpt_lock);
+	return found;
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_req_results);
+
+/**
+ * cmkit_srpt_ch_state - the state of the channel of a login
+ * @tag: the login's tag
+ *
+ * Does not sleep: usable as a wait_event() condition.
+ *
+ * Return: an enum srpt_ch_state, or -ENOENT once the channel is released
+ * (or if it never took over its cm_id).
+ */
+int cmkit_srpt_ch_state(u64 tag)
+{
+	struct srpt_device *sdev;
+	struct srpt_rdma_ch *ch;
+	int state = -ENOENT;
+
+	spin_lock(&srpt_lock);
+	list_for_each_entry(sdev, &srpt_devices, entry)
+		list_for_each_entry(ch, &sdev->ch_list, list)
+			if (ch->tag == tag)
+				state = srpt_get_ch_state(ch);
+	spin_unlock(&srpt_lock);
+	return state;
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_ch_state);
+
+/**
+ * cmkit_srpt_disconnect - the target disconnects the channel of a login
+ * @tag: the login's tag
+ *
+ * Return: 0 if a DREQ was sent, -ENOTCONN if the channel was already
+ * disconnecting, -ENOENT if there is no such channel.
+ */
+int cmkit_srpt_disconnect(u64 tag)
+{
+	struct srpt_device *sdev, *found = NULL;
+	struct srpt_rdma_ch *ch;
+	int ret = -ENOENT;
+
+	spin_lock(&srpt_lock);
+	list_for_each_entry(sdev, &srpt_devices, entry) {
+		list_for_each_entry(ch, &sdev->ch_list, list) {
+			if (ch->tag == tag) {
+				found = sdev;
+				break;
+			}
+		}
+		if (found)
+			break;
+	}
+	if (found)
+		kref_get(&found->kref);
+	spin_unlock(&srpt_lock);
+	if (!found)
+		return ret;
+
+	mutex_lock(&found->mutex);
+	list_for_each_entry(ch, &found->ch_list, list)
+		if (ch->tag == tag)
+			ret = srpt_disconnect_ch(ch);
+	mutex_unlock(&found->mutex);
+	srpt_put_device(found);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_disconnect);
+
+/**
+ * cmkit_srpt_target - the native service id and target port id of a device
+ * @device: an RDMA device
+ * @service_id: filled in
+ * @port_id: CMKIT_SRP_PORT_ID_LEN bytes, filled in
+ *
+ * Return: 0, or -ENODEV if srpt does not listen on @device.
+ */
+int cmkit_srpt_target(struct ib_device *device, u64 *service_id, u8 *port_id)
+{
+	struct srpt_device *sdev;
+	int ret = -ENODEV;
+
+	spin_lock(&srpt_lock);
+	list_for_each_entry(sdev, &srpt_devices, entry) {
+		if (sdev->device != device)
+			continue;
+		*service_id = sdev->service_id;
+		memcpy(port_id, sdev->port_id, CMKIT_SRP_PORT_ID_LEN);
+		ret = 0;
+	}
+	spin_unlock(&srpt_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_target);
+
+/**
+ * cmkit_srpt_rdma_cm_port - the rdma_cm port of the rdma_cm-form listeners
+ *
+ * Return: the port in host order, 0 if there are none.
+ */
+u16 cmkit_srpt_rdma_cm_port(void)
+{
+	return srpt_rdma_cm_port;
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_rdma_cm_port);
+
+/**
+ * cmkit_srpt_max_it_iu_len - the largest initiator-to-target IU accepted
+ *
+ * Return: the length in bytes.
+ */
+u32 cmkit_srpt_max_it_iu_len(void)
+{
+	return srpt_max_req_size;
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_max_it_iu_len);
+
+/**
+ * cmkit_srpt_restart - run the unload path, then the load path again
+ *
+ * What unloading cmkit does to srpt, with whatever channels are live, for a
+ * test module that keeps cmkit loaded by depending on it.
+ *
+ * Return: cmkit_srpt_init()'s result.
+ */
+int cmkit_srpt_restart(void)
+{
+	cmkit_srpt_exit();
+	return cmkit_srpt_init();
+}
+EXPORT_SYMBOL_GPL(cmkit_srpt_restart);
+
+/**
+ * cmkit_srpt_init - bring up the srpt consumer on every device
  *
  * Return: 0 on success, or a negative errno.
  */
 int cmkit_srpt_init(void)
 {
+	int ret;
+
+	if (srpt_max_req_size < CMKIT_SRP_MIN_IT_IU_LEN) {
+		pr_err("srpt_max_req_size %u is below %u\n", srpt_max_req_size,
+		       CMKIT_SRP_MIN_IT_IU_LEN);
+		return -EINVAL;
+	}
+	srpt_wq = alloc_workqueue("cmkit_srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!srpt_wq)
+		return -ENOMEM;
+	ret = ib_register_client(&srpt_client);
+	if (ret) {
+		destroy_workqueue(srpt_wq);
+		return ret;
+	}
+	srpt_registered = true;
 	return 0;
 }
 
 /**
  * cmkit_srpt_exit - tear down every srpt object still alive
+ *
+ * Removing the client from each device closes that device's channels and
+ * waits until each is released.
  */
 void cmkit_srpt_exit(void)
 {
+	if (!srpt_registered)
+		return;
+	ib_unregister_client(&srpt_client);
+	destroy_workqueue(srpt_wq);
+	srpt_registered = false;
 }

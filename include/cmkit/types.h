@@ -2,8 +2,10 @@
 /*
  * cmkit shared header layer: fixed-width types without any kernel or libc
  * header, so the same wire-format code compiles in the kernel, in host C++
- * tests and in user-space tools.  The compiler's predefined type macros give
- * exactly the kernel's u8/u16/u32/u64 and size_t on every Linux ABI.
+ * tests and in user-space tools.  They are the kernel's own types: u8, u16
+ * and u32 from the compiler's predefined macros, u64 as unsigned long long
+ * (the kernel's choice on every architecture, not __UINT64_TYPE__, which is
+ * unsigned long on LP64), and size_t.
  */
 #ifndef CMKIT_TYPES_H
 #define CMKIT_TYPES_H
@@ -15,7 +17,7 @@ extern "C" {
 typedef __UINT8_TYPE__ cmkit_u8;
 typedef __UINT16_TYPE__ cmkit_u16;
 typedef __UINT32_TYPE__ cmkit_u32;
-typedef __UINT64_TYPE__ cmkit_u64;
+typedef unsigned long long cmkit_u64;
 typedef __SIZE_TYPE__ cmkit_size;
 
 /* Big-endian (network order) loads and stores, byte by byte. */

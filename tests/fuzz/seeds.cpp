@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cmkit/rpcrdma_cmp.h"
+#include "cmkit/srp.h"
 
 namespace {
 
@@ -47,6 +48,35 @@ bool RpcrdmaCmp(const std::string &root)
 	return ok;
 }
 
+bool Srp(const std::string &root)
+{
+	SeedDir d(root, "srp");
+	struct cmkit_srp_login_req req {};
+	req.opcode = CMKIT_SRP_LOGIN_REQ;
+	req.tag = 7;
+	req.it_iu_len = 4096;
+	req.buf_fmt = CMKIT_SRP_BUF_FORMAT_ALL;
+	cmkit_u8 buf[CMKIT_CMA_HDR_LEN + CMKIT_SRP_LOGIN_REQ_LEN];
+	cmkit_srp_encode_login_req(buf, &req);
+	bool ok = d.Write(buf, CMKIT_SRP_LOGIN_REQ_LEN);
+	struct cmkit_cma_hdr hdr {};
+	hdr.ip_version = 4;
+	hdr.src_port = 4242;
+	cmkit_cma_hdr_encode(buf, &hdr);
+	cmkit_srp_encode_login_req_rdma(buf + CMKIT_CMA_HDR_LEN, &req);
+	ok = d.Write(buf, CMKIT_CMA_HDR_LEN + CMKIT_SRP_LOGIN_REQ_RDMA_LEN) && ok;
+	struct cmkit_srp_login_rsp rsp {};
+	rsp.tag = 7;
+	rsp.max_it_iu_len = 4096;
+	cmkit_srp_encode_login_rsp(buf, &rsp);
+	ok = d.Write(buf, CMKIT_SRP_LOGIN_RSP_LEN) && ok;
+	struct cmkit_srp_login_rej rej {};
+	rej.tag = 7;
+	rej.reason = CMKIT_SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+	cmkit_srp_encode_login_rej(buf, &rej);
+	return d.Write(buf, CMKIT_SRP_LOGIN_REJ_LEN) && ok;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -57,5 +87,6 @@ int main(int argc, char **argv)
 	}
 	std::string root = argv[1];
 	bool ok = RpcrdmaCmp(root);
+	ok = Srp(root) && ok;
 	return ok ? 0 : 1;
 }

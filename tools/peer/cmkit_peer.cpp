@@ -5,11 +5,17 @@
 //   cmkit-peer serve   --addr A --port P [--cmp SEND:RECV] [--reject HEX]
 //                      [--disconnect-after MS] [--timeout S]
 //   cmkit-peer connect --addr A --port P [--pdata HEX] [--expect WHAT] [--timeout S]
+//   cmkit-peer srp-login --addr A --port P [--iu-len N] [--buf-fmt N] [--opcode N]
+//                      [--initiator-port-id HEX] [--target-port-id HEX]
+//                      [--expect accepted|rejected[:REASON]] [--timeout S]
 //
 // serve accepts one connection (with an RFC 8797 private message when --cmp
 // is given, else with none), or rejects it with --reject's private data, then
 // waits until the peer disconnects (or disconnects itself after a delay).
 // connect resolves, connects with the given private data and disconnects.
+// srp-login connects with an SRP login request (the compact layout rdma_cm
+// initiators use: rdma_cm puts its IP header in front) and reports the login
+// response or the reject reason.
 // Every CM event is printed as one JSON line on stdout.  Every wait has a
 // timeout.  Exit status: 0 when the expected outcome happened, 1 when
 // another one did, 2 on usage or setup errors.
@@ -27,6 +33,7 @@
 #include <vector>
 
 #include "cmkit/rpcrdma_cmp.h"
+#include "cmkit/srp.h"
 
 namespace {
 
@@ -146,6 +153,18 @@ void PrintEvent(const char *role, const Event &ev)
 	if (cmkit_rpcrdma_cmp_decode(ev.pdata.data(), ev.pdata.size(), &cmp))
 		printf(",\"rpcrdma_cmp\":{\"send_size\":%u,\"recv_size\":%u,\"flags\":%u}",
 		       cmp.send_size, cmp.recv_size, cmp.flags);
+	cmkit_srp_login_rsp rsp{};
+	cmkit_srp_login_rej rej{};
+	if (!ev.pdata.empty() && ev.pdata[0] == CMKIT_SRP_LOGIN_RSP &&
+	    cmkit_srp_decode_login_rsp(ev.pdata.data(), ev.pdata.size(), &rsp))
+		printf(",\"srp_login_rsp\":{\"tag\":%llu,\"req_lim_delta\":%u,"
+		       "\"max_it_iu_len\":%u,\"max_ti_iu_len\":%u,\"buf_fmt\":%u}",
+		       static_cast<unsigned long long>(rsp.tag), rsp.req_lim_delta,
+		       rsp.max_it_iu_len, rsp.max_ti_iu_len, rsp.buf_fmt);
+	if (!ev.pdata.empty() && ev.pdata[0] == CMKIT_SRP_LOGIN_REJ &&
+	    cmkit_srp_decode_login_rej(ev.pdata.data(), ev.pdata.size(), &rej))
+		printf(",\"srp_login_rej\":{\"tag\":%llu,\"reason\":\"0x%08x\"}",
+		       static_cast<unsigned long long>(rej.tag), rej.reason);
 	printf("}\n");
 	fflush(stdout);
 }
@@ -278,35 +297,35 @@ int Serve(const Options &o)
 	return 0;
 }
 
-int Connect(const Options &o)
+// Resolve, connect with @pdata, and report how the connect ended in @last
+// (ESTABLISHED, REJECTED, ...; ADDR_ERROR when resolution failed, with
+// status 0 when rdma_connect() itself failed).  Disconnects an established
+// connection.  Returns false on setup errors.
+bool ConnectOnce(const Options &o, const char *role, const std::vector<uint8_t> &pdata,
+		 Event *last)
 {
 	const int timeout_ms = atoi(o.Get("timeout", "30").c_str()) * 1000;
-	const std::string expect = o.Get("expect", "established");
 	sockaddr_in sin;
 	if (!MakeAddr(o, &sin))
-		return Fail("bad address");
-	std::vector<uint8_t> pdata;
-	if (o.Has("pdata") && !Unhex(o.Get("pdata"), &pdata))
-		return Fail("bad --pdata hex");
-
+		return Fail("bad address") == 0;
 	Channel ch(rdma_create_event_channel());
 	if (!ch)
-		return Fail("rdma_create_event_channel");
+		return Fail("rdma_create_event_channel") == 0;
 	rdma_cm_id *raw = nullptr;
 	if (rdma_create_id(ch.get(), &raw, nullptr, RDMA_PS_TCP))
-		return Fail("rdma_create_id");
+		return Fail("rdma_create_id") == 0;
 	CmId id(raw);
-	Event ev;
+	last->type = RDMA_CM_EVENT_ADDR_ERROR;
 	if (rdma_resolve_addr(id.get(), nullptr, reinterpret_cast<sockaddr *>(&sin), 5000) ||
-	    !NextEvent(ch.get(), timeout_ms, "connect", &ev) ||
-	    ev.type != RDMA_CM_EVENT_ADDR_RESOLVED)
-		return expect == "unreachable" ? 0 : 1;
+	    !NextEvent(ch.get(), timeout_ms, role, last) ||
+	    last->type != RDMA_CM_EVENT_ADDR_RESOLVED)
+		return true;
 	if (rdma_resolve_route(id.get(), 5000) ||
-	    !NextEvent(ch.get(), timeout_ms, "connect", &ev) ||
-	    ev.type != RDMA_CM_EVENT_ROUTE_RESOLVED)
-		return expect == "unreachable" ? 0 : 1;
+	    !NextEvent(ch.get(), timeout_ms, role, last) ||
+	    last->type != RDMA_CM_EVENT_ROUTE_RESOLVED)
+		return true;
 	if (!id.CreateQp())
-		return Fail("create QP");
+		return Fail("create QP") == 0;
 	rdma_conn_param param{};
 	param.private_data = pdata.empty() ? nullptr : pdata.data();
 	param.private_data_len = static_cast<uint8_t>(pdata.size());
@@ -314,17 +333,90 @@ int Connect(const Options &o)
 	param.initiator_depth = 1;
 	param.retry_count = 6;
 	param.rnr_retry_count = 7;
-	if (rdma_connect(id.get(), &param))
+	if (rdma_connect(id.get(), &param)) {
+		last->type = RDMA_CM_EVENT_CONNECT_ERROR;
+		last->status = -errno;
+		return true;
+	}
+	if (!NextEvent(ch.get(), timeout_ms, role, last))
+		return true;
+	if (last->type == RDMA_CM_EVENT_ESTABLISHED) {
+		Event ev;
+		rdma_disconnect(id.get());
+		NextEvent(ch.get(), timeout_ms, role, &ev);
+	}
+	return true;
+}
+
+int Connect(const Options &o)
+{
+	const std::string expect = o.Get("expect", "established");
+	std::vector<uint8_t> pdata;
+	if (o.Has("pdata") && !Unhex(o.Get("pdata"), &pdata))
+		return Fail("bad --pdata hex");
+	Event last;
+	if (!ConnectOnce(o, "connect", pdata, &last))
+		return 2;
+	switch (last.type) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return expect == "established" ? 0 : 1;
+	case RDMA_CM_EVENT_REJECTED:
 		return expect == "rejected" ? 0 : 1;
-	if (!NextEvent(ch.get(), timeout_ms, "connect", &ev))
-		return 1;
-	if (ev.type == RDMA_CM_EVENT_REJECTED)
-		return expect == "rejected" ? 0 : 1;
-	if (ev.type != RDMA_CM_EVENT_ESTABLISHED)
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return expect == "unreachable" ? 0 : 1;
+	default:
 		return expect == "error" ? 0 : 1;
-	rdma_disconnect(id.get());
-	NextEvent(ch.get(), timeout_ms, "connect", &ev);
-	return expect == "established" ? 0 : 1;
+	}
+}
+
+bool PortId(const std::string &hex, cmkit_u8 *out)
+{
+	std::vector<uint8_t> v;
+	if (!Unhex(hex, &v) || v.size() != CMKIT_SRP_PORT_ID_LEN)
+		return false;
+	memcpy(out, v.data(), v.size());
+	return true;
+}
+
+int SrpLogin(const Options &o)
+{
+	const std::string expect = o.Get("expect", "accepted");
+	cmkit_srp_login_req req{};
+	req.opcode = static_cast<cmkit_u8>(strtoul(o.Get("opcode", "0").c_str(), nullptr, 0));
+	req.tag = 0x636d6b6974ULL;	/* "cmkit" */
+	req.it_iu_len = static_cast<cmkit_u32>(strtoul(o.Get("iu-len", "4096").c_str(),
+						       nullptr, 0));
+	req.buf_fmt = static_cast<cmkit_u16>(strtoul(o.Get("buf-fmt", "6").c_str(), nullptr, 0));
+	req.flags = CMKIT_SRP_MULTICHAN_SINGLE;
+	if (o.Has("initiator-port-id") &&
+	    !PortId(o.Get("initiator-port-id"), req.initiator_port_id))
+		return Fail("bad --initiator-port-id (16 bytes of hex)");
+	if (o.Has("target-port-id") && !PortId(o.Get("target-port-id"), req.target_port_id))
+		return Fail("bad --target-port-id (16 bytes of hex)");
+	std::vector<uint8_t> pdata(CMKIT_SRP_LOGIN_REQ_RDMA_LEN);
+	cmkit_srp_encode_login_req_rdma(pdata.data(), &req);
+
+	Event last;
+	if (!ConnectOnce(o, "srp-login", pdata, &last))
+		return 2;
+	cmkit_srp_login_rsp rsp{};
+	cmkit_srp_login_rej rej{};
+	if (last.type == RDMA_CM_EVENT_ESTABLISHED &&
+	    cmkit_srp_decode_login_rsp(last.pdata.data(), last.pdata.size(), &rsp) &&
+	    last.pdata[0] == CMKIT_SRP_LOGIN_RSP && rsp.tag == req.tag)
+		return expect == "accepted" ? 0 : 1;
+	if (last.type == RDMA_CM_EVENT_REJECTED) {
+		if (expect == "rejected")
+			return 0;
+		char want[32];
+		bool has = !last.pdata.empty() && last.pdata[0] == CMKIT_SRP_LOGIN_REJ &&
+			   cmkit_srp_decode_login_rej(last.pdata.data(), last.pdata.size(), &rej);
+		snprintf(want, sizeof(want), "rejected:0x%08x", has ? rej.reason : 0);
+		return expect == want ? 0 : 1;
+	}
+	return 1;
 }
 
 int Usage()
@@ -334,6 +426,11 @@ int Usage()
 		"                        [--disconnect-after MS] [--timeout S]\n"
 		"       cmkit-peer connect --addr A --port P [--pdata HEX]\n"
 		"                        [--expect established|rejected|unreachable|error]"
+		" [--timeout S]\n"
+		"       cmkit-peer srp-login --addr A --port P [--iu-len N] [--buf-fmt N]"
+		" [--opcode N]\n"
+		"                        [--initiator-port-id HEX] [--target-port-id HEX]\n"
+		"                        [--expect accepted|rejected|rejected:0xREASON]"
 		" [--timeout S]\n");
 	return 2;
 }
@@ -350,5 +447,7 @@ int main(int argc, char **argv)
 		return Serve(o);
 	if (role == "connect")
 		return Connect(o);
+	if (role == "srp-login")
+		return SrpLogin(o);
 	return Usage();
 }

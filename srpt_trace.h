@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cmkit srpt: trace events, one at each decision of the SRP target's CM
+ * handler and at every channel state change.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM cmkit_srpt
+
+#if !defined(CMKIT_SRPT_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define CMKIT_SRPT_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <rdma/ib_cm.h>
+#include <cmkit/srp.h>
+
+#include "srpt.h"
+
+#define srpt_show_cm_event(e)						\
+	__print_symbolic(e,						\
+		{ IB_CM_REQ_ERROR, "REQ_ERROR" },			\
+		{ IB_CM_REQ_RECEIVED, "REQ_RECEIVED" },			\
+		{ IB_CM_REP_ERROR, "REP_ERROR" },			\
+		{ IB_CM_REP_RECEIVED, "REP_RECEIVED" },			\
+		{ IB_CM_RTU_RECEIVED, "RTU_RECEIVED" },			\
+		{ IB_CM_USER_ESTABLISHED, "USER_ESTABLISHED" },		\
+		{ IB_CM_DREQ_ERROR, "DREQ_ERROR" },			\
+		{ IB_CM_DREQ_RECEIVED, "DREQ_RECEIVED" },		\
+		{ IB_CM_DREP_RECEIVED, "DREP_RECEIVED" },		\
+		{ IB_CM_TIMEWAIT_EXIT, "TIMEWAIT_EXIT" },		\
+		{ IB_CM_MRA_RECEIVED, "MRA_RECEIVED" },			\
+		{ IB_CM_REJ_RECEIVED, "REJ_RECEIVED" })
+
+#define srpt_show_ch_state(s)						\
+	__print_symbolic(s,						\
+		{ SRPT_CH_CONNECTING, "CONNECTING" },			\
+		{ SRPT_CH_LIVE, "LIVE" },				\
+		{ SRPT_CH_DISCONNECTING, "DISCONNECTING" },		\
+		{ SRPT_CH_DRAINING, "DRAINING" },			\
+		{ SRPT_CH_DISCONNECTED, "DISCONNECTED" })
+
+TRACE_DEFINE_ENUM(IB_CM_REQ_ERROR);
+TRACE_DEFINE_ENUM(IB_CM_REQ_RECEIVED);
+TRACE_DEFINE_ENUM(IB_CM_REP_ERROR);
+TRACE_DEFINE_ENUM(IB_CM_REP_RECEIVED);
+TRACE_DEFINE_ENUM(IB_CM_RTU_RECEIVED);
+TRACE_DEFINE_ENUM(IB_CM_USER_ESTABLISHED);
+TRACE_DEFINE_ENUM(IB_CM_DREQ_ERROR);
+TRACE_DEFINE_ENUM(IB_CM_DREQ_RECEIVED);
+TRACE_DEFINE_ENUM(IB_CM_DREP_RECEIVED);
+TRACE_DEFINE_ENUM(IB_CM_TIMEWAIT_EXIT);
+TRACE_DEFINE_ENUM(IB_CM_MRA_RECEIVED);
+TRACE_DEFINE_ENUM(IB_CM_REJ_RECEIVED);
+TRACE_DEFINE_ENUM(SRPT_CH_CONNECTING);
+TRACE_DEFINE_ENUM(SRPT_CH_LIVE);
+TRACE_DEFINE_ENUM(SRPT_CH_DISCONNECTING);
+TRACE_DEFINE_ENUM(SRPT_CH_DRAINING);
+TRACE_DEFINE_ENUM(SRPT_CH_DISCONNECTED);
+
+/* Every event srpt_cm_handler() is called with, before it acts. */
+TRACE_EVENT(srpt_cm_event,
+	    TP_PROTO(const struct ib_cm_id *cm_id, int event,
+		     const void *context),
+	    TP_ARGS(cm_id, event, context),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u32, remote_id)
+			     __field(int, event)
+			     __field(const void *, context)),
+	    TP_fast_assign(__entry->local_id = be32_to_cpu(cm_id->local_id);
+			   __entry->remote_id = be32_to_cpu(cm_id->remote_id);
+			   __entry->event = event;
+			   __entry->context = context;),
+	    TP_printk("cm_id %#x/%#x %s context %p",
+		      __entry->local_id, __entry->remote_id,
+		      srpt_show_cm_event(__entry->event), __entry->context)
+);
+
+/* What srpt_cm_handler() returned for a REQ: non-zero destroys the id. */
+TRACE_EVENT(srpt_req_done,
+	    TP_PROTO(const struct ib_cm_id *cm_id, u64 tag, int ret),
+	    TP_ARGS(cm_id, tag, ret),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->local_id = be32_to_cpu(cm_id->local_id);
+			   __entry->tag = tag;
+			   __entry->ret = ret;),
+	    TP_printk("cm_id %#x tag %#llx ret %d%s", __entry->local_id,
+		      __entry->tag, __entry->ret,
+		      __entry->ret ? " (ib_cm destroys the id)" : "")
+);
+
+/* A REQ whose private data holds no login this listener understands. */
+TRACE_EVENT(srpt_login_malformed,
+	    TP_PROTO(const struct ib_cm_id *cm_id, bool rdma_cm, int what),
+	    TP_ARGS(cm_id, rdma_cm, what),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(bool, rdma_cm)
+			     __field(int, what)),
+	    TP_fast_assign(__entry->local_id = be32_to_cpu(cm_id->local_id);
+			   __entry->rdma_cm = rdma_cm;
+			   __entry->what = what;),
+	    TP_printk("cm_id %#x %s form: %s", __entry->local_id,
+		      __entry->rdma_cm ? "rdma_cm" : "ib_cm",
+		      __entry->what == CMKIT_SRP_PDATA_BAD_CMA_HDR ?
+		      "no rdma_cm IP header" : "short private data")
+);
+
+/* A login answered with an SRP_LOGIN_REJ. */
+TRACE_EVENT(srpt_login_reject,
+	    TP_PROTO(const struct ib_cm_id *cm_id, u64 tag, u32 reason,
+		     int rej_ret),
+	    TP_ARGS(cm_id, tag, reason, rej_ret),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(u32, reason)
+			     __field(int, rej_ret)),
+	    TP_fast_assign(__entry->local_id = be32_to_cpu(cm_id->local_id);
+			   __entry->tag = tag;
+			   __entry->reason = reason;
+			   __entry->rej_ret = rej_ret;),
+	    TP_printk("cm_id %#x tag %#llx reason %#x (REJ send %d)",
+		      __entry->local_id, __entry->tag, __entry->reason,
+		      __entry->rej_ret)
+);
+
+DECLARE_EVENT_CLASS(srpt_ch_class,
+		    TP_PROTO(u32 local_id, u64 tag, int state),
+		    TP_ARGS(local_id, tag, state),
+		    TP_STRUCT__entry(__field(u32, local_id)
+				     __field(u64, tag)
+				     __field(int, state)),
+		    TP_fast_assign(__entry->local_id = local_id;
+				   __entry->tag = tag;
+				   __entry->state = state;),
+		    TP_printk("cm_id %#x tag %#llx %s", __entry->local_id,
+			      __entry->tag, srpt_show_ch_state(__entry->state))
+);
+
+/* The cm_id now belongs to the channel. */
+DEFINE_EVENT(srpt_ch_class, srpt_handover,
+	     TP_PROTO(u32 local_id, u64 tag, int state),
+	     TP_ARGS(local_id, tag, state));
+
+/* The REP carrying the SRP_LOGIN_RSP is on its way. */
+DEFINE_EVENT(srpt_ch_class, srpt_login_accept,
+	     TP_PROTO(u32 local_id, u64 tag, int state),
+	     TP_ARGS(local_id, tag, state));
+
+/* The release work: destroys the cm_id, the QP and the CQ. */
+DEFINE_EVENT(srpt_ch_class, srpt_release,
+	     TP_PROTO(u32 local_id, u64 tag, int state),
+	     TP_ARGS(local_id, tag, state));
+
+TRACE_EVENT(srpt_ch_state,
+	    TP_PROTO(u32 local_id, u64 tag, int prev, int next),
+	    TP_ARGS(local_id, tag, prev, next),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(int, prev)
+			     __field(int, next)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->prev = prev;
+			   __entry->next = next;),
+	    TP_printk("cm_id %#x tag %#llx %s -> %s", __entry->local_id,
+		      __entry->tag, srpt_show_ch_state(__entry->prev),
+		      srpt_show_ch_state(__entry->next))
+);
+
+/* A disconnect: what sending the DREQ and, if that failed, the DREP gave. */
+TRACE_EVENT(srpt_disconnect,
+	    TP_PROTO(u32 local_id, u64 tag, int dreq_ret, int drep_ret),
+	    TP_ARGS(local_id, tag, dreq_ret, drep_ret),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(int, dreq_ret)
+			     __field(int, drep_ret)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->dreq_ret = dreq_ret;
+			   __entry->drep_ret = drep_ret;),
+	    TP_printk("cm_id %#x tag %#llx DREQ %d DREP %d", __entry->local_id,
+		      __entry->tag, __entry->dreq_ret, __entry->drep_ret)
+);
+
+/* A failure a test injected. */
+TRACE_EVENT(srpt_fault,
+	    TP_PROTO(int step),
+	    TP_ARGS(step),
+	    TP_STRUCT__entry(__field(int, step)),
+	    TP_fast_assign(__entry->step = step;),
+	    TP_printk("injected failure at step %d", __entry->step)
+);
+
+#endif /* CMKIT_SRPT_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#define TRACE_INCLUDE_FILE srpt_trace
+#include <trace/define_trace.h>
