@@ -7,6 +7,7 @@
 #include <linux/module.h>
 
 #include "cmkit.h"
+#include "srpt.h"
 
 struct dentry *cmkit_debugfs;
 
@@ -24,6 +25,7 @@ static int __init cmkit_init(void)
 	rc = cmkit_srpt_init();
 	if (rc)
 		goto out_irdma;
+	srpt_ctl_init(cmkit_debugfs);	/* outside: its start/stop re-run the init */
 	pr_info("cmkit: loaded\n");
 	return 0;
 
@@ -38,6 +40,7 @@ out_debugfs:
 
 static void __exit cmkit_exit(void)
 {
+	srpt_ctl_exit();
 	cmkit_srpt_exit();
 	cmkit_irdma_exit();
 	cmkit_rpcrdma_exit();

@@ -80,4 +80,10 @@ u16 cmkit_srpt_rdma_cm_port(void);
 u32 cmkit_srpt_max_it_iu_len(void);
 int cmkit_srpt_restart(void);
 
+struct seq_file;
+struct dentry;
+void srpt_show_targets(struct seq_file *m);
+void srpt_ctl_init(struct dentry *parent);
+void srpt_ctl_exit(void);
+
 #endif /* CMKIT_SRPT_H */

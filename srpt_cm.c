@@ -40,6 +40,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -995,6 +996,25 @@ int cmkit_srpt_target(struct ib_device *device, u64 *service_id, u8 *port_id)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(cmkit_srpt_target);
+
+/**
+ * srpt_show_targets - one line per device with listeners, for debugfs
+ * @m: the seq_file
+ *
+ * Each line: device, native service id, rdma_cm port, target port id.
+ */
+void srpt_show_targets(struct seq_file *m)
+{
+	struct srpt_device *sdev;
+
+	spin_lock(&srpt_lock);
+	list_for_each_entry(sdev, &srpt_devices, entry)
+		seq_printf(m, "%s service_id=0x%016llx rdma_cm_port=%u target_port_id=%*phN\n",
+			   dev_name(&sdev->device->dev), sdev->service_id,
+			   sdev->rdma_listen ? srpt_rdma_cm_port : 0,
+			   CMKIT_SRP_PORT_ID_LEN, sdev->port_id);
+	spin_unlock(&srpt_lock);
+}
 
 /**
  * cmkit_srpt_rdma_cm_port - the rdma_cm port of the rdma_cm-form listeners

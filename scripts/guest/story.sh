@@ -37,8 +37,28 @@ rpcrdma_story() {	# <device> <addr>
 	sed 's/^/  peer: /' $T/peer.log
 }
 
+# srpt: SRP logins through rdma_cm from user space, one accepted and one
+# rejected, on rxe0's rdma_cm-form listener.
+srpt_story() {
+	port=$(sed -n 's/^rxe0 .*rdma_cm_port=\([0-9]*\).*/\1/p' $D/srpt/targets)
+	tpid=$(sed -n 's/^rxe0 .*target_port_id=\([0-9a-f]*\).*/\1/p' $D/srpt/targets)
+	say "srpt on rxe0: $(grep '^rxe0' $D/srpt/targets)"
+	say "  cmkit-peer srp-login: IU 4096, the right target port id (then disconnects)"
+	cmkit-peer srp-login --addr "$RXE_ADDR" --port "$port" --target-port-id "$tpid" \
+		--initiator-port-id 00000000000000010000000000000001 --expect accepted \
+		> $T/srp.log 2>&1 || step_failed "the login was not accepted"
+	sed 's/^/  peer: /' $T/srp.log
+	say "  cmkit-peer srp-login: IU 32 bytes, below the SRP minimum"
+	cmkit-peer srp-login --addr "$RXE_ADDR" --port "$port" --target-port-id "$tpid" \
+		--iu-len 32 --expect rejected:0x00010002 > $T/srp.log 2>&1 ||
+		step_failed "the login was not rejected for its IU length"
+	sed 's/^/  peer: /' $T/srp.log
+	await grep -qx "channels_alive 0" $D/srpt/stats || step_failed "a channel was left"
+}
+
 rpcrdma_story rxe0 "$RXE_ADDR"
 rpcrdma_story siw0 "$SIW_ADDR"
+srpt_story
 
 for h in $D/*/stats; do
 	say "stats of $(basename "$(dirname "$h")"):"

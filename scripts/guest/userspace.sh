@@ -29,7 +29,8 @@ stat_is() { grep -qx "$2 $3" "$D/$1/stats"; }
 
 # No live object in any handler's stats.
 nothing_alive() {
-	await stat_is rpcrdma eps_alive 0 && await stat_is rpcrdma ids_alive 0
+	await stat_is rpcrdma eps_alive 0 && await stat_is rpcrdma ids_alive 0 &&
+		await stat_is srpt channels_alive 0
 }
 
 result() {	# result <name> <ok:0|1> [reason]
@@ -115,6 +116,76 @@ bad_commands_are_refused() {
 	result bad_rpcrdma_commands_are_refused "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
 }
 
+# ---- srpt ----------------------------------------------------------------
+
+# rxe0's srpt target: its rdma_cm port and target port identifier.
+SRPT_PORT=$(sed -n 's/^rxe0 .*rdma_cm_port=\([0-9]*\).*/\1/p' $D/srpt/targets)
+SRPT_TPID=$(sed -n 's/^rxe0 .*target_port_id=\([0-9a-f]*\).*/\1/p' $D/srpt/targets)
+IPID=00000000000000010000000000000001
+
+# cmkit-peer srp-login against the rdma_cm-form listener on rxe0.
+srp_login() {	# <name> <expect> <cmkit-peer args...>
+	name=$1 expect=$2
+	shift 2
+	why=
+	if [ -z "$SRPT_PORT" ] || [ -z "$SRPT_TPID" ]; then
+		why="no srpt target on rxe0: $(cat $D/srpt/targets)"
+	elif ! cmkit-peer srp-login --addr "$RXE_ADDR" --port "$SRPT_PORT" \
+		--initiator-port-id $IPID --expect "$expect" --timeout 30 "$@" \
+		> $T/$name.log 2>&1; then
+		why="expected $expect"
+	fi
+	sed 's/^/    # /' $T/$name.log >> $T/diag
+	nothing_alive || why="${why:-objects left: $(tr '\n' ' ' < $D/srpt/stats)}"
+	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
+}
+
+# A foreign rdma_cm client aimed at the srpt port: its private data is no
+# SRP login, so it is rejected, and nothing is left behind.
+foreign_client_rejected() {	# <name> <command...>
+	name=$1
+	shift
+	why=
+	before=$(sed -n 's/^logins_rejected //p' $D/srpt/stats)
+	if "$@" > $T/$name.log 2>&1; then
+		why="the client succeeded"
+	fi
+	after=$(sed -n 's/^logins_rejected //p' $D/srpt/stats)
+	[ "$after" -gt "$before" ] || why="${why:-srpt counted no reject}"
+	nothing_alive || why="${why:-objects left: $(tr '\n' ' ' < $D/srpt/stats)}"
+	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
+}
+
+srpt_cases() {
+	srp_login srp_login_accepted_rxe0 accepted --target-port-id "$SRPT_TPID"
+	srp_login srp_login_wrong_opcode_rejected_rxe0 rejected:0x00010000 \
+		--target-port-id "$SRPT_TPID" --opcode 1
+	srp_login srp_login_iu_too_small_rejected_rxe0 rejected:0x00010002 \
+		--target-port-id "$SRPT_TPID" --iu-len 32
+	srp_login srp_login_iu_too_large_rejected_rxe0 rejected:0x00010002 \
+		--target-port-id "$SRPT_TPID" --iu-len 1048576
+	srp_login srp_login_unsupported_buffer_format_rejected_rxe0 rejected:0x00010004 \
+		--target-port-id "$SRPT_TPID" --buf-fmt 8
+	srp_login srp_login_wrong_target_port_id_rejected_rxe0 rejected:0x00010003 \
+		--target-port-id 000000000000000000000000000000ff
+	foreign_client_rejected rping_client_at_srpt_port_rejected_rxe0 \
+		rping -c -a "$RXE_ADDR" -p "$SRPT_PORT" -C 1
+	foreign_client_rejected ucmatose_client_at_srpt_port_rejected_rxe0 \
+		ucmatose -s "$RXE_ADDR" -p "$SRPT_PORT" -c 1 -C 1
+}
+
+bad_srpt_commands_are_refused() {
+	why=
+	for cmd in "start" "disconnect" "disconnect nope" "frobnicate"; do
+		if echo "$cmd" > $D/srpt/ctl 2>/dev/null; then
+			why="'$cmd' was accepted"
+		fi
+	done
+	result bad_srpt_commands_are_refused "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
+}
+
+# ---- the cases -------------------------------------------------------------
+
 rpcrdma_to_peer rpcrdma_to_peer_with_rfc8797_data_rxe0 "$RXE_ADDR" 2048:3072 3072 2048
 rpcrdma_to_peer rpcrdma_to_peer_with_rfc8797_data_siw0 "$SIW_ADDR" 2048:3072 3072 2048
 rpcrdma_to_peer rpcrdma_to_peer_without_data_rxe0 "$RXE_ADDR" "" 1024 1024
@@ -122,6 +193,8 @@ rpcrdma_to_peer rpcrdma_to_peer_without_data_siw0 "$SIW_ADDR" "" 1024 1024
 rpcrdma_to_rping rpcrdma_to_rping_server_rxe0 "$RXE_ADDR"
 rpcrdma_to_rping rpcrdma_to_rping_server_siw0 "$SIW_ADDR"
 bad_commands_are_refused
+srpt_cases
+bad_srpt_commands_are_refused
 
 fails=$(echo "$RESULTS" | grep -c '^    not ok')
 echo "KTAP version 1"

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmkit srpt: the debugfs control plane, cmkit/srpt/.
+ *
+ *   ctl      write one command per line:
+ *              start              listen on every device (as at load)
+ *              stop               close every channel, stop listening
+ *              disconnect <tag>   target-initiated disconnect of a channel
+ *            a failed command fails the write with its errno
+ *   targets  one line per device: service id, rdma_cm port, target port id
+ *   stats    logins accepted and rejected, channels alive, cm_ids destroyed
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+
+#include "cmkit.h"
+#include "srpt.h"
+
+#define SRPT_CTL_LINE	64
+
+static DEFINE_MUTEX(srpt_ctl_lock);	/* commands, and closing */
+static bool srpt_ctl_closing;
+static bool srpt_ctl_stopped;
+static struct dentry *srpt_ctl_dir;
+
+static int srpt_ctl_command(char *line)
+{
+	char *verb = strsep(&line, " ");
+	u64 tag;
+	int rc;
+
+	if (!strcmp(verb, "start") && !line) {
+		if (!srpt_ctl_stopped)
+			return -EALREADY;
+		rc = cmkit_srpt_init();
+		if (!rc)
+			srpt_ctl_stopped = false;
+		return rc;
+	}
+	if (!strcmp(verb, "stop") && !line) {
+		if (srpt_ctl_stopped)
+			return -EALREADY;
+		cmkit_srpt_exit();
+		srpt_ctl_stopped = true;
+		return 0;
+	}
+	if (!strcmp(verb, "disconnect") && line && !kstrtou64(line, 0, &tag))
+		return cmkit_srpt_disconnect(tag);
+	return -EINVAL;
+}
+
+static ssize_t srpt_ctl_write(struct file *file, const char __user *ubuf, size_t count,
+			      loff_t *ppos)
+{
+	char buf[SRPT_CTL_LINE], line[SRPT_CTL_LINE];
+	int rc;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	strscpy(line, strim(buf), sizeof(line));	/* parsing cuts buf up */
+
+	mutex_lock(&srpt_ctl_lock);
+	rc = srpt_ctl_closing ? -ESHUTDOWN : srpt_ctl_command(strim(buf));
+	mutex_unlock(&srpt_ctl_lock);
+	if (rc)
+		pr_info("cmkit: srpt: ctl '%s' failed: %d\n", line, rc);
+	return rc ? rc : count;
+}
+
+static const struct file_operations srpt_ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = srpt_ctl_write,
+};
+
+static int srpt_targets_show(struct seq_file *m, void *v)
+{
+	srpt_show_targets(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srpt_targets);
+
+static int srpt_stats_show(struct seq_file *m, void *v)
+{
+	struct srpt_counters c;
+
+	cmkit_srpt_counters(&c);
+	seq_printf(m, "listening %d\n", !READ_ONCE(srpt_ctl_stopped));
+	seq_printf(m, "logins_accepted %u\nlogins_rejected %u\n",
+		   c.ch_handed_over, c.req_rejected);
+	seq_printf(m, "channels_created %u\nchannels_freed %u\nchannels_alive %u\n",
+		   c.ch_alloc, c.ch_freed, c.ch_alloc - c.ch_freed);
+	seq_printf(m, "cm_ids_destroyed %u\nrelease_twice %u\n",
+		   c.cm_id_destroyed, c.release_twice);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srpt_stats);
+
+/**
+ * srpt_ctl_init - create cmkit/srpt/ in debugfs
+ * @parent: cmkit's debugfs directory
+ */
+void srpt_ctl_init(struct dentry *parent)
+{
+	srpt_ctl_dir = debugfs_create_dir("srpt", parent);
+	debugfs_create_file("ctl", 0200, srpt_ctl_dir, NULL, &srpt_ctl_fops);
+	debugfs_create_file("targets", 0444, srpt_ctl_dir, NULL, &srpt_targets_fops);
+	debugfs_create_file("stats", 0444, srpt_ctl_dir, NULL, &srpt_stats_fops);
+}
+
+/**
+ * srpt_ctl_exit - refuse further commands and remove cmkit/srpt/
+ *
+ * Runs before cmkit_srpt_exit(), which then stops whatever is listening.
+ */
+void srpt_ctl_exit(void)
+{
+	mutex_lock(&srpt_ctl_lock);
+	srpt_ctl_closing = true;
+	mutex_unlock(&srpt_ctl_lock);
+	debugfs_remove_recursive(srpt_ctl_dir);
+}
