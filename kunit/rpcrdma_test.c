@@ -508,6 +508,10 @@ static void device_removal_started_while_resolving_releases_the_id(struct kunit 
 	struct rt_ctx c;
 	int rc;
 
+	if (((const struct cmkit_dev_param *)test->param_value)->transport == CMKIT_SIW)
+		kunit_skip(test, "siw: a removal that overtakes the MPA exchange deadlocked "
+			   "iw_cm/siw teardown on 7.3.4 (guest hung); the connecting and "
+			   "connected cases cover siw");
 	rt_setup(test, &c, true);
 	t.param = c.param;
 	init_completion(&t.fired);
