@@ -1,24 +1,596 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cmkit: the irdma connection-manager consumer.
+ * cmkit irdma: the cm core, its nodes, and the events that carry what the
+ * socket side learnt to the upper layer.
+ *
+ * Every event is made in process context (the socket side works from a
+ * workqueue, the consumer API is called from process context), holds one
+ * node reference, and is queued on the core's ordered event workqueue,
+ * where irdma_cm_event_handler() turns it into zero, one or two upcalls
+ * and drops that reference, whatever the event's type.  Which upcalls are
+ * legal depends only on what the upper layer has been told so far
+ * (cm_node->ul_state, written by the handler alone), so iw_cm's rules hold
+ * whatever the socket does meanwhile: one CONNECT_REPLY per connect,
+ * ESTABLISHED only after an accept, DISCONNECT then CLOSE, once, and
+ * nothing after CLOSE.
  */
-#include <linux/init.h>
+#define pr_fmt(fmt) "cmkit: irdma: " fmt
+
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/slab.h>
 
 #include "cmkit.h"
+#include "irdma_cm.h"
+
+#define CREATE_TRACE_POINTS
+#include "irdma_trace.h"
+
+/* Lets a test see whether cmkit_irdma's events are being traced. */
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_irdma_create_event);
+
+static struct irdma_cm_core cmkit_irdma_core;
 
 /**
- * cmkit_irdma_init - bring up the irdma consumer
+ * cmkit_irdma_cm_core - the core of cmkit's one virtual irdma device
+ *
+ * Return: the core set up at module load.
+ */
+struct irdma_cm_core *cmkit_irdma_cm_core(void)
+{
+	return &cmkit_irdma_core;
+}
+EXPORT_SYMBOL_GPL(cmkit_irdma_cm_core);
+
+/**
+ * irdma_cm_event_name - the name of an irdma event type
+ * @type: the type
+ *
+ * Return: a static string, "unknown" for values outside the enum.
+ */
+const char *irdma_cm_event_name(enum irdma_cm_event_type type)
+{
+	static const char * const names[] = {
+		[IRDMA_CM_EVENT_UNKNOWN] = "UNKNOWN",
+		[IRDMA_CM_EVENT_ESTABLISHED] = "ESTABLISHED",
+		[IRDMA_CM_EVENT_MPA_REQ] = "MPA_REQ",
+		[IRDMA_CM_EVENT_MPA_CONNECT] = "MPA_CONNECT",
+		[IRDMA_CM_EVENT_MPA_ACCEPT] = "MPA_ACCEPT",
+		[IRDMA_CM_EVENT_MPA_REJECT] = "MPA_REJECT",
+		[IRDMA_CM_EVENT_MPA_ESTABLISHED] = "MPA_ESTABLISHED",
+		[IRDMA_CM_EVENT_CONNECTED] = "CONNECTED",
+		[IRDMA_CM_EVENT_RESET] = "RESET",
+		[IRDMA_CM_EVENT_ABORTED] = "ABORTED",
+		[IRDMA_CM_EVENT_DISCONN] = "DISCONN",
+	};
+
+	if ((unsigned int)type < ARRAY_SIZE(names))
+		return names[type];
+	return "unknown";
+}
+EXPORT_SYMBOL_GPL(irdma_cm_event_name);
+
+static const char *iw_event_name(enum iw_cm_event_type type)
+{
+	switch (type) {
+	case IW_CM_EVENT_CONNECT_REQUEST:
+		return "CONNECT_REQUEST";
+	case IW_CM_EVENT_CONNECT_REPLY:
+		return "CONNECT_REPLY";
+	case IW_CM_EVENT_ESTABLISHED:
+		return "ESTABLISHED";
+	case IW_CM_EVENT_DISCONNECT:
+		return "DISCONNECT";
+	case IW_CM_EVENT_CLOSE:
+		return "CLOSE";
+	}
+	return "unknown";
+}
+
+/**
+ * irdma_setup_cm_core - bring up a cm core
+ * @cm_core: zeroed or previously cleaned-up core
+ *
+ * Return: 0, or -ENOMEM when a workqueue cannot be made.
+ */
+int irdma_setup_cm_core(struct irdma_cm_core *cm_core)
+{
+	memset(cm_core, 0, sizeof(*cm_core));
+	spin_lock_init(&cm_core->ht_lock);
+	INIT_LIST_HEAD(&cm_core->nodes);
+	INIT_LIST_HEAD(&cm_core->listeners);
+	init_waitqueue_head(&cm_core->wait);
+	cm_core->mpa_version = CMKIT_MPA_REV2;
+	cm_core->event_wq = alloc_ordered_workqueue("cmkit-iwarp-event-wq", 0);
+	if (!cm_core->event_wq)
+		return -ENOMEM;
+	cm_core->sock_wq = alloc_workqueue("cmkit-iwarp-sock-wq", WQ_UNBOUND, 0);
+	if (!cm_core->sock_wq) {
+		destroy_workqueue(cm_core->event_wq);
+		return -ENOMEM;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(irdma_setup_cm_core);
+
+/* Take a reference on the next node cleanup has not aborted yet. */
+static struct irdma_cm_node *irdma_cm_next_unreaped(struct irdma_cm_core *cm_core)
+{
+	struct irdma_cm_node *cm_node, *found = NULL;
+
+	spin_lock(&cm_core->ht_lock);
+	list_for_each_entry(cm_node, &cm_core->nodes, list) {
+		if (test_and_set_bit(IRDMA_CM_NODE_REAPED, &cm_node->flags))
+			continue;
+		if (refcount_inc_not_zero(&cm_node->refcnt)) {
+			found = cm_node;
+			break;
+		}
+	}
+	spin_unlock(&cm_core->ht_lock);
+	return found;
+}
+
+static bool irdma_cm_core_empty(struct irdma_cm_core *cm_core)
+{
+	bool empty;
+
+	spin_lock(&cm_core->ht_lock);
+	empty = list_empty(&cm_core->nodes) && list_empty(&cm_core->listeners);
+	spin_unlock(&cm_core->ht_lock);
+	return empty;
+}
+
+/**
+ * irdma_cleanup_cm_core - tear down every listener and connection of a core
+ * @cm_core: a core set up by irdma_setup_cm_core()
+ *
+ * Listeners stop; every live connection is reset and its upper layer gets
+ * its last upcall (CONNECT_REPLY(-ECONNRESET) for a connect still waiting,
+ * DISCONNECT(-ECONNRESET) and CLOSE for an established one); the upcalls
+ * are delivered before this returns, and every node and listener is freed.
+ * A CONNECT_REQUEST must have been answered (accept or reject) first: the
+ * node of an unanswered one lives until then, and this waits for it.
+ *
+ * Context: process context; sleeps.
+ */
+void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
+{
+	struct irdma_cm_node *cm_node;
+
+	spin_lock(&cm_core->ht_lock);
+	cm_core->dying = true;
+	spin_unlock(&cm_core->ht_lock);
+
+	irdma_cm_teardown_listeners(cm_core);
+	while ((cm_node = irdma_cm_next_unreaped(cm_core))) {
+		irdma_cm_node_abort(cm_node);
+		irdma_rem_ref_cm_node(cm_node);
+	}
+	/* Socket work may still post; events may still drop references. */
+	drain_workqueue(cm_core->sock_wq);
+	drain_workqueue(cm_core->event_wq);
+	while (!wait_event_timeout(cm_core->wait, irdma_cm_core_empty(cm_core),
+				   30 * HZ))
+		pr_warn("cleanup: waiting for connections still referenced (%d made, %d freed)\n",
+			atomic_read(&cm_core->stats.nodes_made),
+			atomic_read(&cm_core->stats.nodes_freed));
+	destroy_workqueue(cm_core->sock_wq);
+	destroy_workqueue(cm_core->event_wq);
+	cm_core->sock_wq = NULL;
+	cm_core->event_wq = NULL;
+}
+EXPORT_SYMBOL_GPL(irdma_cleanup_cm_core);
+
+/**
+ * irdma_make_cm_node - make a connection's node
+ * @cm_core: its core
+ * @cm_id: the upper layer to deliver to (may be NULL until known)
+ * @info: local and remote address and port
+ *
+ * The node starts with its base reference, which the connection's end
+ * drops (irdma_cm_node_put_base()).  No reference on @cm_id is taken here.
+ *
+ * Context: process context.
+ * Return: the node, or NULL when memory is short or @cm_core is going away.
+ */
+struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
+					 struct iw_cm_id *cm_id,
+					 const struct irdma_cm_info *info)
+{
+	struct irdma_cm_node *cm_node;
+
+	cm_node = kzalloc(sizeof(*cm_node), GFP_KERNEL);
+	if (!cm_node)
+		return NULL;
+	cm_node->spare_event = kzalloc(sizeof(*cm_node->spare_event), GFP_KERNEL);
+	if (!cm_node->spare_event) {
+		kfree(cm_node);
+		return NULL;
+	}
+	cm_node->cm_core = cm_core;
+	cm_node->cm_id = cm_id;
+	refcount_set(&cm_node->refcnt, 1);
+	mutex_init(&cm_node->lock);
+	spin_lock_init(&cm_node->ev_lock);
+	cm_node->loc_addr = info->loc_addr;
+	cm_node->rem_addr = info->rem_addr;
+	cm_node->loc_port = info->loc_port;
+	cm_node->rem_port = info->rem_port;
+	cm_node->mpa_rev = cm_core->mpa_version;
+
+	spin_lock(&cm_core->ht_lock);
+	if (cm_core->dying) {
+		spin_unlock(&cm_core->ht_lock);
+		kfree(cm_node->spare_event);
+		kfree(cm_node);
+		return NULL;
+	}
+	list_add_tail(&cm_node->list, &cm_core->nodes);
+	spin_unlock(&cm_core->ht_lock);
+	cm_node->id = atomic_inc_return(&cm_core->stats.nodes_made);
+	return cm_node;
+}
+EXPORT_SYMBOL_GPL(irdma_make_cm_node);
+
+/**
+ * irdma_add_ref_cm_node - take a reference on a node
+ * @cm_node: a node the caller already holds a reference on
+ */
+void irdma_add_ref_cm_node(struct irdma_cm_node *cm_node)
+{
+	refcount_inc(&cm_node->refcnt);
+}
+EXPORT_SYMBOL_GPL(irdma_add_ref_cm_node);
+
+static void irdma_destroy_connection(struct irdma_cm_node *cm_node)
+{
+	struct irdma_cm_core *cm_core = cm_node->cm_core;
+
+	irdma_cm_node_release_sock(cm_node);
+	if (test_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags))
+		cm_node->cm_id->rem_ref(cm_node->cm_id);
+	if (cm_node->listener)
+		irdma_cm_put_listener(cm_node->listener);
+	kfree(cm_node->spare_event);
+	mutex_destroy(&cm_node->lock);
+	kfree(cm_node);
+	atomic_inc(&cm_core->stats.nodes_freed);
+	wake_up_all(&cm_core->wait);
+}
+
+/**
+ * irdma_rem_ref_cm_node - drop a reference on a node
+ * @cm_node: the node
+ *
+ * The last reference unlinks the node, releases its socket, its hold on
+ * the upper layer's id and on its listener, and frees it.
+ *
+ * Context: process context (the last put may sleep).
+ */
+void irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node)
+{
+	struct irdma_cm_core *cm_core = cm_node->cm_core;
+
+	/* Lookups under ht_lock take references with refcount_inc_not_zero(). */
+	if (!refcount_dec_and_test(&cm_node->refcnt))
+		return;
+	spin_lock(&cm_core->ht_lock);
+	list_del(&cm_node->list);
+	spin_unlock(&cm_core->ht_lock);
+	irdma_destroy_connection(cm_node);
+}
+EXPORT_SYMBOL_GPL(irdma_rem_ref_cm_node);
+
+/**
+ * irdma_cm_node_put_base - drop the connection's base reference, once
+ * @cm_node: the node; the caller holds another reference or this may free
+ *
+ * Calls after the first do nothing, so each path that ends a connection
+ * may call it without counting who else did.
+ */
+void irdma_cm_node_put_base(struct irdma_cm_node *cm_node)
+{
+	if (!test_and_set_bit(IRDMA_CM_NODE_BASE_PUT, &cm_node->flags))
+		irdma_rem_ref_cm_node(cm_node);
+}
+EXPORT_SYMBOL_GPL(irdma_cm_node_put_base);
+
+static bool irdma_cm_event_ends_connection(enum irdma_cm_event_type type)
+{
+	return type == IRDMA_CM_EVENT_MPA_REJECT || type == IRDMA_CM_EVENT_ABORTED ||
+	       type == IRDMA_CM_EVENT_RESET || type == IRDMA_CM_EVENT_DISCONN;
+}
+
+/**
+ * irdma_create_event - make an event for a node and post it
+ * @cm_node: the node, which must have an upper layer (cm_id)
+ * @type: what happened
+ *
+ * Unlike upstream (GFP_ATOMIC, silently dropped on failure) this allocates
+ * where sleeping is allowed, and an event that ends a connection falls back
+ * on the node's spare, so a connection's end is never lost.
+ *
+ * Context: process context.
+ * Return: the posted event, or NULL when it could not be made (nothing was
+ * posted; the caller decides).
+ */
+struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
+					  enum irdma_cm_event_type type)
+{
+	struct irdma_cm_event *event;
+
+	might_sleep();
+	if (!cm_node->cm_id)
+		return NULL;
+	event = kzalloc(sizeof(*event), GFP_KERNEL);
+	if (!event && irdma_cm_event_ends_connection(type))
+		event = xchg(&cm_node->spare_event, NULL);
+	if (!event) {
+		pr_warn("no memory for a %s event of %pI4h:%u\n",
+			irdma_cm_event_name(type), &cm_node->rem_addr,
+			cm_node->rem_port);
+		return NULL;
+	}
+	event->type = type;
+	event->cm_node = cm_node;
+	event->cm_info.cm_id = cm_node->cm_id;
+	event->cm_info.loc_addr = cm_node->loc_addr;
+	event->cm_info.rem_addr = cm_node->rem_addr;
+	event->cm_info.loc_port = cm_node->loc_port;
+	event->cm_info.rem_port = cm_node->rem_port;
+	irdma_cm_post_event(event);
+	return event;
+}
+EXPORT_SYMBOL_GPL(irdma_create_event);
+
+/**
+ * irdma_cm_post_event - queue an event for the handler
+ * @event: a filled event; it takes one reference on its node
+ *
+ * The sequence number is taken under the node's event lock together with
+ * the queueing, so the ordered workqueue sees a node's events in sequence.
+ */
+void irdma_cm_post_event(struct irdma_cm_event *event)
+{
+	struct irdma_cm_node *cm_node = event->cm_node;
+	struct irdma_cm_core *cm_core = cm_node->cm_core;
+
+	refcount_inc(&cm_node->refcnt);
+	INIT_WORK(&event->event_work, irdma_cm_event_handler);
+	spin_lock(&cm_node->ev_lock);
+	event->seq = cm_node->ev_seq++;
+	trace_cmkit_irdma_create_event(cm_node, event->type, event->seq);
+	atomic_inc(&cm_core->stats.events_posted);
+	queue_work(cm_core->event_wq, &event->event_work);
+	spin_unlock(&cm_node->ev_lock);
+}
+EXPORT_SYMBOL_GPL(irdma_cm_post_event);
+
+static void irdma_cm_fill_sin(struct sockaddr_storage *ss, u32 addr, u16 port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(addr);
+	sin->sin_port = htons(port);
+}
+
+/**
+ * irdma_send_cm_event - make one upcall to the upper layer
+ * @cm_node: the connection
+ * @cm_id: the upper layer's id
+ * @type: the iw_cm event
+ * @status: its status
+ *
+ * Fills struct iw_cm_event as upstream: CONNECT_REQUEST carries the
+ * node's addresses, provider_data naming the node, the peer's private data
+ * and IRD (ORD left 0); CONNECT_REPLY carries the id's mapped addresses,
+ * the peer's private data, IRD and ORD; ESTABLISHED carries IRD and ORD;
+ * DISCONNECT and CLOSE nothing else.
+ *
+ * Return: the upper layer's answer, or -EINVAL for other types (no upcall).
+ */
+int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
+			enum iw_cm_event_type type, int status)
+{
+	struct iw_cm_event event = {
+		.event = type,
+		.status = status,
+	};
+
+	switch (type) {
+	case IW_CM_EVENT_CONNECT_REQUEST:
+		irdma_cm_fill_sin(&event.local_addr, cm_node->loc_addr,
+				  cm_node->loc_port);
+		irdma_cm_fill_sin(&event.remote_addr, cm_node->rem_addr,
+				  cm_node->rem_port);
+		event.provider_data = cm_node;
+		event.private_data = cm_node->pdata_buf;
+		event.private_data_len = (u8)min_t(u16, cm_node->pdata_len, U8_MAX);
+		event.ird = (u8)min_t(u16, cm_node->ird_size, U8_MAX);
+		break;
+	case IW_CM_EVENT_CONNECT_REPLY:
+		memcpy(&event.local_addr, &cm_id->m_local_addr, sizeof(event.local_addr));
+		memcpy(&event.remote_addr, &cm_id->m_remote_addr,
+		       sizeof(event.remote_addr));
+		event.private_data = cm_node->pdata_buf;
+		event.private_data_len = (u8)min_t(u16, cm_node->pdata_len, U8_MAX);
+		event.ird = (u8)min_t(u16, cm_node->ird_size, U8_MAX);
+		event.ord = (u8)min_t(u16, cm_node->ord_size, U8_MAX);
+		break;
+	case IW_CM_EVENT_ESTABLISHED:
+		event.ird = (u8)min_t(u16, cm_node->ird_size, U8_MAX);
+		event.ord = (u8)min_t(u16, cm_node->ord_size, U8_MAX);
+		break;
+	case IW_CM_EVENT_DISCONNECT:
+	case IW_CM_EVENT_CLOSE:
+		break;
+	default:
+		pr_debug("no upcall for iw_cm event %d\n", type);
+		return -EINVAL;
+	}
+	trace_cmkit_irdma_send_cm_event(cm_node, type, status);
+	atomic_inc(&cm_node->cm_core->stats.upcalls);
+	if (cm_node->sock || cm_node->rem_port)
+		pr_info("%pI4h:%u -> %pI4h:%u: %s (status %d)\n",
+			&cm_node->loc_addr, cm_node->loc_port, &cm_node->rem_addr,
+			cm_node->rem_port, iw_event_name(type), status);
+	return cm_id->event_handler(cm_id, &event);
+}
+EXPORT_SYMBOL_GPL(irdma_send_cm_event);
+
+/*
+ * The connection is over: tell the upper layer what its state calls for,
+ * and drop the base reference if a last upcall was made.
+ */
+static void irdma_cm_event_closed(struct irdma_cm_node *cm_node,
+				  int reply_status, int disconn_status)
+{
+	struct iw_cm_id *cm_id = cm_node->cm_id;
+
+	switch (cm_node->ul_state) {
+	case IRDMA_CM_UL_CONN_SENT:
+		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
+		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CONNECT_REPLY,
+				    reply_status);
+		irdma_cm_node_put_base(cm_node);
+		break;
+	case IRDMA_CM_UL_ESTABLISHED:
+		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
+		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_DISCONNECT,
+				    disconn_status);
+		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CLOSE, 0);
+		irdma_cm_node_put_base(cm_node);
+		break;
+	default:
+		/* Never connected from the upper layer's view: nothing to say. */
+		pr_debug("end of %pI4h:%u in upper-layer state %d: no upcall\n",
+			 &cm_node->rem_addr, cm_node->rem_port, cm_node->ul_state);
+		break;
+	}
+}
+
+static void irdma_cm_event_mpa_req(struct irdma_cm_node *cm_node)
+{
+	struct irdma_cm_listener *listener = cm_node->listener;
+	struct irdma_cm_core *cm_core = cm_node->cm_core;
+	bool listening = false;
+	int rc;
+
+	if (cm_node->ul_state != IRDMA_CM_UL_NONE)
+		return;
+	if (listener) {
+		spin_lock(&cm_core->ht_lock);
+		listening = listener->listening;
+		spin_unlock(&cm_core->ht_lock);
+	}
+	if (!listener || listening) {
+		cm_node->ul_state = IRDMA_CM_UL_REQ_INDICATED;
+		rc = irdma_send_cm_event(cm_node, cm_node->cm_id,
+					 IW_CM_EVENT_CONNECT_REQUEST, 0);
+		if (!rc)
+			return;
+		/* Like iw_cm: a refused indication rejects the request. */
+		pr_info("upper layer refused the request of %pI4h:%u: %d\n",
+			&cm_node->rem_addr, cm_node->rem_port, rc);
+	}
+	cm_node->ul_state = IRDMA_CM_UL_CLOSED;
+	irdma_cm_node_abort(cm_node);
+	irdma_cm_node_put_base(cm_node);
+}
+
+static void irdma_cm_check_order(struct irdma_cm_node *cm_node,
+				 struct irdma_cm_event *event)
+{
+	if (event->seq != cm_node->ev_handled) {
+		atomic_inc(&cm_node->cm_core->stats.events_misordered);
+		pr_warn("event %u of %pI4h:%u handled when %u was due\n", event->seq,
+			&cm_node->rem_addr, cm_node->rem_port, cm_node->ev_handled);
+	}
+	cm_node->ev_handled = event->seq + 1;
+}
+
+/**
+ * irdma_cm_event_handler - send event to cm upper layer
+ * @work: the event's work item, on the core's ordered event workqueue
+ *
+ * MPA_REQ: CONNECT_REQUEST on the listener's id.  CONNECTED: CONNECT_REPLY(0)
+ * with the peer's private data and IRD/ORD.  MPA_REJECT:
+ * CONNECT_REPLY(-ECONNREFUSED).  ABORTED: CONNECT_REPLY(-ECONNRESET), or for
+ * an established connection DISCONNECT(-ECONNRESET) and CLOSE.  ESTABLISHED
+ * (an accept): ESTABLISHED.  RESET: DISCONNECT(-ECONNRESET) then CLOSE.
+ * DISCONN: DISCONNECT(0) then CLOSE.  Each only when the upper layer's state
+ * allows it; an upcall that ends the connection also drops its base
+ * reference.  Unknown types are logged.  Every event, whatever its type,
+ * drops the node reference it holds and is freed.
+ *
+ * Context: process context, no locks held; the upper layer may sleep.
+ */
+void irdma_cm_event_handler(struct work_struct *work)
+{
+	struct irdma_cm_event *event = container_of(work, struct irdma_cm_event,
+						    event_work);
+	struct irdma_cm_node *cm_node = event->cm_node;
+	struct irdma_cm_core *cm_core = cm_node->cm_core;
+
+	irdma_cm_check_order(cm_node, event);
+	trace_cmkit_irdma_handle_event(cm_node, event->type, event->seq,
+				       cm_node->ul_state);
+	switch (event->type) {
+	case IRDMA_CM_EVENT_MPA_REQ:
+		irdma_cm_event_mpa_req(cm_node);
+		break;
+	case IRDMA_CM_EVENT_CONNECTED:
+		if (cm_node->ul_state == IRDMA_CM_UL_CONN_SENT) {
+			cm_node->ul_state = IRDMA_CM_UL_ESTABLISHED;
+			irdma_send_cm_event(cm_node, cm_node->cm_id,
+					    IW_CM_EVENT_CONNECT_REPLY, 0);
+		}
+		break;
+	case IRDMA_CM_EVENT_ESTABLISHED:
+		if (cm_node->ul_state == IRDMA_CM_UL_ACCEPTED) {
+			cm_node->ul_state = IRDMA_CM_UL_ESTABLISHED;
+			irdma_send_cm_event(cm_node, cm_node->cm_id,
+					    IW_CM_EVENT_ESTABLISHED, 0);
+		}
+		break;
+	case IRDMA_CM_EVENT_MPA_REJECT:
+		irdma_cm_event_closed(cm_node, -ECONNREFUSED, -ECONNRESET);
+		break;
+	case IRDMA_CM_EVENT_ABORTED:
+	case IRDMA_CM_EVENT_RESET:
+		irdma_cm_event_closed(cm_node, -ECONNRESET, -ECONNRESET);
+		break;
+	case IRDMA_CM_EVENT_DISCONN:
+		irdma_cm_event_closed(cm_node, -ECONNRESET, 0);
+		break;
+	default:
+		pr_warn_ratelimited("bad event type %d (%s) for %pI4h:%u\n", event->type,
+				    irdma_cm_event_name(event->type), &cm_node->rem_addr,
+				    cm_node->rem_port);
+		break;
+	}
+	atomic_inc(&cm_core->stats.events_handled);
+	irdma_rem_ref_cm_node(cm_node);
+	kfree(event);
+}
+EXPORT_SYMBOL_GPL(irdma_cm_event_handler);
+
+/**
+ * cmkit_irdma_init - set up the core of cmkit's virtual irdma device
  *
  * Return: 0 on success, or a negative errno.
  */
 int cmkit_irdma_init(void)
 {
-	return 0;
+	return irdma_setup_cm_core(&cmkit_irdma_core);
 }
 
 /**
- * cmkit_irdma_exit - tear down every irdma object still alive
+ * cmkit_irdma_exit - tear down every irdma listener and connection still alive
  */
 void cmkit_irdma_exit(void)
 {
+	irdma_cleanup_cm_core(&cmkit_irdma_core);
 }

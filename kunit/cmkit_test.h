@@ -122,6 +122,7 @@ int cmkit_peer_disconnect(struct cmkit_peer *p);
 
 extern struct kunit_suite cmkit_smoke_suite;
 extern struct kunit_suite cmkit_rpcrdma_suite;
+extern struct kunit_suite cmkit_irdma_suite;
 extern struct kunit_suite cmkit_srpt_suite;
 
 #endif /* CMKIT_TEST_H */

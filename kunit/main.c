@@ -51,6 +51,7 @@ MODULE_PARM_DESC(suites, "what to run at load: comma-separated globs, 'suite' or
 static struct kunit_suite *cmkit_all_suites[] = {
 	&cmkit_smoke_suite,
 	&cmkit_rpcrdma_suite,
+	&cmkit_irdma_suite,
 	&cmkit_srpt_suite,
 };
 

@@ -287,6 +287,8 @@ def write_summary(lines, totals):
 # (user-space peers through the control plane).
 RUN_CASES = ",".join([
     "cmkit_smoke.smoke_loopback_connect_then_client_disconnects",
+    "cmkit_irdma.irdma_connects_siw_accepts_then_cmkit_closes",
+    "cmkit_irdma.siw_connects_cmkit_accepts_then_siw_closes",
 ])
 _TRACE_LINE = re.compile(r"^\s*\S.*?\s+\[\d+\]\s+\S+\s+([\d.]+): (.*)$")
 _KLOG_LINE = re.compile(r"^\[\s*([\d.]+)\] (cmkit(?:_test)?: .*)$")

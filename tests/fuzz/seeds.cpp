@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "cmkit/mpa.h"
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/srp.h"
 
@@ -44,6 +45,24 @@ bool RpcrdmaCmp(const std::string &root)
 		cmkit_u8 buf[CMKIT_RPCRDMA_CMP_LEN];
 		cmkit_rpcrdma_cmp_encode(buf, CMKIT_RPCRDMA_CMP_F_SND_W_INV_OK, s, s / 2);
 		ok = d.Write(buf, sizeof(buf)) && ok;
+	}
+	return ok;
+}
+
+bool Mpa(const std::string &root)
+{
+	SeedDir d(root, "mpa");
+	const cmkit_u8 pd[] = { 'c', 'm', 'k', 'i', 't' };
+	cmkit_u8 buf[CMKIT_MPA_MAX_FRAME];
+	bool ok = true;
+	for (int kind = 0; kind < 2; kind++) {
+		enum cmkit_mpa_kind k = kind ? CMKIT_MPA_REPLY : CMKIT_MPA_REQUEST;
+		int n = irdma_build_mpa_v1(buf, sizeof(buf), k, kind, pd, sizeof(pd));
+		ok = n > 0 && d.Write(buf, n) && ok;
+		n = irdma_build_mpa_v2(buf, sizeof(buf), k, 0, 16, 16, 0, 0, pd, sizeof(pd));
+		ok = n > 0 && d.Write(buf, n) && ok;
+		n = irdma_build_mpa_v2(buf, sizeof(buf), k, 0, 1, 1, 0, 0, nullptr, 0);
+		ok = n > 0 && d.Write(buf, n) && ok;
 	}
 	return ok;
 }
@@ -87,6 +106,7 @@ int main(int argc, char **argv)
 	}
 	std::string root = argv[1];
 	bool ok = RpcrdmaCmp(root);
+	ok = Mpa(root) && ok;
 	ok = Srp(root) && ok;
 	return ok ? 0 : 1;
 }

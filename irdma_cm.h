@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cmkit irdma: an irdma-style iWARP connection manager in software.
+ *
+ * Upstream irdma runs TCP and MPA in the driver and hands each connection
+ * event to the iWARP CM upper layer from a work item.  cmkit does the same
+ * over kernel TCP sockets: a cm_node per connection, a listener per local
+ * address and port, and irdma_cm_event_handler() on one ordered workqueue
+ * per cm core delivering every upcall to the upper layer's iw_cm_id.
+ *
+ * The upper layer is a struct iw_cm_id its consumer owns (event_handler,
+ * context, add_ref/rem_ref, addresses): never one made by the kernel's
+ * iw_cm, which BUG()s on events it does not expect.  There is no irdma
+ * hardware, so no QP is bound: provider_data names the cm_node (after a
+ * CONNECT_REQUEST, a connect and an accept alike), and bytes the peer sends
+ * after the MPA exchange (its RDMA traffic) are counted and dropped.  IPv4
+ * only.
+ */
+#ifndef CMKIT_IRDMA_CM_H
+#define CMKIT_IRDMA_CM_H
+
+#include <linux/in.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/iw_cm.h>
+
+#include "cmkit/mpa.h"
+
+/* What irdma's producers tell the event handler; values as upstream. */
+enum irdma_cm_event_type {
+	IRDMA_CM_EVENT_UNKNOWN,
+	IRDMA_CM_EVENT_ESTABLISHED,	/* cmkit: a passive accept completed */
+	IRDMA_CM_EVENT_MPA_REQ,
+	IRDMA_CM_EVENT_MPA_CONNECT,	/* never produced */
+	IRDMA_CM_EVENT_MPA_ACCEPT,	/* never produced */
+	IRDMA_CM_EVENT_MPA_REJECT,
+	IRDMA_CM_EVENT_MPA_ESTABLISHED,	/* never produced */
+	IRDMA_CM_EVENT_CONNECTED,
+	IRDMA_CM_EVENT_RESET,		/* cmkit: an established peer reset */
+	IRDMA_CM_EVENT_ABORTED,
+	IRDMA_CM_EVENT_DISCONN,		/* cmkit: an established connection closed */
+};
+
+/* The TCP/MPA side of a node (changed under cm_node->lock). */
+enum irdma_cm_node_state {
+	IRDMA_CM_STATE_UNKNOWN,
+	IRDMA_CM_STATE_SYN_SENT,	/* active: TCP connect in progress */
+	IRDMA_CM_STATE_ESTABLISHED,	/* passive: TCP up, awaiting the request */
+	IRDMA_CM_STATE_MPAREQ_SENT,	/* active: awaiting the reply */
+	IRDMA_CM_STATE_MPAREQ_RCVD,	/* passive: awaiting accept or reject */
+	IRDMA_CM_STATE_MPAREJ_RCVD,	/* active: the peer rejected */
+	IRDMA_CM_STATE_OFFLOADED,	/* MPA done: the connection is up */
+	IRDMA_CM_STATE_FIN_WAIT1,	/* closed locally, awaiting the peer */
+	IRDMA_CM_STATE_CLOSED,
+};
+
+/*
+ * What the upper layer has been told (changed only by the event handler,
+ * and by connect/accept before they post): this is what keeps iw_cm's rules
+ * whatever the socket side does meanwhile.
+ */
+enum irdma_cm_ul_state {
+	IRDMA_CM_UL_NONE,
+	IRDMA_CM_UL_CONN_SENT,		/* active connect issued */
+	IRDMA_CM_UL_REQ_INDICATED,	/* CONNECT_REQUEST delivered */
+	IRDMA_CM_UL_ACCEPTED,		/* accept issued, ESTABLISHED queued */
+	IRDMA_CM_UL_ESTABLISHED,	/* CONNECT_REPLY(0) or ESTABLISHED delivered */
+	IRDMA_CM_UL_CLOSED,		/* last upcall delivered */
+};
+
+/* cm_node->flags bits */
+enum {
+	IRDMA_CM_NODE_BASE_PUT,		/* the connection's base reference is gone */
+	IRDMA_CM_NODE_ID_HELD,		/* holds add_ref() on cm_id */
+	IRDMA_CM_NODE_ENHANCED,		/* MPA revision 2, enhanced setup */
+	IRDMA_CM_NODE_REAPED,		/* cleanup has aborted it */
+	IRDMA_CM_NODE_SOCK_QUEUED,	/* sock_work queued, holding a reference */
+};
+
+struct irdma_cm_core;
+struct irdma_cm_listener;
+struct socket;
+
+/**
+ * struct irdma_cm_info - addresses and id of a connection, as an event saw them
+ * @cm_id: the upper layer's id when the event was made
+ * @loc_addr: local IPv4 address, host order
+ * @rem_addr: remote IPv4 address, host order
+ * @loc_port: local port, host order
+ * @rem_port: remote port, host order
+ */
+struct irdma_cm_info {
+	struct iw_cm_id *cm_id;
+	u32 loc_addr;
+	u32 rem_addr;
+	u16 loc_port;
+	u16 rem_port;
+};
+
+/**
+ * struct irdma_cm_node - one connection
+ * @list: in cm_core->nodes, under cm_core->ht_lock
+ * @id: number of the node in its core, for log lines and traces
+ * @cm_core: the core it belongs to
+ * @listener: a passive node's listener (a listener reference is held)
+ * @cm_id: the upper layer: the listener's id until accept, then the
+ *	child's (passive), or the connecting id (active)
+ * @refcnt: the base reference, one per posted event, one for a queued
+ *	socket work, one per caller in flight
+ * @flags: IRDMA_CM_NODE_* bits
+ * @lock: serialises the socket side: @state, @sock, receive, accept, close
+ * @state: TCP/MPA state
+ * @ul_state: what the upper layer has been told
+ * @passive: made by a listener
+ * @loc_addr: local address, host order
+ * @rem_addr: remote address, host order
+ * @loc_port: local port, host order
+ * @rem_port: remote port, host order
+ * @mpa_rev: MPA revision of the exchange (1 or 2)
+ * @ird_size: IRD: requested by the peer (passive, until accept), then
+ *	negotiated
+ * @ord_size: ORD, likewise
+ * @pdata_len: length of @pdata_buf
+ * @pdata_buf: the peer's private data (request, accept or reject)
+ * @sock: the TCP socket, NULL once released
+ * @saved_data_ready: the socket's callbacks before cmkit took it over
+ * @saved_state_change: likewise
+ * @sock_work: receives and reacts in process context (cm_core->sock_wq)
+ * @rx_len: bytes of the MPA frame received so far
+ * @rx_buf: the MPA frame being received
+ * @rx_dropped: bytes received after the MPA exchange (no data path)
+ * @ev_lock: orders sequence numbers with queueing
+ * @ev_seq: sequence number of the next posted event
+ * @ev_handled: sequence number the handler expects next
+ * @spare_event: lets the one event that ends a connection be posted
+ *	when memory is short
+ */
+struct irdma_cm_node {
+	struct list_head list;
+	u32 id;
+	struct irdma_cm_core *cm_core;
+	struct irdma_cm_listener *listener;
+	struct iw_cm_id *cm_id;
+	refcount_t refcnt;
+	unsigned long flags;
+	struct mutex lock;		/* the socket side */
+	enum irdma_cm_node_state state;
+	enum irdma_cm_ul_state ul_state;
+	bool passive;
+	u32 loc_addr;
+	u32 rem_addr;
+	u16 loc_port;
+	u16 rem_port;
+	u8 mpa_rev;
+	u16 ird_size;
+	u16 ord_size;
+	u16 pdata_len;
+	u8 pdata_buf[CMKIT_MPA_MAX_PD_LEN];
+	struct socket *sock;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	struct work_struct sock_work;
+	size_t rx_len;
+	u8 rx_buf[CMKIT_MPA_MAX_FRAME];
+	u64 rx_dropped;
+	spinlock_t ev_lock;		/* @ev_seq and queueing */
+	u32 ev_seq;
+	u32 ev_handled;
+	struct irdma_cm_event *spare_event;
+};
+
+/**
+ * struct irdma_cm_event - one event on its way to the upper layer
+ * @type: what happened
+ * @cm_info: addresses and id at creation
+ * @event_work: queued on cm_core->event_wq, runs irdma_cm_event_handler()
+ * @cm_node: the node; the event holds one reference on it
+ * @seq: per-node sequence number, checked by the handler
+ */
+struct irdma_cm_event {
+	enum irdma_cm_event_type type;
+	struct irdma_cm_info cm_info;
+	struct work_struct event_work;
+	struct irdma_cm_node *cm_node;
+	u32 seq;
+};
+
+/**
+ * struct irdma_cm_listener - a listening address and port
+ * @list: in cm_core->listeners, under cm_core->ht_lock
+ * @cm_core: the core it belongs to
+ * @cm_id: the upper layer's listening id (an add_ref() is held)
+ * @refcnt: the listen reference plus one per passive node
+ * @listening: cleared by irdma_destroy_listen(), under cm_core->ht_lock
+ * @loc_addr: local address, host order
+ * @loc_port: local port, host order
+ * @backlog: the listen backlog
+ * @sock: the listening socket
+ * @saved_data_ready: its callback before cmkit took it over
+ * @accept_work: accepts new TCP connections in process context
+ */
+struct irdma_cm_listener {
+	struct list_head list;
+	struct irdma_cm_core *cm_core;
+	struct iw_cm_id *cm_id;
+	refcount_t refcnt;
+	bool listening;
+	u32 loc_addr;
+	u16 loc_port;
+	int backlog;
+	struct socket *sock;
+	void (*saved_data_ready)(struct sock *sk);
+	struct work_struct accept_work;
+};
+
+/**
+ * struct irdma_cm_stats - what a core has done, for tests and debugging
+ * @nodes_made: nodes made
+ * @nodes_freed: nodes freed
+ * @events_posted: events queued
+ * @events_handled: events the handler finished
+ * @events_misordered: events handled out of their node's posting order
+ * @upcalls: calls into the upper layer
+ * @aborts: connections aborted (bad frames, peer gone, teardown)
+ */
+struct irdma_cm_stats {
+	atomic_t nodes_made;
+	atomic_t nodes_freed;
+	atomic_t events_posted;
+	atomic_t events_handled;
+	atomic_t events_misordered;
+	atomic_t upcalls;
+	atomic_t aborts;
+};
+
+/**
+ * struct irdma_cm_core - the connection manager of one (virtual) device
+ * @event_wq: ordered: every upcall, one at a time, in posting order
+ * @sock_wq: socket work of the nodes and listeners
+ * @ht_lock: protects @nodes, @listeners, @dying and each listener's
+ *	listening flag (lookups under it take node references only with
+ *	refcount_inc_not_zero())
+ * @nodes: every live node
+ * @listeners: every live listener
+ * @dying: irdma_cleanup_cm_core() has begun; nothing new is made
+ * @mpa_version: MPA revision of new active connections (1 or 2)
+ * @ird: IRD a connect advertises when its parameters ask for none
+ * @wait: woken when a node or listener is freed
+ * @stats: counters
+ */
+struct irdma_cm_core {
+	struct workqueue_struct *event_wq;
+	struct workqueue_struct *sock_wq;
+	spinlock_t ht_lock;		/* lists, @dying, listening */
+	struct list_head nodes;
+	struct list_head listeners;
+	bool dying;
+	u8 mpa_version;
+	wait_queue_head_t wait;
+	struct irdma_cm_stats stats;
+};
+
+/* irdma_cm.c: core, nodes, events, upcalls */
+int irdma_setup_cm_core(struct irdma_cm_core *cm_core);
+void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core);
+struct irdma_cm_core *cmkit_irdma_cm_core(void);
+struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
+					 struct iw_cm_id *cm_id,
+					 const struct irdma_cm_info *info);
+void irdma_add_ref_cm_node(struct irdma_cm_node *cm_node);
+void irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node);
+void irdma_cm_node_put_base(struct irdma_cm_node *cm_node);
+struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
+					  enum irdma_cm_event_type type);
+void irdma_cm_post_event(struct irdma_cm_event *event);
+void irdma_cm_event_handler(struct work_struct *work);
+int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
+			enum iw_cm_event_type type, int status);
+const char *irdma_cm_event_name(enum irdma_cm_event_type type);
+
+/* irdma_listen.c: listeners */
+int irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+			int backlog);
+int irdma_destroy_listen(struct iw_cm_id *cm_id);
+void irdma_cm_put_listener(struct irdma_cm_listener *listener);
+void irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core);
+
+/* irdma_conn.c: a connection's socket, MPA, and the consumer API */
+int irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+		  struct iw_cm_conn_param *conn_param);
+int irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param);
+int irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
+int irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt);
+void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
+			       struct socket *sock);
+void irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node);
+void irdma_cm_node_release_sock(struct irdma_cm_node *cm_node);
+void irdma_cm_node_abort(struct irdma_cm_node *cm_node);
+
+/* kernel_bind() and kernel_connect() take a struct sockaddr_unsized in 7.x. */
+#ifdef CMKIT_KERNEL_BIND_SOCKADDR_UNSIZED
+#define IRDMA_SA(sin) ((struct sockaddr_unsized *)(sin))
+#else
+#define IRDMA_SA(sin) ((struct sockaddr *)(sin))
+#endif
+
+#endif /* CMKIT_IRDMA_CM_H */
