@@ -212,6 +212,11 @@ def boot_and_judge(info, initrd, accel, out, append, live):
     counts = (0, 0, 0)
     if os.path.exists(json_path) and os.path.getsize(json_path):
         counts = results.count_json(json_path)
+        lost = results.lost_param_skips(open(ktap_path).read())
+        if lost:
+            say(f"{info['release']}: {lost} parameter skip(s) without a SKIP "
+                "directive (the case totals say so); counted as skipped")
+            counts = (counts[0] - lost, counts[1], counts[2] + lost)
     verdict = results.judge(report, console, rc, counts, boot.hung, boot.exited)
     if not report.suites:
         verdict.problems.append("no KUnit results")

@@ -191,6 +191,14 @@ KLOG = """[    5.1] rdma_rxe: loaded
 
 
 class Ktap(unittest.TestCase):
+    def test_param_skip_without_directive_is_found_from_the_case_totals(self):
+        ktap = ("        ok 1 rxe0\n        ok 2 siw0\n"
+                "    # case_a: pass:1 fail:0 skip:1 total:2\n    ok 1 case_a\n"
+                "        ok 1 rxe0\n        ok 2 siw0 # SKIP no RDMA device named siw0\n"
+                "    # case_b: pass:1 fail:0 skip:1 total:2\n    ok 2 case_b\n")
+        self.assertEqual(results.lost_param_skips(ktap), 1)
+        self.assertEqual(results.lost_param_skips(PASSING_SUITE), 0)
+
     def test_lossy_debugfs_falls_back_to_the_kernel_log(self):
         self.assertTrue(results.lossy(LOSSY_SUITE))
         self.assertFalse(results.lossy(PASSING_SUITE))
