@@ -367,6 +367,19 @@ def machine_lock(what):
         yield
 
 
+@contextlib.contextmanager
+def tree_lock():
+    """Held by a make test/run/shell: they share this checkout's build/."""
+    os.makedirs(os.path.join(TOP, "build"), exist_ok=True)
+    with open(os.path.join(TOP, "build", "run.lock"), "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say("another run in this checkout is using build/; waiting for it")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def ensure(kver):
     if kver not in MATRIX:
         die(f"unknown kernel {kver!r}; the matrix is {' '.join(MATRIX)}")

@@ -362,6 +362,11 @@ def main(argv):
         s = sub.add_parser(name)
         s.add_argument("--kernel", default=DEFAULT_KERNEL)
     args = ap.parse_args(argv[1:])
+    with kernel.tree_lock():
+        return dispatch(args)
+
+
+def dispatch(args):
     if args.cmd == "test":
         lines, totals, ok = cmd_test(args)
         final = write_summary(lines, totals)

@@ -158,4 +158,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    with kernel.tree_lock():
+        sys.exit(main(sys.argv))
