@@ -6,10 +6,36 @@
 #ifndef CMKIT_H
 #define CMKIT_H
 
+#include <linux/mutex.h>
+#include <linux/types.h>
+
 struct dentry;
 
 /* cmkit/ in debugfs: each consumer's control plane lives below it. */
 extern struct dentry *cmkit_debugfs;
+
+/**
+ * struct cmkit_ctl - a handler's debugfs control plane
+ * @name: the handler, for log lines
+ * @lock: serialises commands, and commands against unload
+ * @closing: the module is unloading: commands are refused
+ * @command: runs one command line; returns 0 or a negative errno
+ */
+struct cmkit_ctl {
+	const char *name;
+	struct mutex lock;	/* commands, and commands vs. unload */
+	bool closing;
+	int (*command)(char *line);
+};
+
+#define CMKIT_CTL_INIT(var, nm, cmd) {					\
+	.name = (nm),							\
+	.lock = __MUTEX_INITIALIZER((var).lock),			\
+	.command = (cmd),						\
+}
+
+ssize_t cmkit_ctl_write(struct cmkit_ctl *ctl, const char __user *ubuf, size_t count);
+void cmkit_ctl_close(struct cmkit_ctl *ctl);
 
 int cmkit_rpcrdma_init(void);
 void cmkit_rpcrdma_exit(void);

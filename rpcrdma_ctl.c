@@ -14,21 +14,17 @@
 #include <linux/inet.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "cmkit.h"
 #include "rpcrdma.h"
-
-#define RPCRDMA_CTL_LINE	128
 
 struct rpcrdma_ctl_xprt {
 	struct list_head list;
 	struct rpcrdma_xprt *xprt;
 };
 
+/* Under rpcrdma_ctl.lock. */
 static LIST_HEAD(rpcrdma_ctl_xprts);
-static DEFINE_MUTEX(rpcrdma_ctl_lock);	/* the list, and closing */
-static bool rpcrdma_ctl_closing;
 static struct dentry *rpcrdma_ctl_dir;
 
 static int rpcrdma_ctl_connect(char *args)
@@ -118,25 +114,13 @@ static int rpcrdma_ctl_command(char *line)
 	return 0;
 }
 
+static struct cmkit_ctl rpcrdma_ctl =
+	CMKIT_CTL_INIT(rpcrdma_ctl, "rpcrdma", rpcrdma_ctl_command);
+
 static ssize_t rpcrdma_ctl_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	char buf[RPCRDMA_CTL_LINE], line[RPCRDMA_CTL_LINE];
-	int rc;
-
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	strscpy(line, strim(buf), sizeof(line));	/* parsing cuts buf up */
-
-	mutex_lock(&rpcrdma_ctl_lock);
-	rc = rpcrdma_ctl_closing ? -ESHUTDOWN : rpcrdma_ctl_command(strim(buf));
-	mutex_unlock(&rpcrdma_ctl_lock);
-	if (rc)
-		pr_info("cmkit: rpcrdma: ctl '%s' failed: %d\n", line, rc);
-	return rc ? rc : count;
+	return cmkit_ctl_write(&rpcrdma_ctl, ubuf, count);
 }
 
 static const struct file_operations rpcrdma_ctl_fops = {
@@ -149,7 +133,7 @@ static int rpcrdma_xprts_show(struct seq_file *m, void *v)
 {
 	struct rpcrdma_ctl_xprt *cx;
 
-	mutex_lock(&rpcrdma_ctl_lock);
+	mutex_lock(&rpcrdma_ctl.lock);
 	list_for_each_entry(cx, &rpcrdma_ctl_xprts, list) {
 		struct rpcrdma_xprt *x = cx->xprt;
 		struct rpcrdma_ep *ep;
@@ -164,7 +148,7 @@ static int rpcrdma_xprts_show(struct seq_file *m, void *v)
 			seq_printf(m, "%u %pISpc disconnected\n", x->rx_xid, &x->rx_dst);
 		mutex_unlock(&x->rx_lock);
 	}
-	mutex_unlock(&rpcrdma_ctl_lock);
+	mutex_unlock(&rpcrdma_ctl.lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rpcrdma_xprts);
@@ -211,9 +195,9 @@ void rpcrdma_ctl_init(struct dentry *parent)
  */
 void rpcrdma_ctl_exit(void)
 {
-	mutex_lock(&rpcrdma_ctl_lock);
-	rpcrdma_ctl_closing = true;
+	cmkit_ctl_close(&rpcrdma_ctl);
+	mutex_lock(&rpcrdma_ctl.lock);
 	rpcrdma_ctl_destroy_all();
-	mutex_unlock(&rpcrdma_ctl_lock);
+	mutex_unlock(&rpcrdma_ctl.lock);
 	debugfs_remove_recursive(rpcrdma_ctl_dir);
 }

@@ -12,16 +12,11 @@
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/uaccess.h>
 
 #include "cmkit.h"
 #include "srpt.h"
 
-#define SRPT_CTL_LINE	64
-
-static DEFINE_MUTEX(srpt_ctl_lock);	/* commands, and closing */
-static bool srpt_ctl_closing;
-static bool srpt_ctl_stopped;
+static bool srpt_ctl_stopped;	/* under srpt_ctl.lock */
 static struct dentry *srpt_ctl_dir;
 
 static int srpt_ctl_command(char *line)
@@ -50,25 +45,12 @@ static int srpt_ctl_command(char *line)
 	return -EINVAL;
 }
 
+static struct cmkit_ctl srpt_ctl = CMKIT_CTL_INIT(srpt_ctl, "srpt", srpt_ctl_command);
+
 static ssize_t srpt_ctl_write(struct file *file, const char __user *ubuf, size_t count,
 			      loff_t *ppos)
 {
-	char buf[SRPT_CTL_LINE], line[SRPT_CTL_LINE];
-	int rc;
-
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	strscpy(line, strim(buf), sizeof(line));	/* parsing cuts buf up */
-
-	mutex_lock(&srpt_ctl_lock);
-	rc = srpt_ctl_closing ? -ESHUTDOWN : srpt_ctl_command(strim(buf));
-	mutex_unlock(&srpt_ctl_lock);
-	if (rc)
-		pr_info("cmkit: srpt: ctl '%s' failed: %d\n", line, rc);
-	return rc ? rc : count;
+	return cmkit_ctl_write(&srpt_ctl, ubuf, count);
 }
 
 static const struct file_operations srpt_ctl_fops = {
@@ -119,8 +101,6 @@ void srpt_ctl_init(struct dentry *parent)
  */
 void srpt_ctl_exit(void)
 {
-	mutex_lock(&srpt_ctl_lock);
-	srpt_ctl_closing = true;
-	mutex_unlock(&srpt_ctl_lock);
+	cmkit_ctl_close(&srpt_ctl);
 	debugfs_remove_recursive(srpt_ctl_dir);
 }
