@@ -46,9 +46,14 @@ static void cmkit_peer_record(struct cmkit_peer *p, struct rdma_cm_id *id,
 	wake_up_all(&p->wait);
 }
 
-static int cmkit_peer_create_qp(struct cmkit_peer *p, struct rdma_cm_id *id)
+/**
+ * cmkit_test_qp_attr - the small RC QP every test peer uses
+ * @attr: filled in
+ * @cq: completion queue for both Sends and Receives
+ */
+void cmkit_test_qp_attr(struct ib_qp_init_attr *attr, struct ib_cq *cq)
 {
-	struct ib_qp_init_attr attr = {
+	*attr = (struct ib_qp_init_attr){
 		.cap = {
 			.max_send_wr = 4,
 			.max_recv_wr = 4,
@@ -57,7 +62,14 @@ static int cmkit_peer_create_qp(struct cmkit_peer *p, struct rdma_cm_id *id)
 		},
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
+		.send_cq = cq,
+		.recv_cq = cq,
 	};
+}
+
+static int cmkit_peer_create_qp(struct cmkit_peer *p, struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr attr;
 
 	if (!p->pd) {
 		p->pd = ib_alloc_pd(id->device, 0);
@@ -77,8 +89,7 @@ static int cmkit_peer_create_qp(struct cmkit_peer *p, struct rdma_cm_id *id)
 			return rc;
 		}
 	}
-	attr.send_cq = p->cq;
-	attr.recv_cq = p->cq;
+	cmkit_test_qp_attr(&attr, p->cq);
 	return rdma_create_qp(id, p->pd, &attr);
 }
 

@@ -109,6 +109,7 @@ struct cmkit_peer {
 			    BIT(RDMA_CM_EVENT_REJECTED) |		\
 			    BIT(RDMA_CM_EVENT_DEVICE_REMOVAL))
 
+void cmkit_test_qp_attr(struct ib_qp_init_attr *attr, struct ib_cq *cq);
 struct cmkit_peer *cmkit_peer_create(struct kunit *test, const char *name);
 int cmkit_peer_listen(struct cmkit_peer *srv, struct sockaddr_in *addr);
 int cmkit_peer_resolve(struct cmkit_peer *cli, struct sockaddr_in *dst);

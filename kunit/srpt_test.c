@@ -171,16 +171,7 @@ static void srpt_ibcm_free(struct kunit_resource *res)
 static int srpt_ibcm_init(struct kunit_resource *res, void *context)
 {
 	struct ib_device *dev = context;
-	struct ib_qp_init_attr attr = {
-		.cap = {
-			.max_send_wr = 4,
-			.max_recv_wr = 4,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-		},
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.qp_type = IB_QPT_RC,
-	};
+	struct ib_qp_init_attr attr;
 	struct srpt_ibcm *ini;
 	int ret;
 
@@ -202,8 +193,7 @@ static int srpt_ibcm_init(struct kunit_resource *res, void *context)
 		ini->cq = NULL;
 		goto fail;
 	}
-	attr.send_cq = ini->cq;
-	attr.recv_cq = ini->cq;
+	cmkit_test_qp_attr(&attr, ini->cq);
 	ini->qp = ib_create_qp(ini->pd, &attr);
 	if (IS_ERR(ini->qp)) {
 		ret = PTR_ERR(ini->qp);
