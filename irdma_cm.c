@@ -70,7 +70,13 @@ const char *irdma_cm_event_name(enum irdma_cm_event_type type)
 }
 EXPORT_SYMBOL_GPL(irdma_cm_event_name);
 
-static const char *iw_event_name(enum iw_cm_event_type type)
+/**
+ * irdma_iw_event_name - the name of an iw_cm upcall type
+ * @type: the type
+ *
+ * Return: a static string, "unknown" for values outside the enum.
+ */
+const char *irdma_iw_event_name(enum iw_cm_event_type type)
 {
 	switch (type) {
 	case IW_CM_EVENT_CONNECT_REQUEST:
@@ -435,7 +441,7 @@ int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
 	if (cm_node->sock || cm_node->rem_port)
 		pr_info("%pI4h:%u -> %pI4h:%u: %s (status %d)\n",
 			&cm_node->loc_addr, cm_node->loc_port, &cm_node->rem_addr,
-			cm_node->rem_port, iw_event_name(type), status);
+			cm_node->rem_port, irdma_iw_event_name(type), status);
 	return cm_id->event_handler(cm_id, &event);
 }
 EXPORT_SYMBOL_GPL(irdma_send_cm_event);
@@ -584,7 +590,11 @@ EXPORT_SYMBOL_GPL(irdma_cm_event_handler);
  */
 int cmkit_irdma_init(void)
 {
-	return irdma_setup_cm_core(&cmkit_irdma_core);
+	int rc = irdma_setup_cm_core(&cmkit_irdma_core);
+
+	if (!rc)
+		irdma_ctl_init(cmkit_debugfs);
+	return rc;
 }
 
 /**
@@ -592,5 +602,7 @@ int cmkit_irdma_init(void)
  */
 void cmkit_irdma_exit(void)
 {
+	irdma_ctl_exit();
 	irdma_cleanup_cm_core(&cmkit_irdma_core);
+	irdma_ctl_check_freed();
 }

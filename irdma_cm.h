@@ -80,6 +80,7 @@ enum {
 	IRDMA_CM_NODE_SOCK_QUEUED,	/* sock_work queued, holding a reference */
 };
 
+struct dentry;
 struct irdma_cm_core;
 struct irdma_cm_listener;
 struct socket;
@@ -280,6 +281,7 @@ void irdma_cm_event_handler(struct work_struct *work);
 int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
 			enum iw_cm_event_type type, int status);
 const char *irdma_cm_event_name(enum irdma_cm_event_type type);
+const char *irdma_iw_event_name(enum iw_cm_event_type type);
 
 /* irdma_listen.c: listeners */
 int irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
@@ -299,6 +301,11 @@ void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
 void irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node);
 void irdma_cm_node_release_sock(struct irdma_cm_node *cm_node);
 void irdma_cm_node_abort(struct irdma_cm_node *cm_node);
+
+/* irdma_ctl.c: the debugfs control plane, cmkit/irdma/ */
+void irdma_ctl_init(struct dentry *parent);
+void irdma_ctl_exit(void);
+void irdma_ctl_check_freed(void);
 
 /* kernel_bind() and kernel_connect() take a struct sockaddr_unsized in 7.x. */
 #ifdef CMKIT_KERNEL_BIND_SOCKADDR_UNSIZED

@@ -494,7 +494,8 @@ static int irdma_cm_sin_check(const struct sockaddr_storage *ss)
 /**
  * irdma_connect - connect to an iWARP peer
  * @cm_core: the core to connect through
- * @cm_id: the upper layer: m_local_addr (port 0 for any), m_remote_addr,
+ * @cm_id: the upper layer: m_local_addr (address or port 0 for any; both
+ *	are set to TCP's choice), m_remote_addr,
  *	event_handler, add_ref and rem_ref set
  * @conn_param: private data, IRD and ORD; qpn is ignored (no QP is bound)
  *
@@ -562,8 +563,12 @@ int irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 		cm_id->provider_data = NULL;
 		goto out_put;
 	}
-	if (kernel_getsockname(sock, (struct sockaddr *)laddr) >= 0 && laddr->sin_port)
+	/* The source address and port TCP chose, when the caller left them open. */
+	if (kernel_getsockname(sock, (struct sockaddr *)laddr) >= 0) {
+		cm_node->loc_addr = ntohl(laddr->sin_addr.s_addr);
 		cm_node->loc_port = ntohs(laddr->sin_port);
+		memcpy(&cm_id->local_addr, laddr, sizeof(*laddr));
+	}
 	cm_node->ul_state = IRDMA_CM_UL_CONN_SENT;
 	pr_info("%pI4h:%u: connecting to %pI4h:%u, MPA revision %u\n",
 		&cm_node->loc_addr, cm_node->loc_port, &cm_node->rem_addr,
