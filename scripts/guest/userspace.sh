@@ -30,7 +30,16 @@ stat_is() { grep -qx "$2 $3" "$D/$1/stats"; }
 # No live object in any handler's stats.
 nothing_alive() {
 	await stat_is rpcrdma eps_alive 0 && await stat_is rpcrdma ids_alive 0 &&
-		await stat_is srpt channels_alive 0
+		await stat_is srpt channels_alive 0 &&
+		await stat_is irdma ids_alive 0 && await stat_is irdma nodes_alive 0 &&
+		await stat_is irdma listeners_alive 0
+}
+
+# Every handler's stats on one line, for a failure's reason.
+all_stats() {
+	for h in rpcrdma srpt irdma; do
+		echo "$h: $(grep -v '^upcall\|^event' $D/$h/stats | tr '\n' ' ')"
+	done
 }
 
 result() {	# result <name> <ok:0|1> [reason]
@@ -77,7 +86,7 @@ rpcrdma_to_peer() {	# <name> <addr> <cmp or ""> <want send> <want recv>
 	fi
 	wait $PEER || why="${why:-cmkit-peer exited $?}"
 	grep -q '"event":"RDMA_CM_EVENT_DISCONNECTED"' "$log" || why="${why:-peer saw no disconnect}"
-	nothing_alive || why="${why:-objects left: $(tr '\n' ' ' < $D/rpcrdma/stats)}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
 	sed 's/^/    # /' "$log" >> $T/diag
 	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
 }
@@ -99,7 +108,7 @@ rpcrdma_to_rping() {	# <name> <addr>
 	echo "destroy all" > $D/rpcrdma/ctl || why="${why:-destroy failed}"
 	kill $pid 2>/dev/null
 	wait $pid
-	nothing_alive || why="${why:-objects left: $(tr '\n' ' ' < $D/rpcrdma/stats)}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
 	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
 }
 
@@ -112,7 +121,7 @@ bad_commands_are_refused() {
 			why="'$cmd' was accepted"
 		fi
 	done
-	nothing_alive || why="${why:-objects left}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
 	result bad_rpcrdma_commands_are_refused "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
 }
 
@@ -136,7 +145,7 @@ srp_login() {	# <name> <expect> <cmkit-peer args...>
 		why="expected $expect"
 	fi
 	sed 's/^/    # /' $T/$name.log >> $T/diag
-	nothing_alive || why="${why:-objects left: $(tr '\n' ' ' < $D/srpt/stats)}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
 	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
 }
 
@@ -152,7 +161,7 @@ foreign_client_rejected() {	# <name> <command...>
 	fi
 	after=$(sed -n 's/^logins_rejected //p' $D/srpt/stats)
 	[ "$after" -gt "$before" ] || why="${why:-srpt counted no reject}"
-	nothing_alive || why="${why:-objects left: $(tr '\n' ' ' < $D/srpt/stats)}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
 	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
 }
 
@@ -184,6 +193,171 @@ bad_srpt_commands_are_refused() {
 	result bad_srpt_commands_are_refused "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
 }
 
+# ---- irdma -----------------------------------------------------------------
+
+hex() { printf %s "$1" | od -An -tx1 | tr -d ' \n'; }
+stat_of() { sed -n "s/^$2 //p" $D/$1/stats; }
+
+# An id of cmkit's irdma control plane, by role, has a line matching $2.
+id_in() {	# <role> <regex>
+	grep -q "^[0-9]* $1 .*$2" $D/irdma/ids
+}
+
+# Something listens on TCP port $1 (siw's listener is a kernel TCP socket).
+tcp_listening() {
+	grep -qi ":$(printf %04X "$1") 00000000:0000 0A" /proc/net/tcp
+}
+
+# Wait for a background peer, keep its log, forget every irdma id, and
+# see that nothing is left.
+irdma_finish() {	# <pid or ""> <log>
+	[ -n "$1" ] && wait "$1"
+	sed 's/^/    # /' "$2" >> $T/diag
+	echo "ids: $(cat $D/irdma/ids)" | sed 's/^/    # /' >> $T/diag
+	echo "destroy all" > $D/irdma/ctl || why="${why:-destroy failed}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+}
+
+# rdma-core's rping client over siw0 -> cmkit's irdma listener, which
+# accepts (then closes) or rejects.  rping sends no private data of its
+# own, and asks for IRD 1 (its responder_resources).
+irdma_rping_client() {	# <name> accept|reject
+	name=$1 policy=$2
+	PORT=$((PORT + 1))
+	log=$T/$name.log
+	why=
+	n0=$(stat_of irdma requests_$policy"ed")
+	echo "listen $SIW_ADDR $PORT $policy cmkit-$policy" > $D/irdma/ctl || why="listen failed"
+	timeout 90 rping -c -d -a "$SIW_ADDR" -p $PORT -C 1 > "$log" 2>&1 &
+	pid=$!
+	await id_in listener " requests=1 " || why="${why:-no request: $(cat $D/irdma/ids)}"
+	id_in listener " requests=1 status=0 ird=1 ord=[0-9]* peer_pdata= peer_pdata_len=0$" ||
+		why="${why:-request not as rping sent it: $(cat $D/irdma/ids)}"
+	if [ "$policy" = accept ]; then
+		await id_in passive " established " || why="${why:-not established: $(cat $D/irdma/ids)}"
+		echo "close all" > $D/irdma/ctl || why="${why:-close failed}"
+		await id_in passive " closed " || why="${why:-not closed: $(cat $D/irdma/ids)}"
+	fi
+	wait $pid
+	if [ "$policy" = accept ]; then
+		grep -q RDMA_CM_EVENT_ESTABLISHED "$log" || why="${why:-rping was not established}"
+		grep -qi "DISCONNECT" "$log" || why="${why:-rping saw no disconnect}"
+	else
+		grep -q RDMA_CM_EVENT_REJECTED "$log" || why="${why:-rping was not rejected}"
+		id_in passive . && why="${why:-a rejected request made a connection}"
+	fi
+	[ "$(stat_of irdma requests_$policy"ed")" -eq $((n0 + 1)) ] ||
+		why="${why:-requests_${policy}ed did not count it}"
+	irdma_finish $pid "$log"
+	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
+}
+
+# cmkit-peer connect over siw0, with private data, -> cmkit's irdma
+# listener: each side sees the other's private data.
+irdma_peer_client() {	# <name> accept|reject
+	name=$1 policy=$2
+	PORT=$((PORT + 1))
+	log=$T/$name.log
+	why=
+	want=established
+	[ "$policy" = reject ] && want=rejected
+	echo "listen $SIW_ADDR $PORT $policy cmkit-$policy" > $D/irdma/ctl || why="listen failed"
+	cmkit-peer connect --addr "$SIW_ADDR" --port $PORT --pdata "$(hex cmkit-peer-hello)" \
+		--expect $want --timeout 30 > "$log" 2>&1 || why="cmkit-peer was not $want"
+	id_in listener " peer_pdata=$(hex cmkit-peer-hello) peer_pdata_len=16$" ||
+		why="${why:-the request's private data: $(cat $D/irdma/ids)}"
+	grep -q "\"private_data\":\"$(hex cmkit-$policy)\"" "$log" ||
+		why="${why:-cmkit-peer did not get cmkit's private data}"
+	if [ "$policy" = accept ]; then	# cmkit-peer disconnects once established
+		await id_in passive " closed " || why="${why:-not closed: $(cat $D/irdma/ids)}"
+	fi
+	irdma_finish "" "$log"
+	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
+}
+
+# cmkit's irdma connects over siw0 to rdma-core's rping server, then closes.
+irdma_to_rping_server() {	# <name>
+	name=$1
+	PORT=$((PORT + 1))
+	log=$T/$name.log
+	why=
+	timeout 90 rping -s -d -a "$SIW_ADDR" -p $PORT -C 1 > "$log" 2>&1 &
+	pid=$!
+	await tcp_listening $PORT || why="rping did not listen"
+	echo "connect $SIW_ADDR $PORT cmkit-hello" > $D/irdma/ctl || why="${why:-connect failed}"
+	await id_in active " established " || why="${why:-not established: $(cat $D/irdma/ids)}"
+	echo "close all" > $D/irdma/ctl || why="${why:-close failed}"
+	await id_in active " closed " || why="${why:-not closed: $(cat $D/irdma/ids)}"
+	wait $pid
+	grep -q RDMA_CM_EVENT_CONNECT_REQUEST "$log" || why="${why:-rping got no request}"
+	grep -q RDMA_CM_EVENT_ESTABLISHED "$log" || why="${why:-rping was not established}"
+	grep -qi "DISCONNECT" "$log" || why="${why:-rping saw no disconnect}"
+	irdma_finish $pid "$log"
+	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
+}
+
+# cmkit's irdma connects over siw0 to cmkit-peer serve, which accepts (and
+# cmkit closes) or rejects with private data.
+irdma_to_peer_server() {	# <name> accept|reject
+	name=$1 policy=$2
+	PORT=$((PORT + 1))
+	log=$T/$name.log
+	why=
+	if [ "$policy" = reject ]; then
+		serve "$log" --addr "$SIW_ADDR" --port $PORT --reject "$(hex peer-rejects)" \
+			--timeout 60 || why="peer did not listen"
+	else
+		serve "$log" --addr "$SIW_ADDR" --port $PORT --timeout 60 || why="peer did not listen"
+	fi
+	echo "connect $SIW_ADDR $PORT cmkit-hello" > $D/irdma/ctl || why="${why:-connect failed}"
+	if [ "$policy" = reject ]; then
+		await id_in active " rejected status=-111 " ||
+			why="${why:-not rejected: $(cat $D/irdma/ids)}"
+		id_in active " peer_pdata=$(hex peer-rejects) " ||
+			why="${why:-the reject's private data: $(cat $D/irdma/ids)}"
+	else
+		await id_in active " established " || why="${why:-not established: $(cat $D/irdma/ids)}"
+		echo "close all" > $D/irdma/ctl || why="${why:-close failed}"
+		await id_in active " closed " || why="${why:-not closed: $(cat $D/irdma/ids)}"
+	fi
+	wait $PEER || why="${why:-cmkit-peer exited $?}"
+	grep -q "RDMA_CM_EVENT_CONNECT_REQUEST\",\"status\":0,\"private_data_len\":11,\"private_data\":\"$(hex cmkit-hello)\"" \
+		"$log" || why="${why:-cmkit-peer did not get cmkit's private data}"
+	irdma_finish "" "$log"
+	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
+}
+
+bad_irdma_commands_are_refused() {
+	why=
+	PORT=$((PORT + 1))
+	echo "listen $SIW_ADDR $PORT accept" > $D/irdma/ctl || why="listen failed"
+	lid=$(sed -n 's/^\([0-9]*\) listener .*/\1/p' $D/irdma/ids)
+	for cmd in "listen" "listen $SIW_ADDR" "listen $SIW_ADDR 0 accept" \
+		   "listen $SIW_ADDR $PORT maybe" "listen $SIW_ADDR $PORT accept two words" \
+		   "listen $SIW_ADDR $PORT accept" "listen 192.0.2.1 $PORT accept" \
+		   "connect" "connect 10.1.2 5" "connect $SIW_ADDR 70000" \
+		   "close" "close 999" "close x" "close $lid" "reset $lid" \
+		   "destroy" "destroy 999" "frobnicate"; do
+		if echo "$cmd" > $D/irdma/ctl 2>/dev/null; then
+			why="${why:-'$cmd' was accepted}"
+		fi
+	done
+	echo "destroy all" > $D/irdma/ctl || why="${why:-destroy failed}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	result bad_irdma_commands_are_refused "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
+}
+
+irdma_cases() {
+	irdma_rping_client irdma_listener_accepts_rping_client_siw0 accept
+	irdma_rping_client irdma_listener_rejects_rping_client_siw0 reject
+	irdma_peer_client irdma_listener_accepts_peer_with_private_data_siw0 accept
+	irdma_peer_client irdma_listener_rejects_peer_with_private_data_siw0 reject
+	irdma_to_rping_server irdma_connects_rping_server_then_closes_siw0
+	irdma_to_peer_server irdma_connects_peer_server_then_closes_siw0 accept
+	irdma_to_peer_server irdma_connect_rejected_by_peer_server_siw0 reject
+	bad_irdma_commands_are_refused
+}
+
 # ---- the cases -------------------------------------------------------------
 
 rpcrdma_to_peer rpcrdma_to_peer_with_rfc8797_data_rxe0 "$RXE_ADDR" 2048:3072 3072 2048
@@ -195,6 +369,7 @@ rpcrdma_to_rping rpcrdma_to_rping_server_siw0 "$SIW_ADDR"
 bad_commands_are_refused
 srpt_cases
 bad_srpt_commands_are_refused
+irdma_cases
 
 fails=$(echo "$RESULTS" | grep -c '^    not ok')
 echo "KTAP version 1"
