@@ -309,7 +309,11 @@ def show_live(line):
 
 
 def timeline(report):
-    """Peer events (kernel log) and handler decisions (trace), by time."""
+    """Peer events (kernel log) and handler decisions (trace), by time.
+
+    The sort is on the timestamp alone and stable: lines of one source that
+    share a timestamp (the guest's clock is coarse) keep their own order.
+    """
     rows = []
     for suite in report.suites:
         for raw in report.klogs.get(suite, "").splitlines():
@@ -320,7 +324,7 @@ def timeline(report):
         m = _TRACE_LINE.match(raw)
         if m:
             rows.append((float(m.group(1)), "trace " + m.group(2)))
-    return [f"  {t:10.6f}  {what}" for t, what in sorted(rows)]
+    return [f"  {t:10.6f}  {what}" for t, what in sorted(rows, key=lambda r: r[0])]
 
 
 def cmd_run(args):

@@ -13,6 +13,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import kernel  # noqa: E402
 import results  # noqa: E402
+import run  # noqa: E402
 
 # A suite's debugfs results as 6.12 and 7.3 print them (with a document header).
 PASSING_SUITE = """KTAP version 1
@@ -219,6 +220,22 @@ class Ktap(unittest.TestCase):
         self.assertIn("ok 1 cmkit_smoke", ktap)
         self.assertIn("not ok 2 cmkit_other", ktap)
         self.assertEqual(sum(1 for l in ktap if l.startswith("KTAP")), 1)
+
+
+class Timeline(unittest.TestCase):
+    def test_lines_sharing_a_timestamp_keep_their_order(self):
+        class Report:
+            suites = ["cmkit_irdma"]
+            klogs = {"cmkit_irdma": "[    4.108218] cmkit: irdma: x: DISCONNECT (status 0)\n"
+                                    "[    4.108218] cmkit: irdma: x: CLOSE (status 0)\n"
+                                    "[    4.100000] cmkit_test: earlier\n"
+                                    "[    4.200000] not cmkit\n"}
+            traces = ["  kworker/0:1-12  [000] .....   4.108218: cmkit_irdma_send_cm_event: CLOSE"]
+        rows = [line.split(None, 1)[1] for line in run.timeline(Report())]
+        self.assertEqual(rows, ["cmkit_test: earlier",
+                                "cmkit: irdma: x: DISCONNECT (status 0)",
+                                "cmkit: irdma: x: CLOSE (status 0)",
+                                "trace cmkit_irdma_send_cm_event: CLOSE"])
 
 
 if __name__ == "__main__":

@@ -56,9 +56,50 @@ srpt_story() {
 	await grep -qx "channels_alive 0" $D/srpt/stats || step_failed "a channel was left"
 }
 
+# irdma: cmkit's iWARP connection manager against rdma-core's rping on siw0,
+# in both directions: connect and close, accept and close.
+irdma_story() {
+	PORT=$((PORT + 1))
+	say "irdma on siw0: rping -s listens on $SIW_ADDR:$PORT"
+	rping -s -d -a "$SIW_ADDR" -p $PORT -C 1 > $T/rping.log 2>&1 &
+	pid=$!
+	await grep -qi ":$(printf %04X $PORT) 00000000:0000 0A" /proc/net/tcp ||
+		step_failed "rping did not listen"
+	say "  echo 'connect $SIW_ADDR $PORT cmkit-hello' > $D/irdma/ctl"
+	echo "connect $SIW_ADDR $PORT cmkit-hello" > $D/irdma/ctl || step_failed "connect failed"
+	await grep -q " active .* established " $D/irdma/ids || step_failed "not established"
+	sed 's/^/  ids: /' $D/irdma/ids
+	say "  echo 'close all' > $D/irdma/ctl"
+	echo "close all" > $D/irdma/ctl || step_failed "close failed"
+	await grep -q " active .* closed " $D/irdma/ids || step_failed "not closed"
+	sed 's/^/  ids: /' $D/irdma/ids
+	wait $pid
+	grep 'cma_event type' $T/rping.log | sed 's/ cma_id.*//; s/^/  rping: /'
+	echo "destroy all" > $D/irdma/ctl
+
+	PORT=$((PORT + 1))
+	say "irdma on siw0: cmkit listens on $SIW_ADDR:$PORT and accepts; rping -c connects"
+	say "  echo 'listen $SIW_ADDR $PORT accept cmkit-accepts' > $D/irdma/ctl"
+	echo "listen $SIW_ADDR $PORT accept cmkit-accepts" > $D/irdma/ctl ||
+		step_failed "listen failed"
+	rping -c -d -a "$SIW_ADDR" -p $PORT -C 1 > $T/rping.log 2>&1 &
+	pid=$!
+	await grep -q " passive .* established " $D/irdma/ids || step_failed "not established"
+	sed 's/^/  ids: /' $D/irdma/ids
+	say "  echo 'close all' > $D/irdma/ctl"
+	echo "close all" > $D/irdma/ctl || step_failed "close failed"
+	await grep -q " passive .* closed " $D/irdma/ids || step_failed "not closed"
+	wait $pid
+	grep 'cma_event type' $T/rping.log | sed 's/ cma_id.*//; s/^/  rping: /'
+	say "  echo 'destroy all' > $D/irdma/ctl"
+	echo "destroy all" > $D/irdma/ctl || step_failed "destroy failed"
+	await grep -qx "nodes_alive 0" $D/irdma/stats || step_failed "a cm node was left"
+}
+
 rpcrdma_story rxe0 "$RXE_ADDR"
 rpcrdma_story siw0 "$SIW_ADDR"
 srpt_story
+irdma_story
 
 for h in $D/*/stats; do
 	say "stats of $(basename "$(dirname "$h")"):"
