@@ -209,10 +209,25 @@ static void irdma_ctl_keep_peer_pdata(struct irdma_ctl_id *cid,
 
 static int irdma_ctl_event(struct iw_cm_id *id, struct iw_cm_event *ev);
 
-/* A new listed id of @role, its addresses copied from @local and @remote. */
+/* A word of private data to send, or none; the caller checked its length. */
+static void irdma_ctl_set_pdata(struct irdma_ctl_id *cid, const char *word)
+{
+	size_t len = word ? strlen(word) : 0;
+
+	memcpy(cid->pdata, word, len);
+	cid->pdata_len = len;
+}
+
+/*
+ * A new listed id of @role, its addresses copied from @local and @remote,
+ * sending @pdata (a word, or NULL), rejecting requests if a @reject listener.
+ * It comes with its lock held: a command that finds it listed waits until
+ * the connect or accept that made it has said whether cmkit has it.
+ */
 static struct irdma_ctl_id *irdma_ctl_create(enum irdma_ctl_role role,
 					     const struct sockaddr_storage *local,
-					     const struct sockaddr_storage *remote)
+					     const struct sockaddr_storage *remote,
+					     const char *pdata, bool reject)
 {
 	struct irdma_ctl_id *cid;
 
@@ -230,8 +245,11 @@ static struct irdma_ctl_id *irdma_ctl_create(enum irdma_ctl_role role,
 	cid->local = *local;
 	cid->remote = *remote;
 	cid->role = role;
+	cid->reject = reject;
+	irdma_ctl_set_pdata(cid, pdata);
 	cid->state = "new";
 	mutex_init(&cid->lock);
+	mutex_lock(&cid->lock);
 	refcount_set(&cid->ref, 1);	/* the list's */
 	atomic_inc(&irdma_ctl_stats.ids_created);
 
@@ -275,7 +293,8 @@ static void irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 		lid->reject ? "rejecting" : "accepting");
 
 	child = lid->reject ? NULL :
-		irdma_ctl_create(IRDMA_CTL_PASSIVE, &ev->local_addr, &ev->remote_addr);
+		irdma_ctl_create(IRDMA_CTL_PASSIVE, &ev->local_addr, &ev->remote_addr,
+				 NULL, false);
 	if (!child) {
 		irdma_reject(&reject_id, lid->pdata, lid->reject ? lid->pdata_len : 0);
 		atomic_inc(&irdma_ctl_stats.rejected);
@@ -285,7 +304,6 @@ static void irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 	irdma_ctl_set_state(child, "accepting", 0);
 	child->id.provider_data = ev->provider_data;
 	irdma_ctl_conn_param(&param, lid);
-	mutex_lock(&child->lock);
 	rc = irdma_accept(&child->id, &param);
 	child->live = !rc;
 	mutex_unlock(&child->lock);
@@ -380,17 +398,6 @@ static int irdma_ctl_parse_sin(char **args, struct sockaddr_storage *ss)
 	return 0;
 }
 
-static int irdma_ctl_set_pdata(struct irdma_ctl_id *cid, const char *word)
-{
-	size_t len = word ? strlen(word) : 0;
-
-	if (len > IRDMA_CTL_PDATA_MAX)
-		return -EINVAL;
-	memcpy(cid->pdata, word, len);
-	cid->pdata_len = len;
-	return 0;
-}
-
 static int irdma_ctl_listen(char *args)
 {
 	struct sockaddr_storage local, any = { .ss_family = AF_INET };
@@ -405,12 +412,12 @@ static int irdma_ctl_listen(char *args)
 	    (args && strchr(args, ' ')) || (args && strlen(args) > IRDMA_CTL_PDATA_MAX))
 		return -EINVAL;
 
-	lid = irdma_ctl_create(IRDMA_CTL_LISTENER, &local, &any);
+	lid = irdma_ctl_create(IRDMA_CTL_LISTENER, &local, &any, args,
+			       !strcmp(policy, "reject"));
 	if (!lid)
 		return -ENOMEM;
-	lid->reject = !strcmp(policy, "reject");
-	irdma_ctl_set_pdata(lid, args);
 	rc = irdma_create_listen(cmkit_irdma_cm_core(), &lid->id, IRDMA_CTL_BACKLOG);
+	mutex_unlock(&lid->lock);
 	pr_info("ctl: %u: listen on %pISpc (%s): %d\n", lid->n, &local, policy, rc);
 	if (rc) {
 		irdma_ctl_unlist(lid);
@@ -431,14 +438,12 @@ static int irdma_ctl_connect(char *args)
 	    (args && strchr(args, ' ')) || (args && strlen(args) > IRDMA_CTL_PDATA_MAX))
 		return -EINVAL;
 
-	cid = irdma_ctl_create(IRDMA_CTL_ACTIVE, &any, &remote);
+	cid = irdma_ctl_create(IRDMA_CTL_ACTIVE, &any, &remote, args, false);
 	if (!cid)
 		return -ENOMEM;
-	irdma_ctl_set_pdata(cid, args);
 	irdma_ctl_set_state(cid, "connecting", 0);
 	irdma_ctl_conn_param(&param, cid);
 	atomic_inc(&irdma_ctl_stats.connects);
-	mutex_lock(&cid->lock);	/* the reply waits for us */
 	rc = irdma_connect(cmkit_irdma_cm_core(), &cid->id, &param);
 	cid->live = !rc;
 	mutex_unlock(&cid->lock);
