@@ -35,7 +35,7 @@
 #include "cmkit.h"
 #include "irdma_cm.h"
 
-#define IRDMA_CTL_PDATA_MAX	64	/* private data we send, and keep */
+#define IRDMA_CTL_PDATA_MAX	64	/* private data we send, and keep; %*phN's limit */
 #define IRDMA_CTL_IRD_ORD	4	/* what we offer in a connect or accept */
 #define IRDMA_CTL_BACKLOG	8
 
@@ -306,13 +306,14 @@ static void irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 	irdma_ctl_conn_param(&param, lid);
 	rc = irdma_accept(&child->id, &param);
 	child->live = !rc;
-	mutex_unlock(&child->lock);
 	if (rc) {
+		/* Only the list holds it now: a destroy waiting on the lock frees it. */
 		pr_info("ctl: %u: accept failed: %d\n", child->n, rc);
 		irdma_ctl_set_state(child, "accept-failed", rc);
-		return;
+	} else {
+		atomic_inc(&irdma_ctl_stats.accepted);
 	}
-	atomic_inc(&irdma_ctl_stats.accepted);
+	mutex_unlock(&child->lock);
 }
 
 /* A connection's upcall: what it says, and whether it was the last. */
@@ -529,6 +530,7 @@ static int irdma_ctl_each(const char *arg, enum irdma_ctl_verb verb)
 	return 0;
 }
 
+/* Commands run one at a time, under irdma_ctl.lock (cmkit_ctl_write()). */
 static int irdma_ctl_command(char *line)
 {
 	char *verb = strsep(&line, " ");
@@ -566,6 +568,7 @@ static int irdma_ids_show(struct seq_file *m, void *v)
 {
 	struct irdma_ctl_id *cid;
 
+	BUILD_BUG_ON(IRDMA_CTL_PDATA_MAX > 64);	/* %*phN prints at most 64 bytes */
 	spin_lock(&irdma_ctl_lock);
 	list_for_each_entry(cid, &irdma_ctl_ids, list) {
 		seq_printf(m, "%u %s %pISpc", cid->n, irdma_ctl_role_name(cid->role),
@@ -590,12 +593,17 @@ static int irdma_stats_show(struct seq_file *m, void *v)
 {
 	struct irdma_ctl_stats *s = &irdma_ctl_stats;
 	struct irdma_cm_core *core = cmkit_irdma_cm_core();
-	int created = atomic_read(&s->ids_created), freed = atomic_read(&s->ids_freed);
-	int made = atomic_read(&core->stats.nodes_made);
-	int gone = atomic_read(&core->stats.nodes_freed);
+	int freed, created, gone, made;
 	unsigned int listeners = 0;
 	struct irdma_cm_listener *l;
 	int i;
+
+	/* Frees first: an object made and freed between the reads is not lost. */
+	freed = atomic_read(&s->ids_freed);
+	gone = atomic_read(&core->stats.nodes_freed);
+	smp_rmb();	/* an object is counted made before it can be freed */
+	created = atomic_read(&s->ids_created);
+	made = atomic_read(&core->stats.nodes_made);
 
 	spin_lock(&core->ht_lock);
 	list_for_each_entry(l, &core->listeners, list)
@@ -639,7 +647,7 @@ void irdma_ctl_init(struct dentry *parent)
 /**
  * irdma_ctl_exit - refuse further commands, and let go of every id
  *
- * Listeners stop and connections are reset; cmkit_irdma_exit() then
+ * Listeners stop and connections are reset; irdma_cleanup_cm_core() then
  * delivers their last upcalls, after which cmkit holds none of our ids.
  */
 void irdma_ctl_exit(void)
