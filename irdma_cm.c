@@ -235,6 +235,7 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 	list_add_tail(&cm_node->list, &cm_core->nodes);
 	spin_unlock(&cm_core->ht_lock);
 	cm_node->id = atomic_inc_return(&cm_core->stats.nodes_made);
+	wake_up_all(&cm_core->wait);	/* for tests that wait for a peer's node */
 	return cm_node;
 }
 EXPORT_SYMBOL_GPL(irdma_make_cm_node);
@@ -420,6 +421,9 @@ int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
 		memcpy(&event.local_addr, &cm_id->m_local_addr, sizeof(event.local_addr));
 		memcpy(&event.remote_addr, &cm_id->m_remote_addr,
 		       sizeof(event.remote_addr));
+		/* The peer's reply or reject; a failed connect has none. */
+		if (status && status != -ECONNREFUSED)
+			break;
 		event.private_data = cm_node->pdata_buf;
 		event.private_data_len = (u8)min_t(u16, cm_node->pdata_len, U8_MAX);
 		event.ird = (u8)min_t(u16, cm_node->ird_size, U8_MAX);

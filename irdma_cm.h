@@ -78,6 +78,7 @@ enum {
 	IRDMA_CM_NODE_ENHANCED,		/* MPA revision 2, enhanced setup */
 	IRDMA_CM_NODE_REAPED,		/* cleanup has aborted it */
 	IRDMA_CM_NODE_SOCK_QUEUED,	/* sock_work queued, holding a reference */
+	IRDMA_CM_NODE_UNLISTENED,	/* its listener's destroy has dealt with it */
 };
 
 struct dentry;
@@ -249,7 +250,7 @@ struct irdma_cm_stats {
  * @dying: irdma_cleanup_cm_core() has begun; nothing new is made
  * @mpa_version: MPA revision of new active connections (1 or 2)
  * @ird: IRD a connect advertises when its parameters ask for none
- * @wait: woken when a node or listener is freed
+ * @wait: woken when a node is made, and when a node or listener is freed
  * @stats: counters
  */
 struct irdma_cm_core {
@@ -301,6 +302,7 @@ void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
 void irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node);
 void irdma_cm_node_release_sock(struct irdma_cm_node *cm_node);
 void irdma_cm_node_abort(struct irdma_cm_node *cm_node);
+void irdma_cm_abort_unindicated(struct irdma_cm_node *cm_node);
 
 /* irdma_ctl.c: the debugfs control plane, cmkit/irdma/ */
 void irdma_ctl_init(struct dentry *parent);

@@ -336,6 +336,23 @@ void irdma_cm_node_abort(struct irdma_cm_node *cm_node)
 }
 EXPORT_SYMBOL_GPL(irdma_cm_node_abort);
 
+/**
+ * irdma_cm_abort_unindicated - reset a passive connection not yet indicated
+ * @cm_node: the node; the caller holds a reference, not its lock
+ *
+ * For a listener going away: a peer that connected but has not sent its
+ * whole MPA request would never be answered, so it is reset (upstream frees
+ * such hanging nodes with their listener too).  A request already received
+ * is left to the event handler, which indicates or refuses it.
+ */
+void irdma_cm_abort_unindicated(struct irdma_cm_node *cm_node)
+{
+	mutex_lock(&cm_node->lock);
+	if (cm_node->passive && cm_node->state == IRDMA_CM_STATE_ESTABLISHED)
+		irdma_cm_fail(cm_node, -ECONNABORTED);
+	mutex_unlock(&cm_node->lock);
+}
+
 static void irdma_cm_save_pdata(struct irdma_cm_node *cm_node,
 				const struct cmkit_mpa_frame *f)
 {
@@ -705,21 +722,27 @@ EXPORT_SYMBOL_GPL(irdma_reject);
  *
  * Orderly: our FIN goes out, and when the peer's arrives the upper layer
  * gets DISCONNECT(0) and CLOSE.  Abrupt: a reset, then DISCONNECT
- * (-ECONNRESET) and CLOSE.
+ * (-ECONNRESET) and CLOSE; this also ends an orderly close whose peer never
+ * sends its FIN (as iw_cm's destroy does after a disconnect).
  *
- * Return: 0, or -ENOTCONN when the connection is not established.
+ * Return: 0, or -ENOTCONN when the connection is not established (or, for
+ * an orderly close, already closing).
  */
 int irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 {
 	struct irdma_cm_node *cm_node = cm_id->provider_data;
 	int rc = 0;
+	bool up;
 
 	if (!cm_node)
 		return -EINVAL;
 	/* A RESET posted here may free the node before we unlock. */
 	irdma_add_ref_cm_node(cm_node);
 	mutex_lock(&cm_node->lock);
-	if (cm_node->state != IRDMA_CM_STATE_OFFLOADED || !cm_node->sock) {
+	/* A reset may also end our orderly close. */
+	up = cm_node->state == IRDMA_CM_STATE_OFFLOADED ||
+	     (abrupt && cm_node->state == IRDMA_CM_STATE_FIN_WAIT1);
+	if (!up || !cm_node->sock) {
 		rc = -ENOTCONN;
 	} else if (abrupt) {
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_RESET);

@@ -197,13 +197,44 @@ out_free:
 }
 EXPORT_SYMBOL_GPL(irdma_create_listen);
 
+/*
+ * Reset the listener's connections whose peer has not sent its MPA request:
+ * nothing would answer them.  The listener no longer accepts, and its accept
+ * work is over, so every passive node it made is on the core's list.
+ */
+static void irdma_cm_abort_hanging_nodes(struct irdma_cm_listener *listener)
+{
+	struct irdma_cm_core *cm_core = listener->cm_core;
+	struct irdma_cm_node *cm_node, *found;
+
+	do {
+		found = NULL;
+		spin_lock(&cm_core->ht_lock);
+		list_for_each_entry(cm_node, &cm_core->nodes, list) {
+			if (cm_node->listener != listener ||
+			    test_and_set_bit(IRDMA_CM_NODE_UNLISTENED, &cm_node->flags))
+				continue;
+			if (refcount_inc_not_zero(&cm_node->refcnt)) {
+				found = cm_node;
+				break;
+			}
+		}
+		spin_unlock(&cm_core->ht_lock);
+		if (found) {
+			irdma_cm_abort_unindicated(found);
+			irdma_rem_ref_cm_node(found);
+		}
+	} while (found);
+}
+
 /**
  * irdma_destroy_listen - stop listening
  * @cm_id: the id irdma_create_listen() was given
  *
  * No CONNECT_REQUEST is delivered on @cm_id once this returns, except for
  * requests already delivered; connections already indicated still need an
- * answer.  @cm_id is released (rem_ref) when the last of them is gone.
+ * answer, and peers that have not sent their request yet are reset.
+ * @cm_id is released (rem_ref) when the last of them is gone.
  *
  * Context: process context, not from an upcall (it flushes the event
  * workqueue).
@@ -218,7 +249,10 @@ int irdma_destroy_listen(struct iw_cm_id *cm_id)
 		return -EINVAL;
 	cm_core = listener->cm_core;
 	cm_id->provider_data = NULL;
+	refcount_inc(&listener->refcnt);	/* stopping drops the listen reference */
 	irdma_cm_stop_listener(listener);
+	irdma_cm_abort_hanging_nodes(listener);
+	irdma_cm_put_listener(listener);
 	/* An MPA_REQ already queued must not reach @cm_id after we return. */
 	flush_workqueue(cm_core->event_wq);
 	return 0;

@@ -703,6 +703,8 @@ static void irdma_connect_without_listener_is_refused_once(struct kunit *test)
 	ul = cmkit_connect(test, core, &addr, CMKIT_MPA_REV2);
 	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
 	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
+	/* Not our own request's private data handed back as the peer's. */
+	KUNIT_EXPECT_EQ(test, r.pdata_len, 0);
 	ul_expect_clean(test, ul);
 	KUNIT_EXPECT_EQ(test, ul->nr, 1U);
 	expect_nodes_freed(test, core, made0, freed0);
@@ -944,29 +946,40 @@ static void raw_reset(struct raw_peer *raw)
 
 static const char raw_rep[] = "raw-accepts";
 
-static void irdma_established_peer_resets(struct kunit *test)
+/* cmkit connects to @raw, which accepts with IRD/ORD 2/2: @r is the reply. */
+static struct ul *raw_peer_accepts(struct kunit *test, struct irdma_cm_core *core,
+				   struct raw_peer *raw, struct sockaddr_in *addr,
+				   struct ul_rec *r)
 {
-	struct irdma_cm_core *core = cmkit_irdma_cm_core();
-	int made0 = atomic_read(&core->stats.nodes_made);
-	int freed0 = atomic_read(&core->stats.nodes_freed);
-	struct raw_peer *raw = raw_create(test);
 	u8 buf[CMKIT_MPA_MAX_FRAME];
-	struct sockaddr_in addr;
-	struct ul_rec r;
 	struct ul *ul;
 	int n;
 
-	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
-	raw_listen(test, raw, &addr);
-	ul = cmkit_connect(test, core, &addr, CMKIT_MPA_REV2);
+	raw_listen(test, raw, addr);
+	ul = cmkit_connect(test, core, addr, CMKIT_MPA_REV2);
 	raw_accept(test, raw);
 	raw_recv_request(test, raw);
 	n = irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 0, 2, 2, 0, 0,
 			       raw_rep, sizeof(raw_rep));
 	KUNIT_ASSERT_GT(test, n, 0);
 	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
-	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
-	KUNIT_EXPECT_EQ(test, r.status, 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, r), 0);
+	KUNIT_ASSERT_EQ(test, r->status, 0);
+	return ul;
+}
+
+static void irdma_established_peer_resets(struct kunit *test)
+{
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	struct raw_peer *raw = raw_create(test);
+	struct sockaddr_in addr;
+	struct ul_rec r;
+	struct ul *ul;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	ul = raw_peer_accepts(test, core, raw, &addr, &r);
 	expect_pdata(test, &r, raw_rep);
 	KUNIT_EXPECT_EQ(test, r.ird, 4);
 	KUNIT_EXPECT_EQ(test, r.ord, 2);	/* lowered to the peer's IRD */
@@ -979,6 +992,65 @@ static void irdma_established_peer_resets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, ul->nr, 3U);
 	ul_expect_clean(test, ul);
+	expect_nodes_freed(test, core, made0, freed0);
+}
+
+/* An orderly close the peer never answers with its FIN ends with a reset. */
+static void irdma_reset_ends_a_close_the_peer_ignores(struct kunit *test)
+{
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	struct raw_peer *raw = raw_create(test);
+	struct sockaddr_in addr;
+	struct ul_rec r;
+	struct ul *ul;
+	u8 byte;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	ul = raw_peer_accepts(test, core, raw, &addr, &r);
+	KUNIT_ASSERT_EQ(test, irdma_cm_close(&ul->id, false), 0);
+	/* Our FIN arrives; the peer keeps its half open. */
+	KUNIT_EXPECT_EQ(test, raw_recv(raw, &byte, 1), 0);
+	KUNIT_EXPECT_EQ(test, irdma_cm_close(&ul->id, false), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, ul_count(ul, IW_CM_EVENT_DISCONNECT), 0U);
+
+	KUNIT_ASSERT_EQ(test, irdma_cm_close(&ul->id, true), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_DISCONNECT, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, ul->nr, 3U);
+	ul_expect_clean(test, ul);
+	expect_nodes_freed(test, core, made0, freed0);
+}
+
+/*
+ * A peer that connected but never finished its request does not keep a
+ * destroyed listener (and its id) alive: it is reset.
+ */
+static void irdma_destroy_listen_resets_a_peer_without_request(struct kunit *test)
+{
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	struct raw_peer *raw = raw_create(test);
+	struct sockaddr_in addr;
+	struct ul *lul;
+	u8 byte;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = cmkit_listen(test, core, &addr);
+	raw_connect(test, raw, &addr);
+	KUNIT_ASSERT_EQ(test, raw_send(raw, CMKIT_MPA_KEY_REQ, 8), 8);	/* half a key */
+	KUNIT_ASSERT_NE_MSG(test, wait_event_timeout(core->wait,
+						     atomic_read(&core->stats.nodes_made) > made0,
+						     cmkit_test_timeout()), 0,
+			    "the listener made no node for the connection");
+
+	KUNIT_EXPECT_EQ(test, irdma_destroy_listen(&lul->id), 0);
+	KUNIT_EXPECT_LE(test, raw_recv(raw, &byte, 1), 0);
+	ul_expect_clean(test, lul);
+	KUNIT_EXPECT_EQ(test, lul->nr, 0U);
 	expect_nodes_freed(test, core, made0, freed0);
 }
 
@@ -1210,6 +1282,8 @@ static struct kunit_case irdma_cases[] = {
 	KUNIT_CASE(siw_connects_cmkit_accepts_then_siw_closes),
 	KUNIT_CASE(siw_connects_cmkit_rejects),
 	KUNIT_CASE(irdma_established_peer_resets),
+	KUNIT_CASE(irdma_reset_ends_a_close_the_peer_ignores),
+	KUNIT_CASE(irdma_destroy_listen_resets_a_peer_without_request),
 	KUNIT_CASE(irdma_peer_goes_away_mid_mpa),
 	KUNIT_CASE_PARAM(irdma_garbage_instead_of_mpa_reply_aborts,
 			 irdma_garbage_gen_params),
