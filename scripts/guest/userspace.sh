@@ -203,9 +203,11 @@ id_in() {	# <role> <regex>
 	grep -q "^[0-9]* $1 .*$2" $D/irdma/ids
 }
 
-# Something listens on TCP port $1 (siw's listener is a kernel TCP socket).
+# Something listens on TCP port $1, IPv4 or dual stack (siw's listener is
+# a kernel TCP socket).
 tcp_listening() {
-	grep -qi ":$(printf %04X "$1") 00000000:0000 0A" /proc/net/tcp
+	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		grep -qiE ":$(printf %04X "$1") 0+:0000 0A"
 }
 
 # Wait for a background peer, keep its log, forget every irdma id, and
@@ -327,6 +329,43 @@ irdma_to_peer_server() {	# <name> accept|reject
 	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
 }
 
+# A connection destroyed while it waits for its MPA reply is forgotten at
+# once, and reset by cmkit's upper layer as soon as the reply makes it
+# established.  The peer is a raw TCP listener (busybox nc) that sends an
+# enhanced MPA reply only when told to, after the destroy.
+irdma_destroyed_while_connecting_is_reset_once_up() {
+	name=irdma_destroyed_while_connecting_is_reset_once_up
+	PORT=$((PORT + 1))
+	log=$T/$name.log
+	why=
+	rm -f $T/go
+	cat > $T/mpa_peer.sh <<-EOF
+		. /usr/lib/cmkit/lib.sh
+		cat > /dev/null &
+		await test -e $T/go || exit 1
+		printf '%s\\020\\002\\000\\004\\000\\001\\000\\001' "MPA ID Rep Frame"
+		wait
+	EOF
+	reply0=$(stat_of irdma "upcall CONNECT_REPLY")
+	close0=$(stat_of irdma "upcall CLOSE")
+	timeout 90 nc -l -p $PORT -e sh $T/mpa_peer.sh > "$log" 2>&1 &
+	pid=$!
+	await tcp_listening $PORT || why="nc did not listen"
+	echo "connect $SIW_ADDR $PORT" > $D/irdma/ctl || why="${why:-connect failed}"
+	await id_in active " connecting " || why="${why:-not connecting: $(cat $D/irdma/ids)}"
+	echo "destroy all" > $D/irdma/ctl || why="${why:-destroy failed}"
+	[ -n "$(cat $D/irdma/ids)" ] && why="${why:-still listed: $(cat $D/irdma/ids)}"
+	stat_is irdma ids_alive 1 || why="${why:-cmkit no longer holds the id: $(all_stats)}"
+	touch $T/go
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	[ "$(stat_of irdma "upcall CONNECT_REPLY")" = $((${reply0:-0} + 1)) ] &&
+		[ "$(stat_of irdma "upcall CLOSE")" = $((${close0:-0} + 1)) ] ||
+		why="${why:-upcalls: $(grep upcall $D/irdma/stats | tr '\n' ' ')}"
+	wait $pid
+	[ -n "$why" ] && sed 's/^/    # /' "$log" /proc/net/tcp >> $T/diag
+	result "$name" "$([ -z "$why" ] && echo 0 || echo 1)" "$why"
+}
+
 bad_irdma_commands_are_refused() {
 	why=
 	PORT=$((PORT + 1))
@@ -355,6 +394,7 @@ irdma_cases() {
 	irdma_to_rping_server irdma_connects_rping_server_then_closes_siw0
 	irdma_to_peer_server irdma_connects_peer_server_then_closes_siw0 accept
 	irdma_to_peer_server irdma_connect_rejected_by_peer_server_siw0 reject
+	irdma_destroyed_while_connecting_is_reset_once_up
 	bad_irdma_commands_are_refused
 }
 
