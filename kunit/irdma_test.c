@@ -292,6 +292,18 @@ static void ul_expect_clean(struct kunit *test, struct ul *ul)
 	KUNIT_EXPECT_EQ_MSG(test, ul->violations, 0U, "%s", ul->why);
 }
 
+/* @ul's connection ends in a reset: DISCONNECT(-ECONNRESET), CLOSE, no more. */
+static void expect_ended_by_reset(struct kunit *test, struct ul *ul)
+{
+	struct ul_rec r;
+
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_DISCONNECT, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, ul->nr, 3U);
+	ul_expect_clean(test, ul);
+}
+
 /* Every node the test made is freed, exactly once (refcount_t catches twice). */
 static void expect_nodes_freed(struct kunit *test, struct irdma_cm_core *core,
 			       int made0, int freed0)
@@ -650,12 +662,8 @@ static void irdma_connects_siw_accepts_then_cmkit_resets(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
 
 	KUNIT_ASSERT_EQ(test, irdma_cm_close(&ul->id, true), 0);
-	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
-	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_DISCONNECT, &r), 0);
-	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
+	expect_ended_by_reset(test, ul);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_DISCONNECTED, &pr), 0);
-	KUNIT_EXPECT_EQ(test, ul->nr, 3U);
-	ul_expect_clean(test, ul);
 	expect_nodes_freed(test, core, made0, freed0);
 }
 
@@ -987,11 +995,7 @@ static void irdma_established_peer_resets(struct kunit *test)
 	/* RDMA traffic from the peer is dropped, not mistaken for a frame. */
 	KUNIT_ASSERT_EQ(test, raw_send(raw, "0123456789", 10), 10);
 	raw_reset(raw);
-	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
-	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_DISCONNECT, &r), 0);
-	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
-	KUNIT_EXPECT_EQ(test, ul->nr, 3U);
-	ul_expect_clean(test, ul);
+	expect_ended_by_reset(test, ul);
 	expect_nodes_freed(test, core, made0, freed0);
 }
 
@@ -1016,11 +1020,7 @@ static void irdma_reset_ends_a_close_the_peer_ignores(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ul_count(ul, IW_CM_EVENT_DISCONNECT), 0U);
 
 	KUNIT_ASSERT_EQ(test, irdma_cm_close(&ul->id, true), 0);
-	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
-	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_DISCONNECT, &r), 0);
-	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
-	KUNIT_EXPECT_EQ(test, ul->nr, 3U);
-	ul_expect_clean(test, ul);
+	expect_ended_by_reset(test, ul);
 	expect_nodes_freed(test, core, made0, freed0);
 }
 
