@@ -22,8 +22,10 @@
  * cmkit's irdma (event_handler, add_ref and rem_ref), as iw_cm would, and
  * like iw_cm it calls into cmkit for a connection only while that connection
  * is live: from a successful connect or accept until its last upcall (CLOSE,
- * or a failed CONNECT_REPLY).  An id stays listed, with how it ended, until
- * destroyed, and is freed once cmkit has dropped its references too.
+ * or a failed CONNECT_REPLY).  Each request a listener answers gets a
+ * passive id of its own, accepted or rejected.  An id stays listed, with how
+ * it ended, until destroyed, and is freed once cmkit has dropped its
+ * references too.
  */
 #define pr_fmt(fmt) "cmkit: irdma: " fmt
 
@@ -273,10 +275,13 @@ static void irdma_ctl_conn_param(struct iw_cm_conn_param *param,
 	param->ord = IRDMA_CTL_IRD_ORD;
 }
 
-/* A listener's CONNECT_REQUEST: accept or reject, as its policy says. */
-static void irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
+/*
+ * A listener's CONNECT_REQUEST: a passive id answers it, accepting or
+ * rejecting as the listener's policy says.  Without memory for one, the
+ * upcall fails, and cmkit refuses the request itself (as iw_cm's would).
+ */
+static int irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 {
-	struct iw_cm_id reject_id = { .provider_data = ev->provider_data };
 	struct iw_cm_conn_param param;
 	struct irdma_ctl_id *child;
 	int rc;
@@ -292,17 +297,24 @@ static void irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 		lid->n, &ev->remote_addr, ev->private_data_len, ev->ird, ev->ord,
 		lid->reject ? "rejecting" : "accepting");
 
-	child = lid->reject ? NULL :
-		irdma_ctl_create(IRDMA_CTL_PASSIVE, &ev->local_addr, &ev->remote_addr,
+	child = irdma_ctl_create(IRDMA_CTL_PASSIVE, &ev->local_addr, &ev->remote_addr,
 				 NULL, false);
 	if (!child) {
-		irdma_reject(&reject_id, lid->pdata, lid->reject ? lid->pdata_len : 0);
 		atomic_inc(&irdma_ctl_stats.rejected);
-		return;
+		return -ENOMEM;
 	}
 	irdma_ctl_keep_peer_pdata(child, ev);
-	irdma_ctl_set_state(child, "accepting", 0);
 	child->id.provider_data = ev->provider_data;
+	if (lid->reject) {
+		rc = irdma_reject(&child->id, lid->pdata, lid->pdata_len);
+		child->id.provider_data = NULL;	/* the connection is gone */
+		irdma_ctl_set_state(child, "rejected", rc);
+		atomic_inc(&irdma_ctl_stats.rejected);
+		mutex_unlock(&child->lock);
+		return 0;
+	}
+
+	irdma_ctl_set_state(child, "accepting", 0);
 	irdma_ctl_conn_param(&param, lid);
 	rc = irdma_accept(&child->id, &param);
 	child->live = !rc;
@@ -314,6 +326,7 @@ static void irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 		atomic_inc(&irdma_ctl_stats.accepted);
 	}
 	mutex_unlock(&child->lock);
+	return 0;
 }
 
 /* A connection's upcall: what it says, and whether it was the last. */
@@ -363,7 +376,8 @@ static void irdma_ctl_conn_event(struct irdma_ctl_id *cid, struct iw_cm_event *e
 
 /*
  * The upper layer's event handler.  Runs on cmkit's irdma event workqueue,
- * one upcall at a time; cmkit holds a reference on @id throughout.
+ * one upcall at a time; cmkit holds a reference on @id throughout.  Only a
+ * CONNECT_REQUEST may fail: cmkit then refuses the request.
  */
 static int irdma_ctl_event(struct iw_cm_id *id, struct iw_cm_event *ev)
 {
@@ -372,12 +386,10 @@ static int irdma_ctl_event(struct iw_cm_id *id, struct iw_cm_event *ev)
 	if ((unsigned int)ev->event < ARRAY_SIZE(irdma_ctl_stats.upcalls))
 		atomic_inc(&irdma_ctl_stats.upcalls[ev->event]);
 
-	if (cid->role == IRDMA_CTL_LISTENER) {
-		if (ev->event == IW_CM_EVENT_CONNECT_REQUEST)
-			irdma_ctl_request(cid, ev);
-	} else {
+	if (cid->role != IRDMA_CTL_LISTENER)
 		irdma_ctl_conn_event(cid, ev);
-	}
+	else if (ev->event == IW_CM_EVENT_CONNECT_REQUEST)
+		return irdma_ctl_request(cid, ev);
 	return 0;
 }
 

@@ -246,7 +246,9 @@ irdma_rping_client() {	# <name> accept|reject
 		grep -qi "DISCONNECT" "$log" || why="${why:-rping saw no disconnect}"
 	else
 		grep -q RDMA_CM_EVENT_REJECTED "$log" || why="${why:-rping was not rejected}"
-		id_in passive . && why="${why:-a rejected request made a connection}"
+		id_in passive " rejected status=0 " ||
+			why="${why:-no passive id rejected it: $(cat $D/irdma/ids)}"
+		id_in passive " established " && why="${why:-a rejected request made a connection}"
 	fi
 	[ "$(stat_of irdma requests_$policy"ed")" -eq $((n0 + 1)) ] ||
 		why="${why:-requests_${policy}ed did not count it}"
