@@ -64,14 +64,20 @@ TRACE_EVENT(srpt_cm_event,
 	    TP_STRUCT__entry(__field(u32, local_id)
 			     __field(u32, remote_id)
 			     __field(int, event)
-			     __field(const void *, context)),
+			     __field(bool, has_context)),
 	    TP_fast_assign(__entry->local_id = be32_to_cpu(cm_id->local_id);
 			   __entry->remote_id = be32_to_cpu(cm_id->remote_id);
 			   __entry->event = event;
-			   __entry->context = context;),
-	    TP_printk("cm_id %#x/%#x %s context %p",
+			   __entry->has_context = context;),
+	    /*
+	     * Who owns the id, not where (%p is hashed anyway): a REQ's
+	     * context is its listener's port, any other event's a channel.
+	     */
+	    TP_printk("cm_id %#x/%#x %s owner %s",
 		      __entry->local_id, __entry->remote_id,
-		      srpt_show_cm_event(__entry->event), __entry->context)
+		      srpt_show_cm_event(__entry->event),
+		      !__entry->has_context ? "none" :
+		      __entry->event == IB_CM_REQ_RECEIVED ? "port" : "channel")
 );
 
 /* What srpt_cm_handler() returned for a REQ: non-zero destroys the id. */
