@@ -206,10 +206,10 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 {
 	struct irdma_cm_node *cm_node;
 
-	cm_node = kzalloc(sizeof(*cm_node), GFP_KERNEL);
+	cm_node = kzalloc_obj(*cm_node, GFP_KERNEL);
 	if (!cm_node)
 		return NULL;
-	cm_node->spare_event = kzalloc(sizeof(*cm_node->spare_event), GFP_KERNEL);
+	cm_node->spare_event = kzalloc_obj(*cm_node->spare_event, GFP_KERNEL);
 	if (!cm_node->spare_event) {
 		kfree(cm_node);
 		return NULL;
@@ -330,7 +330,7 @@ struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
 	might_sleep();
 	if (!cm_node->cm_id)
 		return NULL;
-	event = kzalloc(sizeof(*event), GFP_KERNEL);
+	event = kzalloc_obj(*event, GFP_KERNEL);
 	if (!event && irdma_cm_event_ends_connection(type))
 		event = xchg(&cm_node->spare_event, NULL);
 	if (!event) {

@@ -309,11 +309,4 @@ void irdma_ctl_init(struct dentry *parent);
 void irdma_ctl_exit(void);
 void irdma_ctl_check_freed(void);
 
-/* kernel_bind() and kernel_connect() take a struct sockaddr_unsized in 7.x. */
-#ifdef CMKIT_KERNEL_BIND_SOCKADDR_UNSIZED
-#define IRDMA_SA(sin) ((struct sockaddr_unsized *)(sin))
-#else
-#define IRDMA_SA(sin) ((struct sockaddr *)(sin))
-#endif
-
 #endif /* CMKIT_IRDMA_CM_H */

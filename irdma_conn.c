@@ -559,7 +559,7 @@ int irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	rc = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
 	if (rc)
 		goto out_put;
-	rc = kernel_bind(sock, IRDMA_SA(laddr), sizeof(*laddr));
+	rc = kernel_bind(sock, CMKIT_SA(laddr), sizeof(*laddr));
 	if (rc) {
 		sock_release(sock);
 		goto out_put;
@@ -572,7 +572,7 @@ int irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	set_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags);
 	cm_id->provider_data = cm_node;
 	cm_node->state = IRDMA_CM_STATE_SYN_SENT;
-	rc = kernel_connect(sock, IRDMA_SA(raddr), sizeof(*raddr), O_NONBLOCK);
+	rc = kernel_connect(sock, CMKIT_SA(raddr), sizeof(*raddr), O_NONBLOCK);
 	if (rc && rc != -EINPROGRESS) {
 		cm_node->state = IRDMA_CM_STATE_CLOSED;
 		irdma_cm_node_release_sock(cm_node);

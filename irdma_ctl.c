@@ -233,7 +233,7 @@ static struct irdma_ctl_id *irdma_ctl_create(enum irdma_ctl_role role,
 {
 	struct irdma_ctl_id *cid;
 
-	cid = kzalloc(sizeof(*cid), GFP_KERNEL);
+	cid = kzalloc_obj(*cid, GFP_KERNEL);
 	if (!cid)
 		return NULL;
 	cid->id.event_handler = irdma_ctl_event;

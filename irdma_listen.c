@@ -147,7 +147,7 @@ int irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 
 	if (cm_id->m_local_addr.ss_family != AF_INET)
 		return -EAFNOSUPPORT;
-	listener = kzalloc(sizeof(*listener), GFP_KERNEL);
+	listener = kzalloc_obj(*listener, GFP_KERNEL);
 	if (!listener)
 		return -ENOMEM;
 	listener->cm_core = cm_core;
@@ -163,7 +163,7 @@ int irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 		goto out_free;
 	sk = listener->sock->sk;
 	sock_set_reuseaddr(sk);
-	rc = kernel_bind(listener->sock, IRDMA_SA(sin), sizeof(*sin));
+	rc = kernel_bind(listener->sock, CMKIT_SA(sin), sizeof(*sin));
 	if (!rc)
 		rc = kernel_listen(listener->sock, backlog);
 	if (rc)

@@ -420,7 +420,7 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	struct rdma_cm_id *id;
 	int rc;
 
-	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	ep = kzalloc_obj(*ep, GFP_KERNEL);
 	if (!ep)
 		return -ENOMEM;
 	ep->re_xprt = r_xprt;
@@ -592,7 +592,7 @@ struct rpcrdma_xprt *rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_
 	static atomic_t next_xid = ATOMIC_INIT(0);
 	struct rpcrdma_xprt *r_xprt;
 
-	r_xprt = kzalloc(sizeof(*r_xprt), GFP_KERNEL);
+	r_xprt = kzalloc_obj(*r_xprt, GFP_KERNEL);
 	if (!r_xprt)
 		return NULL;
 	r_xprt->rx_xid = atomic_inc_return(&next_xid);

@@ -43,7 +43,7 @@ static int rpcrdma_ctl_connect(char *args)
 		return -EINVAL;
 	sin.sin_port = htons(p);
 
-	cx = kzalloc(sizeof(*cx), GFP_KERNEL);
+	cx = kzalloc_obj(*cx, GFP_KERNEL);
 	if (!cx)
 		return -ENOMEM;
 	cx->xprt = rpcrdma_xprt_create((struct sockaddr *)&sin, send, recv);

@@ -550,7 +550,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	if (srpt_fault(SRPT_FAULT_CH_ALLOC))
 		ch = NULL;
 	else
-		ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+		ch = kzalloc_obj(*ch, GFP_KERNEL);
 	if (!ch)
 		return -ENOMEM;	/* no REJ: the peer may retry */
 	atomic_inc(&srpt_nr_ch_alloc);
@@ -755,7 +755,7 @@ static int srpt_add_one(struct ib_device *device)
 
 	if (!rdma_cap_ib_cm(device, 1))
 		return -EOPNOTSUPP;
-	sdev = kzalloc(sizeof(*sdev), GFP_KERNEL);
+	sdev = kzalloc_obj(*sdev, GFP_KERNEL);
 	if (!sdev)
 		return -ENOMEM;
 	sdev->device = device;

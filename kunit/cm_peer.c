@@ -208,7 +208,7 @@ static int cmkit_peer_init(struct kunit_resource *res, void *context)
 {
 	struct cmkit_peer *p;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc_obj(*p, GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
 	p->name = context;

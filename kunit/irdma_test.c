@@ -21,12 +21,6 @@
 #include "irdma_cm.h"
 #include "irdma_trace.h"
 
-#ifdef CMKIT_KERNEL_BIND_SOCKADDR_UNSIZED
-#define TEST_SA(sin) ((struct sockaddr_unsized *)(sin))
-#else
-#define TEST_SA(sin) ((struct sockaddr *)(sin))
-#endif
-
 static const struct cmkit_dev_param *siw_param = &cmkit_dev_params[CMKIT_SIW];
 
 /* ---- the recording upper layer ----------------------------------------- */
@@ -261,7 +255,7 @@ static struct ul *ul_create(struct kunit *test, const char *name, enum ul_role r
 {
 	struct ul *ul;
 
-	ul = kzalloc(sizeof(*ul), GFP_KERNEL);
+	ul = kzalloc_obj(*ul, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ul);
 	ul->name = name;
 	ul->role = role;
@@ -359,7 +353,7 @@ static void core_res_free(struct kunit_resource *res)
 /* A core of the test's own, cleaned up (if the test did not) at its end. */
 static struct irdma_cm_core *private_core(struct kunit *test)
 {
-	struct irdma_cm_core *core = kzalloc(sizeof(*core), GFP_KERNEL);
+	struct irdma_cm_core *core = kzalloc_obj(*core, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, core);
 	if (irdma_setup_cm_core(core)) {
@@ -858,7 +852,7 @@ static void raw_res_free(struct kunit_resource *res)
 
 static struct raw_peer *raw_create(struct kunit *test)
 {
-	struct raw_peer *raw = kzalloc(sizeof(*raw), GFP_KERNEL);
+	struct raw_peer *raw = kzalloc_obj(*raw, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, raw);
 	if (!kunit_alloc_resource(test, ul_res_init, raw_res_free, GFP_KERNEL, raw)) {
@@ -880,7 +874,7 @@ static void raw_listen(struct kunit *test, struct raw_peer *raw, struct sockaddr
 					       IPPROTO_TCP, &raw->lsock), 0);
 	sock_set_reuseaddr(raw->lsock->sk);
 	raw_timeouts(raw->lsock);
-	KUNIT_ASSERT_EQ(test, kernel_bind(raw->lsock, TEST_SA(addr), sizeof(*addr)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(raw->lsock, CMKIT_SA(addr), sizeof(*addr)), 0);
 	KUNIT_ASSERT_EQ(test, kernel_listen(raw->lsock, 4), 0);
 }
 
@@ -895,7 +889,7 @@ static void raw_connect(struct kunit *test, struct raw_peer *raw, struct sockadd
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
 					       IPPROTO_TCP, &raw->sock), 0);
 	raw_timeouts(raw->sock);
-	KUNIT_ASSERT_EQ(test, kernel_connect(raw->sock, TEST_SA(addr), sizeof(*addr), 0), 0);
+	KUNIT_ASSERT_EQ(test, kernel_connect(raw->sock, CMKIT_SA(addr), sizeof(*addr), 0), 0);
 }
 
 static int raw_send(struct raw_peer *raw, const void *buf, size_t len)

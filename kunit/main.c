@@ -298,7 +298,7 @@ struct cmkit_removal *cmkit_test_remove_device(struct kunit *test,
 {
 	struct cmkit_removal *r;
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	r = kzalloc_obj(*r, GFP_KERNEL);
 	if (!r)
 		return NULL;
 	r->param = p;

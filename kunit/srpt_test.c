@@ -175,7 +175,7 @@ static int srpt_ibcm_init(struct kunit_resource *res, void *context)
 	struct srpt_ibcm *ini;
 	int ret;
 
-	ini = kzalloc(sizeof(*ini), GFP_KERNEL);
+	ini = kzalloc_obj(*ini, GFP_KERNEL);
 	if (!ini)
 		return -ENOMEM;
 	spin_lock_init(&ini->lock);
