@@ -109,31 +109,12 @@ struct cmkit_mpa_frame {
 	cmkit_size frame_len;
 };
 
-static inline void cmkit_mpa_copy(cmkit_u8 *dst, const void *src, cmkit_size n)
-{
-	const cmkit_u8 *s = (const cmkit_u8 *)src;
-	cmkit_size i;
-
-	for (i = 0; i < n; i++)
-		dst[i] = s[i];
-}
-
-static inline int cmkit_mpa_key_is(const cmkit_u8 *p, const char *key)
-{
-	int i;
-
-	for (i = 0; i < CMKIT_MPA_KEY_LEN; i++)
-		if (p[i] != (cmkit_u8)key[i])
-			return 0;
-	return 1;
-}
-
 static inline int cmkit_mpa_put_hdr(cmkit_u8 *buf, enum cmkit_mpa_kind kind,
 				    cmkit_u8 flags, cmkit_u8 rev, cmkit_u16 pd_len)
 {
 	if (kind != CMKIT_MPA_REQUEST && kind != CMKIT_MPA_REPLY)
 		return CMKIT_MPA_E_ARG;
-	cmkit_mpa_copy(buf, kind == CMKIT_MPA_REQUEST ? CMKIT_MPA_KEY_REQ :
+	cmkit_copy(buf, kind == CMKIT_MPA_REQUEST ? CMKIT_MPA_KEY_REQ :
 		       CMKIT_MPA_KEY_REP, CMKIT_MPA_KEY_LEN);
 	buf[16] = flags;
 	buf[17] = rev;
@@ -174,7 +155,7 @@ static inline int irdma_build_mpa_v1(cmkit_u8 *buf, cmkit_size buflen,
 	if (rc)
 		return rc;
 	if (pdata_len)
-		cmkit_mpa_copy(buf + CMKIT_MPA_HDR_LEN, pdata, pdata_len);
+		cmkit_copy(buf + CMKIT_MPA_HDR_LEN, pdata, pdata_len);
 	return CMKIT_MPA_HDR_LEN + pdata_len;
 }
 
@@ -222,8 +203,8 @@ static inline int irdma_build_mpa_v2(cmkit_u8 *buf, cmkit_size buflen,
 	cmkit_put_be16(buf + 20, (cmkit_u16)(ird | (ird_ctrl & ~CMKIT_MPA_V2_IRD_ORD_MASK)));
 	cmkit_put_be16(buf + 22, (cmkit_u16)(ord | (ord_ctrl & ~CMKIT_MPA_V2_IRD_ORD_MASK)));
 	if (pdata_len)
-		cmkit_mpa_copy(buf + CMKIT_MPA_HDR_LEN + CMKIT_MPA_IRD_ORD_LEN,
-			       pdata, pdata_len);
+		cmkit_copy(buf + CMKIT_MPA_HDR_LEN + CMKIT_MPA_IRD_ORD_LEN, pdata,
+			   pdata_len);
 	return CMKIT_MPA_HDR_LEN + pd_len;
 }
 
@@ -253,8 +234,8 @@ static inline int irdma_parse_mpa(const cmkit_u8 *buf, cmkit_size len,
 		return CMKIT_MPA_E_ARG;
 	if (len < CMKIT_MPA_HDR_LEN)
 		return 0;
-	if (!cmkit_mpa_key_is(buf, kind == CMKIT_MPA_REQUEST ?
-			      CMKIT_MPA_KEY_REQ : CMKIT_MPA_KEY_REP))
+	if (!cmkit_equal(buf, kind == CMKIT_MPA_REQUEST ? CMKIT_MPA_KEY_REQ :
+			 CMKIT_MPA_KEY_REP, CMKIT_MPA_KEY_LEN))
 		return CMKIT_MPA_E_KEY;
 	if (buf[17] != CMKIT_MPA_REV1 && buf[17] != CMKIT_MPA_REV2)
 		return CMKIT_MPA_E_REV;

@@ -168,19 +168,6 @@ struct cmkit_cma_hdr {
 	cmkit_u8 dst_addr[16];
 };
 
-static inline void cmkit_srp_zero(cmkit_u8 *p, cmkit_size len)
-{
-	while (len--)
-		*p++ = 0;
-}
-
-static inline void cmkit_srp_copy(cmkit_u8 *dst, const cmkit_u8 *src,
-				  cmkit_size len)
-{
-	while (len--)
-		*dst++ = *src++;
-}
-
 /**
  * cmkit_srp_port_id_eq - compare two 16-byte port identifiers
  * @a: one
@@ -190,12 +177,7 @@ static inline void cmkit_srp_copy(cmkit_u8 *dst, const cmkit_u8 *src,
  */
 static inline int cmkit_srp_port_id_eq(const cmkit_u8 *a, const cmkit_u8 *b)
 {
-	cmkit_u8 diff = 0;
-	int i;
-
-	for (i = 0; i < CMKIT_SRP_PORT_ID_LEN; i++)
-		diff |= a[i] ^ b[i];
-	return !diff;
+	return cmkit_equal(a, b, CMKIT_SRP_PORT_ID_LEN);
 }
 
 /**
@@ -219,15 +201,15 @@ static inline void cmkit_srp_port_id_make(cmkit_u8 *out, cmkit_u64 id_ext,
 static inline void cmkit_srp_encode_login_req(cmkit_u8 *out,
 					      const struct cmkit_srp_login_req *req)
 {
-	cmkit_srp_zero(out, CMKIT_SRP_LOGIN_REQ_LEN);
+	cmkit_zero(out, CMKIT_SRP_LOGIN_REQ_LEN);
 	out[0] = req->opcode;
 	cmkit_put_be64(out + 8, req->tag);
 	cmkit_put_be32(out + 16, req->it_iu_len);
 	cmkit_put_be16(out + 24, req->buf_fmt);
 	out[26] = req->flags;
 	cmkit_put_be16(out + 28, req->imm_data_offset);
-	cmkit_srp_copy(out + 32, req->initiator_port_id, CMKIT_SRP_PORT_ID_LEN);
-	cmkit_srp_copy(out + 48, req->target_port_id, CMKIT_SRP_PORT_ID_LEN);
+	cmkit_copy(out + 32, req->initiator_port_id, CMKIT_SRP_PORT_ID_LEN);
+	cmkit_copy(out + 48, req->target_port_id, CMKIT_SRP_PORT_ID_LEN);
 }
 
 /**
@@ -254,8 +236,8 @@ static inline int cmkit_srp_decode_login_req(const void *buf, cmkit_size len,
 	out->buf_fmt = cmkit_get_be16(p + 24);
 	out->flags = p[26];
 	out->imm_data_offset = cmkit_get_be16(p + 28);
-	cmkit_srp_copy(out->initiator_port_id, p + 32, CMKIT_SRP_PORT_ID_LEN);
-	cmkit_srp_copy(out->target_port_id, p + 48, CMKIT_SRP_PORT_ID_LEN);
+	cmkit_copy(out->initiator_port_id, p + 32, CMKIT_SRP_PORT_ID_LEN);
+	cmkit_copy(out->target_port_id, p + 48, CMKIT_SRP_PORT_ID_LEN);
 	return 1;
 }
 
@@ -268,14 +250,14 @@ static inline void
 cmkit_srp_encode_login_req_rdma(cmkit_u8 *out,
 				const struct cmkit_srp_login_req *req)
 {
-	cmkit_srp_zero(out, CMKIT_SRP_LOGIN_REQ_RDMA_LEN);
+	cmkit_zero(out, CMKIT_SRP_LOGIN_REQ_RDMA_LEN);
 	cmkit_put_be64(out, req->tag);
 	cmkit_put_be16(out + 8, req->buf_fmt);
 	out[10] = req->flags;
 	out[11] = req->opcode;
 	cmkit_put_be32(out + 12, req->it_iu_len);
-	cmkit_srp_copy(out + 16, req->initiator_port_id, CMKIT_SRP_PORT_ID_LEN);
-	cmkit_srp_copy(out + 32, req->target_port_id, CMKIT_SRP_PORT_ID_LEN);
+	cmkit_copy(out + 16, req->initiator_port_id, CMKIT_SRP_PORT_ID_LEN);
+	cmkit_copy(out + 32, req->target_port_id, CMKIT_SRP_PORT_ID_LEN);
 	cmkit_put_be16(out + 48, req->imm_data_offset);
 }
 
@@ -301,8 +283,8 @@ cmkit_srp_decode_login_req_rdma(const void *buf, cmkit_size len,
 	out->flags = p[10];
 	out->opcode = p[11];
 	out->it_iu_len = cmkit_get_be32(p + 12);
-	cmkit_srp_copy(out->initiator_port_id, p + 16, CMKIT_SRP_PORT_ID_LEN);
-	cmkit_srp_copy(out->target_port_id, p + 32, CMKIT_SRP_PORT_ID_LEN);
+	cmkit_copy(out->initiator_port_id, p + 16, CMKIT_SRP_PORT_ID_LEN);
+	cmkit_copy(out->target_port_id, p + 32, CMKIT_SRP_PORT_ID_LEN);
 	out->imm_data_offset = cmkit_get_be16(p + 48);
 	return 1;
 }
@@ -315,7 +297,7 @@ cmkit_srp_decode_login_req_rdma(const void *buf, cmkit_size len,
 static inline void cmkit_srp_encode_login_rsp(cmkit_u8 *out,
 					      const struct cmkit_srp_login_rsp *rsp)
 {
-	cmkit_srp_zero(out, CMKIT_SRP_LOGIN_RSP_LEN);
+	cmkit_zero(out, CMKIT_SRP_LOGIN_RSP_LEN);
 	out[0] = CMKIT_SRP_LOGIN_RSP;
 	cmkit_put_be32(out + 4, rsp->req_lim_delta);
 	cmkit_put_be64(out + 8, rsp->tag);
@@ -358,7 +340,7 @@ static inline int cmkit_srp_decode_login_rsp(const void *buf, cmkit_size len,
 static inline void cmkit_srp_encode_login_rej(cmkit_u8 *out,
 					      const struct cmkit_srp_login_rej *rej)
 {
-	cmkit_srp_zero(out, CMKIT_SRP_LOGIN_REJ_LEN);
+	cmkit_zero(out, CMKIT_SRP_LOGIN_REJ_LEN);
 	out[0] = CMKIT_SRP_LOGIN_REJ;
 	cmkit_put_be32(out + 4, rej->reason);
 	cmkit_put_be64(out + 8, rej->tag);
@@ -398,8 +380,8 @@ static inline void cmkit_cma_hdr_encode(cmkit_u8 *out,
 	out[0] = CMKIT_CMA_VERSION;
 	out[1] = (cmkit_u8)(hdr->ip_version << 4);
 	cmkit_put_be16(out + 2, hdr->src_port);
-	cmkit_srp_copy(out + 4, hdr->src_addr, 16);
-	cmkit_srp_copy(out + 20, hdr->dst_addr, 16);
+	cmkit_copy(out + 4, hdr->src_addr, 16);
+	cmkit_copy(out + 20, hdr->dst_addr, 16);
 }
 
 /**
@@ -425,8 +407,8 @@ static inline int cmkit_cma_hdr_decode(const void *buf, cmkit_size len,
 		return 0;
 	out->ip_version = ipv;
 	out->src_port = cmkit_get_be16(p + 2);
-	cmkit_srp_copy(out->src_addr, p + 4, 16);
-	cmkit_srp_copy(out->dst_addr, p + 20, 16);
+	cmkit_copy(out->src_addr, p + 4, 16);
+	cmkit_copy(out->dst_addr, p + 20, 16);
 	return 1;
 }
 

@@ -5,7 +5,8 @@
  * tests and in user-space tools.  They are the kernel's own types: u8, u16
  * and u32 from the compiler's predefined macros, u64 as unsigned long long
  * (the kernel's choice on every architecture, not __UINT64_TYPE__, which is
- * unsigned long on LP64), and size_t.
+ * unsigned long on LP64), and size_t; and the byte-order and byte-copy
+ * helpers every wire format uses, which need no libc either.
  */
 #ifndef CMKIT_TYPES_H
 #define CMKIT_TYPES_H
@@ -55,6 +56,35 @@ static inline void cmkit_put_be64(cmkit_u8 *p, cmkit_u64 v)
 {
 	cmkit_put_be32(p, (cmkit_u32)((v >> 32) & 0xffffffffU));
 	cmkit_put_be32(p + 4, (cmkit_u32)(v & 0xffffffffU));
+}
+
+/* Byte copies and comparisons, byte by byte (no memcpy without libc). */
+static inline void cmkit_copy(void *dst, const void *src, cmkit_size n)
+{
+	const cmkit_u8 *s = (const cmkit_u8 *)src;
+	cmkit_u8 *d = (cmkit_u8 *)dst;
+
+	while (n--)
+		*d++ = *s++;
+}
+
+static inline void cmkit_zero(void *p, cmkit_size n)
+{
+	cmkit_u8 *d = (cmkit_u8 *)p;
+
+	while (n--)
+		*d++ = 0;
+}
+
+/* 1 if the @n bytes at @a and @b are equal; never stops early (constant time). */
+static inline int cmkit_equal(const void *a, const void *b, cmkit_size n)
+{
+	const cmkit_u8 *x = (const cmkit_u8 *)a, *y = (const cmkit_u8 *)b;
+	cmkit_u8 diff = 0;
+
+	while (n--)
+		diff |= *x++ ^ *y++;
+	return !diff;
 }
 
 #ifdef __cplusplus
