@@ -50,17 +50,16 @@ enum irdma_ctl_role {
 /**
  * struct irdma_ctl_id - an upper-layer id the control plane owns
  * @id: what cmkit's irdma sees
- * @list: in irdma_ctl_ids while @listed
+ * @list: in irdma_ctl_ids (under irdma_ctl_lock); empty once forgotten
  * @ref: one while listed, plus one per add_ref() cmkit holds
  * @n: its number in commands and in ids
  * @role: listener, connecting id, or accepted id
- * @listed: in irdma_ctl_ids (under irdma_ctl_lock)
  * @lock: orders calls into cmkit for a connection with its last upcall
  * @live: cmkit has the connection, and its last upcall has not been handled
  *	(under @lock)
  * @doomed: destroyed while connecting: reset it once it is up (under @lock)
- * @local: local address and port, for ids (under irdma_ctl_lock)
- * @remote: remote address and port, likewise
+ * @local: local address and port for ids: a connect fills in id.local_addr
+ *	meanwhile (under irdma_ctl_lock)
  * @reject: a listener rejects every request (else it accepts)
  * @pdata_len: length of @pdata
  * @pdata: private data we send: in a connect, an accept or a reject
@@ -78,12 +77,10 @@ struct irdma_ctl_id {
 	refcount_t ref;
 	u32 n;
 	enum irdma_ctl_role role;
-	bool listed;
 	struct mutex lock;	/* calls into cmkit vs. the last upcall */
 	bool live;
 	bool doomed;
 	struct sockaddr_storage local;
-	struct sockaddr_storage remote;
 	bool reject;
 	u8 pdata_len;
 	u8 pdata[IRDMA_CTL_PDATA_MAX];
@@ -163,11 +160,8 @@ static void irdma_ctl_unlist(struct irdma_ctl_id *cid)
 	bool listed;
 
 	spin_lock(&irdma_ctl_lock);
-	listed = cid->listed;
-	if (listed) {
-		list_del(&cid->list);
-		cid->listed = false;
-	}
+	listed = !list_empty(&cid->list);
+	list_del_init(&cid->list);
 	spin_unlock(&irdma_ctl_lock);
 	if (listed)
 		irdma_ctl_put(cid);
@@ -245,7 +239,6 @@ static struct irdma_ctl_id *irdma_ctl_create(enum irdma_ctl_role role,
 	cid->id.remote_addr = *remote;
 	cid->id.m_remote_addr = *remote;
 	cid->local = *local;
-	cid->remote = *remote;
 	cid->role = role;
 	cid->reject = reject;
 	irdma_ctl_set_pdata(cid, pdata);
@@ -257,7 +250,6 @@ static struct irdma_ctl_id *irdma_ctl_create(enum irdma_ctl_role role,
 
 	spin_lock(&irdma_ctl_lock);
 	cid->n = ++irdma_ctl_next;
-	cid->listed = true;
 	list_add_tail(&cid->list, &irdma_ctl_ids);
 	spin_unlock(&irdma_ctl_lock);
 	return cid;
@@ -590,7 +582,7 @@ static int irdma_ids_show(struct seq_file *m, void *v)
 				   cid->reject ? "reject" : "accept", cid->requests);
 		else
 			seq_printf(m, " %s %pISpc %s", cid->role == IRDMA_CTL_ACTIVE ? "->" : "<-",
-				   &cid->remote, cid->state);
+				   &cid->id.remote_addr, cid->state);
 		seq_printf(m, " status=%d ird=%u ord=%u peer_pdata=%*phN peer_pdata_len=%u\n",
 			   cid->status, cid->ird, cid->ord,
 			   min_t(u8, cid->peer_pdata_len, IRDMA_CTL_PDATA_MAX), cid->peer_pdata,
