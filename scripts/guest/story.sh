@@ -7,7 +7,6 @@
 
 . /usr/lib/cmkit/lib.sh
 
-D=/sys/kernel/debug/cmkit
 T=/tmp/story
 rm -rf $T
 mkdir -p $T
@@ -63,15 +62,14 @@ irdma_story() {
 	say "irdma on siw0: rping -s listens on $SIW_ADDR:$PORT"
 	rping -s -d -a "$SIW_ADDR" -p $PORT -C 1 > $T/rping.log 2>&1 &
 	pid=$!
-	await grep -qi ":$(printf %04X $PORT) 00000000:0000 0A" /proc/net/tcp ||
-		step_failed "rping did not listen"
+	await tcp_listening $PORT || step_failed "rping did not listen"
 	say "  echo 'connect $SIW_ADDR $PORT cmkit-hello' > $D/irdma/ctl"
 	echo "connect $SIW_ADDR $PORT cmkit-hello" > $D/irdma/ctl || step_failed "connect failed"
-	await grep -q " active .* established " $D/irdma/ids || step_failed "not established"
+	await id_in active " established " || step_failed "not established"
 	sed 's/^/  ids: /' $D/irdma/ids
 	say "  echo 'close all' > $D/irdma/ctl"
 	echo "close all" > $D/irdma/ctl || step_failed "close failed"
-	await grep -q " active .* closed " $D/irdma/ids || step_failed "not closed"
+	await id_in active " closed " || step_failed "not closed"
 	sed 's/^/  ids: /' $D/irdma/ids
 	wait $pid
 	grep 'cma_event type' $T/rping.log | sed 's/ cma_id.*//; s/^/  rping: /'
@@ -84,11 +82,11 @@ irdma_story() {
 		step_failed "listen failed"
 	rping -c -d -a "$SIW_ADDR" -p $PORT -C 1 > $T/rping.log 2>&1 &
 	pid=$!
-	await grep -q " passive .* established " $D/irdma/ids || step_failed "not established"
+	await id_in passive " established " || step_failed "not established"
 	sed 's/^/  ids: /' $D/irdma/ids
 	say "  echo 'close all' > $D/irdma/ctl"
 	echo "close all" > $D/irdma/ctl || step_failed "close failed"
-	await grep -q " passive .* closed " $D/irdma/ids || step_failed "not closed"
+	await id_in passive " closed " || step_failed "not closed"
 	wait $pid
 	grep 'cma_event type' $T/rping.log | sed 's/ cma_id.*//; s/^/  rping: /'
 	say "  echo 'destroy all' > $D/irdma/ctl"
