@@ -6,13 +6,15 @@
 #                          default the running kernel's build tree
 #   make KVER=6.12         build against cmkit's cached 6.12 test kernel
 #                          (fetched and built on first use)
-#   make test              host checks + KUnit on 6.1, 6.12 and 7.3
-#                          (KVERS="6.12" narrows it, SUITES=glob picks suites)
+#   make test              host checks + KUnit on 6.1, 6.12, 7.3 and the
+#                          6.12-debug leg (KVERS="6.12" narrows it, DEBUG=0
+#                          drops the debug leg, SUITES=glob picks suites)
 #   make run               boot the 6.12 test kernel and drive each handler
 #   make shell KVER=6.1    a shell in the test guest
 #   make check             host checks only (headers, GoogleTest, harness)
 #   make setup             install the Debian packages cmkit needs
 #   make fuzz              run every libFuzzer target long (FUZZ_SECONDS each)
+#   make update-kernels    move kunit/kernels.pin to the archive's newest packages
 
 PYTHON ?= python3
 TOP := $(CURDIR)
@@ -30,7 +32,7 @@ KDIR := /lib/modules/$(shell uname -r)/build
 endif
 MODDIR := $(TOP)/build/mod/$(TAG)
 
-.PHONY: all modules setup check test run shell kernels fuzz clean
+.PHONY: all modules setup check test run shell kernels update-kernels fuzz clean
 
 all: modules
 
@@ -54,7 +56,8 @@ check: setup
 	@$(PYTHON) scripts/test.py --host-only
 
 test: setup
-	@$(PYTHON) scripts/test.py $(if $(KVERS),--kernels "$(KVERS)") $(if $(SUITES),--suites "$(SUITES)")
+	@$(PYTHON) scripts/test.py $(if $(KVERS),--kernels "$(KVERS)") $(if $(SUITES),--suites "$(SUITES)") \
+		$(if $(filter 0,$(DEBUG)),--no-debug)
 
 run: setup
 	@$(PYTHON) scripts/run.py run --kernel $(or $(KVER),6.12)
@@ -65,6 +68,9 @@ shell: setup
 kernels: setup
 	@for k in $(or $(KVERS),$(shell $(PYTHON) scripts/kernel.py versions)); do \
 		$(PYTHON) scripts/kernel.py build $$k || exit 1; done
+
+update-kernels: setup
+	@$(PYTHON) scripts/kernel.py update
 
 fuzz: setup
 	@$(MAKE) -s -C tests/fuzz fuzz

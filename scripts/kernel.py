@@ -2,15 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Fetch, configure and build cmkit's test kernels from Debian's linux-source packages.
 
-    kernel.py build KVER      fetch + unpack + build if not cached; print the build dir
-    kernel.py kdir KVER       like build, but print only the O= build dir (for make)
-    kernel.py info KVER       print the cached build's facts as JSON (builds if needed)
-    kernel.py versions        list the matrix
+    kernel.py build LEG       fetch + unpack + build if not cached; print the build dir
+    kernel.py kdir LEG        like build, but print only the O= build dir (for make)
+    kernel.py info LEG        print the cached build's facts as JSON (builds if needed)
+    kernel.py versions        list the default legs (make test's matrix)
+    kernel.py legs            list every leg with its series and fragments
+    kernel.py update          move the pins in kunit/kernels.pin to the archive's newest
 
-Every kernel is `make tinyconfig` + kunit/cmkit.config + `make olddefconfig`, built
-`bzImage modules` into $CMKIT_CACHE (default ~/.cache/cmkit), keyed by the Debian
-package version and a hash of the fragment.  One build at a time (a lock file in the
-cache); full logs go to build/logs/.
+A leg is a kernel series of the matrix built with a list of config fragments:
+"6.1", "6.12" and "7.3" with kunit/cmkit.config, and "6.12-debug" with
+kunit/debug.config on top (KASAN, kmemleak, UBSAN, DEBUG_OBJECTS, hung-task
+and soft-lockup detection).  Every leg is `make tinyconfig`, then the tree's
+own scripts/kconfig/merge_config.sh with the leg's fragments, then `make
+olddefconfig`; a small post-check refuses a build where a fragment option
+that exists in the tree did not survive.  Builds are `bzImage modules` in
+$CMKIT_CACHE (default ~/.cache/cmkit), keyed by the Debian package version
+and a hash of the merged options (comments and order do not count).  The
+package version of each series is pinned in kunit/kernels.pin; a newer one
+in the archive changes nothing until `make update-kernels`.  One build at a
+time (a lock file in the cache); full logs go to build/logs/.
 """
 
 import contextlib
@@ -29,8 +39,38 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FRAGMENT = os.path.join(TOP, "kunit", "cmkit.config")
+DEBUG_FRAGMENT = os.path.join(TOP, "kunit", "debug.config")
+PIN_FILE = os.path.join(TOP, "kunit", "kernels.pin")
 LOGDIR = os.path.join(TOP, "build", "logs")
-MATRIX = ("6.1", "6.12", "7.3")
+# Bump when the recipe (not the options) changes what a build produces.
+RECIPE = "2"
+
+
+class Leg:
+    """A kernel series built with a list of fragments, booted with extra arguments."""
+
+    def __init__(self, name, series, fragments, localversion="", cmdline="", debug=False):
+        self.name, self.series, self.fragments = name, series, fragments
+        self.localversion, self.cmdline, self.debug = localversion, cmdline, debug
+
+
+LEGS = {
+    "6.1": Leg("6.1", "6.1", [FRAGMENT]),
+    "6.12": Leg("6.12", "6.12", [FRAGMENT]),
+    "7.3": Leg("7.3", "7.3", [FRAGMENT]),
+    "6.12-debug": Leg("6.12-debug", "6.12", [FRAGMENT, DEBUG_FRAGMENT],
+                      localversion="-debug", cmdline="slub_debug=FZPU kmemleak=on",
+                      debug=True),
+}
+SERIES = ("6.1", "6.12", "7.3")
+# make test's legs, in order; DEBUG=0 drops the debug ones.
+MATRIX = ("6.1", "6.12", "7.3", "6.12-debug")
+
+
+def leg(name):
+    if name not in LEGS:
+        die(f"unknown kernel {name!r}; the legs are {' '.join(LEGS)}")
+    return LEGS[name]
 # Kernels not in the machine's own suites come from this suite of the same archive.
 EXTRA_SUITE = {"7.3": "trixie-backports"}
 APT_MAX_AGE = 24 * 3600
@@ -154,6 +194,13 @@ class Apt:
             return None
         return m.group(1)
 
+    def versions(self, pkg):
+        """Every version of @pkg the archive offers."""
+        r = subprocess.run(["apt-cache"] + self.opts() + ["madison", pkg],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        return {line.split("|")[1].strip() for line in r.stdout.splitlines()
+                if line.count("|") >= 2}
+
     def download(self, pkg, version, dest):
         say(f"downloading {pkg} {version}")
         r = subprocess.run(["apt-get"] + self.opts() + ["download", f"{pkg}={version}"],
@@ -171,35 +218,135 @@ class Apt:
 # cache layout
 # --------------------------------------------------------------------------
 
-def fragment_hash():
-    return hashlib.sha256(open(FRAGMENT, "rb").read()).hexdigest()[:12]
+def fragment_options(path):
+    """{CONFIG_X: value} of one fragment ("n" for "is not set"); comments ignored."""
+    opts = {}
+    for line in open(path):
+        line = line.strip()
+        m = re.match(r"(CONFIG_\w+)=(.*)", line)
+        if m:
+            opts[m.group(1)] = m.group(2)
+        m = re.match(r"# (CONFIG_\w+) is not set", line)
+        if m:
+            opts[m.group(1)] = "n"
+    return opts
+
+
+def merged_options(lg):
+    """The leg's options as merge_config.sh merges them: later fragments win."""
+    opts = {}
+    for frag in lg.fragments:
+        opts.update(fragment_options(frag))
+    return opts
+
+
+def options_hash(lg):
+    """The cache key's option part: the merged options, sorted, and the recipe."""
+    text = "".join(f"{k}={v}\n" for k, v in sorted(merged_options(lg).items()))
+    text += f"LOCALVERSION={lg.localversion}\nRECIPE={RECIPE}\n"
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def safe(version):
     return re.sub(r"[^A-Za-z0-9.+-]", "_", version)
 
 
-def kernel_dir(kver, version):
-    return os.path.join(cache_dir(), "kernels", kver, f"{safe(version)}-{fragment_hash()}")
+def kernel_dir(lg, version):
+    return os.path.join(cache_dir(), "kernels", lg.name, f"{safe(version)}-{options_hash(lg)}")
 
 
 def source_dir(kver, version):
     return os.path.join(cache_dir(), "src", f"linux-source-{kver}_{safe(version)}")
 
 
-def cached_builds(kver):
-    """Finished builds of this KVER with the current fragment, newest first."""
-    pat = os.path.join(cache_dir(), "kernels", kver, f"*-{fragment_hash()}", "done.json")
+def cached_builds(lg):
+    """Finished builds of this leg with its current options, newest first."""
+    pat = os.path.join(cache_dir(), "kernels", lg.name, f"*-{options_hash(lg)}", "done.json")
     hits = sorted(glob.glob(pat), key=os.path.getmtime, reverse=True)
     return [os.path.dirname(h) for h in hits]
 
 
-def resolve_version(kver, apt):
-    pkg = f"linux-source-{kver}"
+def read_pins():
+    """{series: (package, version)} from kunit/kernels.pin."""
+    pins = {}
+    if os.path.exists(PIN_FILE):
+        for line in open(PIN_FILE):
+            words = line.split("#", 1)[0].split()
+            if len(words) == 3:
+                pins[words[0]] = (words[1], words[2])
+    return pins
+
+
+def write_pins(pins):
+    head = []
+    for line in open(PIN_FILE):
+        if line.startswith("#") or not line.strip():
+            head.append(line)
+        else:
+            break
+    with open(PIN_FILE, "w") as f:
+        f.writelines(head)
+        for key in sorted(pins, key=lambda k: [int(x) if x.isdigit() else x
+                                               for x in re.split(r"[.-]", k)]):
+            pkg, ver = pins[key]
+            f.write(f"{key:<12} {pkg:<28} {ver}\n")
+
+
+def resolve_version(series, apt):
+    """(version, note): the pinned version of linux-source-<series>, or why not.
+
+    The pin is used when its source is already unpacked in the cache or the
+    archive still has it; otherwise the archive's newest, with a note that the
+    summary shows.
+    """
+    pkg = f"linux-source-{series}"
+    pinned = read_pins().get(series, (pkg, None))[1]
+    if pinned and os.path.exists(os.path.join(source_dir(series, pinned), ".cmkit-unpacked")):
+        return pinned, None
+    if pinned and pinned in apt.versions(pkg):
+        return pinned, None
     ver = apt.candidate(pkg)
     if ver is None and apt.update(force=True):
         ver = apt.candidate(pkg)
-    return ver
+        if pinned and pinned in apt.versions(pkg):
+            return pinned, None
+    if not pinned:
+        return ver, f"{pkg} is not pinned in kunit/kernels.pin; used {ver}"
+    if ver is None:
+        return None, f"{pkg} {pinned} (pinned) is not in the archive, nor any other"
+    return ver, f"{pkg} {pinned} (pinned) is no longer in the archive; used {ver}"
+
+
+def update_pins():
+    """make update-kernels: move each pin to the archive's newest; print what moved."""
+    apt = Apt()
+    if not apt.update(force=True):
+        die("apt-get update failed")
+    pins = read_pins()
+    changed = 0
+    for series in SERIES:
+        pkg = f"linux-source-{series}"
+        old = pins.get(series, (pkg, None))[1]
+        new = apt.candidate(pkg)
+        if new is None:
+            say(f"{pkg}: not in the archive; pin kept at {old}")
+            continue
+        if new != old:
+            say(f"{pkg}: {old} -> {new}")
+            pins[series] = (pkg, new)
+            changed += 1
+        else:
+            say(f"{pkg}: {old} (unchanged)")
+    for key, (pkg, old) in list(pins.items()):
+        if key in SERIES:
+            continue
+        new = apt.candidate(pkg)
+        if new and new != old:
+            say(f"{pkg}: {old} -> {new}")
+            pins[key] = (pkg, new)
+            changed += 1
+    write_pins(pins)
+    say(f"{changed} pin(s) moved; kunit/kernels.pin written")
 
 
 # --------------------------------------------------------------------------
@@ -258,21 +405,13 @@ def kconfig_symbols(src):
     return syms
 
 
-def check_config(config_path, src=None):
-    """Fragment options olddefconfig did not keep, as messages.
+def check_config(config_path, want, src=None):
+    """Merged options olddefconfig did not keep, as messages.
 
     With @src, options whose symbol no Kconfig of that tree defines (renamed
     or removed upstream, as LIBCRC32C was after 6.12) are not errors: one
     fragment serves the whole matrix.
     """
-    want = {}
-    for line in open(FRAGMENT):
-        m = re.match(r"(CONFIG_\w+)=(.*)", line.strip())
-        if m:
-            want[m.group(1)] = m.group(2)
-        m = re.match(r"# (CONFIG_\w+) is not set", line.strip())
-        if m:
-            want[m.group(1)] = "n"
     have = {}
     for line in open(config_path):
         m = re.match(r"(CONFIG_\w+)=(.*)", line.strip())
@@ -285,6 +424,26 @@ def check_config(config_path, src=None):
             say(f"{k} does not exist in this kernel; skipped")
         bad = [k for k in bad if k in known]
     return [f"{k}: wanted {want[k]}, got {have.get(k, 'n')}" for k in bad]
+
+
+def configure(lg, src, out, log):
+    """tinyconfig, the tree's merge_config.sh with the leg's fragments, olddefconfig."""
+    env_make = ["make", "-C", src, f"O={out}", "KBUILD_BUILD_USER=cmkit",
+                "KBUILD_BUILD_HOST=cmkit", f"LOCALVERSION={lg.localversion}"]
+    names = " + ".join(os.path.relpath(f, TOP) for f in lg.fragments)
+    say(f"configuring {lg.name}: tinyconfig + {names} (merge_config.sh) + olddefconfig")
+    if run_logged(env_make + ["tinyconfig"], log) != 0:
+        die(f"make tinyconfig failed; see {log}")
+    merge = os.path.join(src, "scripts", "kconfig", "merge_config.sh")
+    if run_logged(["sh", merge, "-m", "-O", out, os.path.join(out, ".config")] +
+                  lg.fragments, log, cwd=out) != 0:
+        die(f"merge_config.sh failed; see {log}")
+    if run_logged(env_make + ["olddefconfig"], log) != 0:
+        die(f"make olddefconfig failed; see {log}")
+    bad = check_config(os.path.join(out, ".config"), merged_options(lg), src)
+    if bad:
+        die("the fragments did not survive olddefconfig:\n  " + "\n  ".join(bad))
+    return env_make
 
 
 class Progress:
@@ -309,33 +468,23 @@ class Progress:
         self.stop.set()
 
 
-def build(kver, version, apt):
-    kdir = kernel_dir(kver, version)
+def build(lg, version, apt, note=None):
+    kdir = kernel_dir(lg, version)
     if os.path.exists(os.path.join(kdir, "done.json")):
         return kdir
     os.makedirs(LOGDIR, exist_ok=True)
-    log = os.path.join(LOGDIR, f"kernel-{kver}.log")
+    log = os.path.join(LOGDIR, f"kernel-{lg.name}.log")
     open(log, "w").close()
-    src = unpack(kver, version, apt, log)
+    src = unpack(lg.series, version, apt, log)
     out = os.path.join(kdir, "build")
     shutil.rmtree(kdir, ignore_errors=True)
     os.makedirs(out)
-    env_make = ["make", "-C", src, f"O={out}", "KBUILD_BUILD_USER=cmkit",
-                "KBUILD_BUILD_HOST=cmkit", "LOCALVERSION="]
-    say(f"configuring {kver} ({version}): tinyconfig + kunit/cmkit.config")
-    if run_logged(env_make + ["tinyconfig"], log) != 0:
-        die(f"make tinyconfig failed; see {log}")
-    with open(os.path.join(out, ".config"), "a") as f:
-        f.write("\n" + open(FRAGMENT).read())
-    if run_logged(env_make + ["olddefconfig"], log) != 0:
-        die(f"make olddefconfig failed; see {log}")
-    bad = check_config(os.path.join(out, ".config"), src)
-    if bad:
-        die("the fragment did not survive olddefconfig:\n  " + "\n  ".join(bad))
+    env_make = configure(lg, src, out, log)
     jobs = str((os.cpu_count() or 1) + 1)
-    say(f"building {kver} bzImage modules with -j{jobs} (log: {os.path.relpath(log, TOP)})")
+    say(f"building {lg.name} ({version}) bzImage modules with -j{jobs} "
+        f"(log: {os.path.relpath(log, TOP)})")
     t0 = time.time()
-    prog = Progress(f"build {kver}")
+    prog = Progress(f"build {lg.name}")
     rc = run_logged(env_make + [f"-j{jobs}", "bzImage", "modules"], log, progress=prog.line)
     prog.done()
     if rc != 0:
@@ -344,13 +493,14 @@ def build(kver, version, apt):
         die(f"kernel build failed; last lines of {log}:\n" + "".join(tail))
     release = subprocess.run(env_make + ["-s", "kernelrelease"], stdout=subprocess.PIPE,
                              text=True, check=True).stdout.strip()
-    info = {"kver": kver, "package": f"linux-source-{kver}", "version": version,
+    info = {"kver": lg.series, "leg": lg.name, "debug": lg.debug, "cmdline": lg.cmdline,
+            "package": f"linux-source-{lg.series}", "version": version,
             "release": release, "source": src, "build": out,
             "bzImage": os.path.join(out, "arch/x86/boot/bzImage"),
-            "fragment_sha256": fragment_hash(), "build_seconds": round(time.time() - t0)}
+            "options_sha256": options_hash(lg), "build_seconds": round(time.time() - t0)}
     with open(os.path.join(kdir, "done.json"), "w") as f:
         json.dump(info, f, indent=1)
-    say(f"built {kver} ({release}) in {info['build_seconds']} s")
+    say(f"built {lg.name} ({release}) in {info['build_seconds']} s")
     return kdir
 
 
@@ -380,50 +530,74 @@ def tree_lock():
         yield
 
 
-def ensure(kver):
-    if kver not in MATRIX:
-        die(f"unknown kernel {kver!r}; the matrix is {' '.join(MATRIX)}")
+def ensure(name):
+    """The cache directory of leg @name, built if needed.
+
+    Its done.json gains "pin_note" when the pinned package version could not
+    be used (the summary shows it).
+    """
+    lg = leg(name)
     os.makedirs(cache_dir(), exist_ok=True)
+    pinned = read_pins().get(lg.series, (None, None))[1]
+    if pinned:
+        kdir = kernel_dir(lg, pinned)
+        if os.path.exists(os.path.join(kdir, "done.json")):
+            return kdir
     apt = Apt()
     if not apt.update():
-        hits = cached_builds(kver)
+        hits = cached_builds(lg)
         if hits:
-            say(f"apt unreachable; using the cached {kver} build")
+            say(f"apt unreachable; using the cached {lg.name} build")
             return hits[0]
         die("apt-get update failed and nothing is cached")
-    version = resolve_version(kver, apt)
+    version, note = resolve_version(lg.series, apt)
+    if note:
+        say(note)
     if version is None:
-        hits = cached_builds(kver)
-        if hits:
-            return hits[0]
-        die(f"no linux-source-{kver} package in the archive")
-    kdir = kernel_dir(kver, version)
-    if os.path.exists(os.path.join(kdir, "done.json")):
-        return kdir
-    with machine_lock("another kernel build or a guest"):
-        return build(kver, version, apt)
+        die(f"no linux-source-{lg.series} package in the archive")
+    kdir = kernel_dir(lg, version)
+    if not os.path.exists(os.path.join(kdir, "done.json")):
+        with machine_lock("another kernel build or a guest"):
+            build(lg, version, apt)
+    path = os.path.join(kdir, "done.json")
+    info = json.load(open(path))
+    if info.get("pin_note") != note:
+        info["pin_note"] = note
+        with open(path, "w") as f:
+            json.dump(info, f, indent=1)
+    return kdir
 
 
 def main(argv):
-    if len(argv) < 2 or argv[1] not in ("build", "kdir", "info", "versions"):
+    cmds = ("build", "kdir", "info", "versions", "legs", "update")
+    if len(argv) < 2 or argv[1] not in cmds:
         print(__doc__, file=sys.stderr)
         return 2
     if argv[1] == "versions":
         print(" ".join(MATRIX))
         return 0
+    if argv[1] == "legs":
+        for lg in LEGS.values():
+            frags = " + ".join(os.path.relpath(f, TOP) for f in lg.fragments)
+            print(f"{lg.name:<12} linux-source-{lg.series:<6} {frags}"
+                  f"{'  (' + lg.cmdline + ')' if lg.cmdline else ''}")
+        return 0
+    if argv[1] == "update":
+        update_pins()
+        return 0
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    kver = argv[2]
+    name = argv[2]
     if argv[1] == "kdir":
         # Keep stdout clean for $(shell ...): progress goes to stderr.
         real = sys.stdout
         sys.stdout = sys.stderr
-        kdir = ensure(kver)
+        kdir = ensure(name)
         sys.stdout = real
         print(os.path.join(kdir, "build"))
         return 0
-    kdir = ensure(kver)
+    kdir = ensure(name)
     if argv[1] == "info":
         print(open(os.path.join(kdir, "done.json")).read())
     else:

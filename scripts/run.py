@@ -33,7 +33,10 @@ LOGDIR = os.path.join(BUILD, "logs")
 RESULTS = os.path.join(BUILD, "results")
 DEFAULT_KERNEL = "6.12"
 KVM_PROBE_SECONDS = 15
-CMDLINE = "console=ttyS0 loglevel=7 panic=-1 oops=panic"
+# The first WARN or oops ends the guest at once (panic=-1 reboots, which
+# -no-reboot turns into QEMU's exit): the report then names the suite and
+# case it happened in instead of a hang at the timeout.
+CMDLINE = "console=ttyS0 loglevel=7 panic=-1 oops=panic panic_on_warn=1"
 
 
 def say(msg):
@@ -241,7 +244,7 @@ def run_kernel(kver, suites="*", mode="test", live=None):
     accel = choose_accel(info["bzImage"], initrd)
     out = os.path.join(RESULTS, info["release"])
     say(f"{kver}: booting {info['release']} ({accel}), suites '{suites}'")
-    append = f"{CMDLINE} cmkit.mode={mode} cmkit.suites={suites}"
+    append = f"{CMDLINE} {info.get('cmdline', '')} cmkit.mode={mode} cmkit.suites={suites}"
     verdict, boot = boot_and_judge(info, initrd, accel, out, append, live)
     retried = None
     if verdict.known_issue:
@@ -259,9 +262,12 @@ def run_kernel(kver, suites="*", mode="test", live=None):
 
 def summary_line(info, v, accel):
     boot = f"{v.boot_seconds:.1f}" if v.boot_seconds is not None else "-"
-    return (f"{info['release']} passed={v.passed} failed={v.failed} skipped={v.skipped} "
+    leg = info.get("leg", info["kver"])
+    label = f"{leg} (debug leg: KASAN, kmemleak, UBSAN)" if info.get("debug") else leg
+    pin = f" pin-not-used ({info['pin_note']})" if info.get("pin_note") else ""
+    return (f"{label} {info['release']} passed={v.passed} failed={v.failed} skipped={v.skipped} "
             f"accel={accel} boot={boot}s total={v.total_seconds:.1f}s"
-            f"{f' known-issue-rerun={v.retried}' if v.retried else ''}"
+            f"{f' known-issue-rerun={v.retried}' if v.retried else ''}{pin}"
             f"{'' if v.ok else ' FAIL'}")
 
 
