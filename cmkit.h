@@ -6,8 +6,11 @@
 #ifndef CMKIT_H
 #define CMKIT_H
 
+#include <linux/fault-inject.h>
+#include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait_bit.h>
 
 struct dentry;
 
@@ -15,17 +18,29 @@ struct dentry;
 extern struct dentry *cmkit_debugfs;
 
 /**
- * struct cmkit_ctl - a handler's debugfs control plane
- * @name: the handler, for log lines
+ * struct cmkit_ctl - a handler's debugfs control plane, cmkit/<name>/
+ * @name: the handler: its directory, and the prefix of its log lines
  * @lock: serialises commands, and commands against unload
  * @closing: the module is unloading: commands are refused
  * @command: runs one command line; returns 0 or a negative errno
+ * @dir: cmkit/<name>/, once cmkit_ctl_register() made it
  */
 struct cmkit_ctl {
 	const char *name;
 	struct mutex lock;	/* commands, and commands vs. unload */
 	bool closing;
 	int (*command)(char *line);
+	struct dentry *dir;
+};
+
+/**
+ * struct cmkit_ctl_file - a read-only file beside a control plane's ctl
+ * @name: file name
+ * @fops: its operations (DEFINE_SHOW_ATTRIBUTE() ones, usually)
+ */
+struct cmkit_ctl_file {
+	const char *name;
+	const struct file_operations *fops;
 };
 
 #define CMKIT_CTL_INIT(var, nm, cmd) {					\
@@ -34,14 +49,98 @@ struct cmkit_ctl {
 	.command = (cmd),						\
 }
 
+void cmkit_ctl_register(struct cmkit_ctl *ctl, const struct cmkit_ctl_file *files,
+			unsigned int nr_files);
+void cmkit_ctl_unregister(struct cmkit_ctl *ctl);
 ssize_t cmkit_ctl_write(struct cmkit_ctl *ctl, const char __user *ubuf, size_t count);
 void cmkit_ctl_close(struct cmkit_ctl *ctl);
 
+/* ---- fault injection ---------------------------------------------------- */
+
+/**
+ * struct cmkit_fault - the fault points of one handler
+ * @name: the handler ("rpcrdma", "irdma", "srpt")
+ * @steps: the name of each step that can be made to fail, by step number
+ * @nr_steps: how many
+ * @armed: the steps that consult @attr (bit n: step n); none by default
+ * @fired: failures injected since load
+ * @attr: the kernel's fault attribute: probability, interval, times,
+ *	task filter and verbosity, as for failslab
+ *
+ * Each step of a connect or accept path that can fail (an allocation, a
+ * verb, a CM send, a socket call) asks cmkit_should_fail() first.  A step
+ * fails only when it is armed and the kernel's should_fail() says so, so
+ * the knobs are the standard ones: cmkit/<handler>/fail/ in debugfs
+ * (Documentation/fault-injection/fault-injection.rst) and the armed steps
+ * in cmkit/<handler>/fail_steps.  /proc/<pid>/fail-nth also counts these
+ * points once armed.
+ */
+struct cmkit_fault {
+	const char *name;
+	const char * const *steps;
+	unsigned int nr_steps;
+	unsigned long armed;
+	atomic_t fired;
+#ifdef CONFIG_FAULT_INJECTION
+	struct fault_attr attr;
+#endif
+};
+
+#ifdef CONFIG_FAULT_INJECTION
+#define CMKIT_FAULT_ATTR	.attr = FAULT_ATTR_INITIALIZER,
+#else
+#define CMKIT_FAULT_ATTR
+#endif
+
+#define CMKIT_FAULT_INIT(nm, step_names) {				\
+	.name = (nm),							\
+	.steps = (step_names),						\
+	.nr_steps = ARRAY_SIZE(step_names),				\
+	CMKIT_FAULT_ATTR						\
+}
+
+bool cmkit_should_fail(struct cmkit_fault *fault, unsigned int step);
+void cmkit_fault_debugfs(struct cmkit_fault *fault, struct dentry *dir);
+void cmkit_fault_arm(struct cmkit_fault *fault, unsigned long steps, int times);
+void cmkit_fault_disarm(struct cmkit_fault *fault);
+
+/* ---- bounded waits for teardown ----------------------------------------- */
+
+/* How long a teardown waits for its objects before it calls them leaked. */
+#define CMKIT_TEARDOWN_WAIT	(30 * HZ)
+
+/**
+ * cmkit_wait_released - wait until @cond, calling a late object a leak
+ * @var: the variable whose wake_up_var() signals progress
+ * @cond: true once every object is gone
+ * @fmt: what is still alive, printed after "cmkit: LEAK: "
+ *
+ * Waits CMKIT_TEARDOWN_WAIT; if @cond is still false, WARNs with a
+ * "cmkit: LEAK:" line (on the test kernels panic_on_warn turns that into an
+ * immediate, named failure) and then keeps waiting, since the objects still
+ * reference the module's code.
+ */
+#define cmkit_wait_released(var, cond, fmt, ...)				\
+do {									\
+	if (!wait_var_event_timeout(var, cond, CMKIT_TEARDOWN_WAIT)) {	\
+		WARN(1, "cmkit: LEAK: " fmt, ##__VA_ARGS__);		\
+		wait_var_event(var, cond);				\
+	}								\
+} while (0)
+
+/* The consumers' cores, and the control planes above them. */
 int cmkit_rpcrdma_init(void);
 void cmkit_rpcrdma_exit(void);
 int cmkit_irdma_init(void);
 void cmkit_irdma_exit(void);
 int cmkit_srpt_init(void);
 void cmkit_srpt_exit(void);
+void rpcrdma_ctl_init(void);
+void rpcrdma_ctl_exit(void);
+void irdma_ctl_init(void);
+void irdma_ctl_exit(void);
+void srpt_ctl_init(void);
+void srpt_ctl_exit(void);
+void irdma_ctl_check_freed(void);
 
 #endif /* CMKIT_H */

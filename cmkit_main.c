@@ -8,11 +8,55 @@
 #include <linux/uaccess.h>
 
 #include "cmkit.h"
-#include "srpt.h"
 
 struct dentry *cmkit_debugfs;
 
 #define CMKIT_CTL_LINE	128
+
+static ssize_t cmkit_ctl_fop_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	return cmkit_ctl_write(file->private_data, ubuf, count);
+}
+
+static const struct file_operations cmkit_ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = cmkit_ctl_fop_write,
+};
+
+/**
+ * cmkit_ctl_register - create a handler's control plane in debugfs
+ * @ctl: the control plane; cmkit/<ctl->name>/ is made for it
+ * @files: read-only files beside ctl (stats, lists)
+ * @nr_files: how many
+ *
+ * Creates cmkit/<name>/ctl, which passes each line written to it to
+ * @ctl->command (see cmkit_ctl_write()), and @files, mode 0444.
+ */
+void cmkit_ctl_register(struct cmkit_ctl *ctl, const struct cmkit_ctl_file *files,
+			unsigned int nr_files)
+{
+	unsigned int i;
+
+	ctl->dir = debugfs_create_dir(ctl->name, cmkit_debugfs);
+	debugfs_create_file("ctl", 0200, ctl->dir, ctl, &cmkit_ctl_fops);
+	for (i = 0; i < nr_files; i++)
+		debugfs_create_file(files[i].name, 0444, ctl->dir, NULL, files[i].fops);
+}
+
+/**
+ * cmkit_ctl_unregister - remove a handler's control plane from debugfs
+ * @ctl: the control plane
+ *
+ * Returns once no command or read of its files is running; call
+ * cmkit_ctl_close() first so that no new command starts.
+ */
+void cmkit_ctl_unregister(struct cmkit_ctl *ctl)
+{
+	debugfs_remove_recursive(ctl->dir);
+	ctl->dir = NULL;
+}
 
 /**
  * cmkit_ctl_write - take one control-plane command from a debugfs write
@@ -21,7 +65,8 @@ struct dentry *cmkit_debugfs;
  * @count: its length; a command is one line shorter than CMKIT_CTL_LINE
  *
  * The command runs under @ctl->lock unless the module is unloading.  A
- * failed command fails the write with its errno and leaves a log line.
+ * failed command fails the write with its errno and leaves a
+ * (rate-limited) log line.
  *
  * Return: @count, or a negative errno.
  */
@@ -41,7 +86,7 @@ ssize_t cmkit_ctl_write(struct cmkit_ctl *ctl, const char __user *ubuf, size_t c
 	rc = ctl->closing ? -ESHUTDOWN : ctl->command(strim(buf));
 	mutex_unlock(&ctl->lock);
 	if (rc)
-		pr_info("cmkit: %s: ctl '%s' failed: %d\n", ctl->name, line, rc);
+		pr_info_ratelimited("cmkit: %s: ctl '%s' failed: %d\n", ctl->name, line, rc);
 	return rc ? rc : count;
 }
 
@@ -56,6 +101,10 @@ void cmkit_ctl_close(struct cmkit_ctl *ctl)
 	mutex_unlock(&ctl->lock);
 }
 
+/*
+ * Each consumer's core comes up before its control plane and goes down
+ * after it: the control plane drives the core, never the other way round.
+ */
 static int __init cmkit_init(void)
 {
 	int rc;
@@ -70,7 +119,9 @@ static int __init cmkit_init(void)
 	rc = cmkit_srpt_init();
 	if (rc)
 		goto out_irdma;
-	srpt_ctl_init(cmkit_debugfs);	/* outside: its start/stop re-run the init */
+	rpcrdma_ctl_init();
+	irdma_ctl_init();
+	srpt_ctl_init();
 	pr_info("cmkit: loaded\n");
 	return 0;
 
@@ -86,8 +137,11 @@ out_debugfs:
 static void __exit cmkit_exit(void)
 {
 	srpt_ctl_exit();
+	irdma_ctl_exit();
+	rpcrdma_ctl_exit();
 	cmkit_srpt_exit();
 	cmkit_irdma_exit();
+	irdma_ctl_check_freed();
 	cmkit_rpcrdma_exit();
 	debugfs_remove_recursive(cmkit_debugfs);
 	pr_info("cmkit: unloaded\n");

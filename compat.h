@@ -19,4 +19,30 @@
 #define CMKIT_SA(sin) ((struct sockaddr *)(sin))
 #endif
 
+/*
+ * Symbol namespaces: a bare identifier up to 6.12, a string literal from
+ * 6.13.  cmkit's consumer API is exported into CMKIT_NS; what only the
+ * KUnit suites need, with EXPORT_SYMBOL_IF_KUNIT() into the kernel's
+ * EXPORTED_FOR_KUNIT_TESTING namespace (CMKIT_KUNIT_NS), only in kernels
+ * built with KUnit.
+ */
+#ifdef CMKIT_MODULE_NS_IDENT
+#define CMKIT_NS		CMKIT
+#define CMKIT_KUNIT_NS		EXPORTED_FOR_KUNIT_TESTING
+#else
+#define CMKIT_NS		"CMKIT"
+#define CMKIT_KUNIT_NS		"EXPORTED_FOR_KUNIT_TESTING"
+#endif
+#define CMKIT_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, CMKIT_NS)
+
+#ifdef CMKIT_HAVE_KUNIT_VISIBILITY
+#include <kunit/visibility.h>
+#elif IS_ENABLED(CONFIG_KUNIT)
+#define VISIBLE_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(sym)	EXPORT_SYMBOL_NS(sym, CMKIT_KUNIT_NS)
+#else
+#define VISIBLE_IF_KUNIT		static
+#define EXPORT_SYMBOL_IF_KUNIT(sym)
+#endif
+
 #endif /* CMKIT_COMPAT_H */

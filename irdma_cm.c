@@ -40,7 +40,7 @@ struct irdma_cm_core *cmkit_irdma_cm_core(void)
 {
 	return &cmkit_irdma_core;
 }
-EXPORT_SYMBOL_GPL(cmkit_irdma_cm_core);
+CMKIT_EXPORT(cmkit_irdma_cm_core);
 
 /**
  * irdma_cm_event_name - the name of an irdma event type
@@ -68,7 +68,7 @@ const char *irdma_cm_event_name(enum irdma_cm_event_type type)
 		return names[type];
 	return "unknown";
 }
-EXPORT_SYMBOL_GPL(irdma_cm_event_name);
+EXPORT_SYMBOL_IF_KUNIT(irdma_cm_event_name);
 
 /**
  * irdma_iw_event_name - the name of an iw_cm upcall type
@@ -117,7 +117,7 @@ int irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(irdma_setup_cm_core);
+EXPORT_SYMBOL_IF_KUNIT(irdma_setup_cm_core);
 
 /* Take a reference on the next node cleanup has not aborted yet. */
 static struct irdma_cm_node *irdma_cm_next_unreaped(struct irdma_cm_core *cm_core)
@@ -186,7 +186,7 @@ void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
 	cm_core->sock_wq = NULL;
 	cm_core->event_wq = NULL;
 }
-EXPORT_SYMBOL_GPL(irdma_cleanup_cm_core);
+EXPORT_SYMBOL_IF_KUNIT(irdma_cleanup_cm_core);
 
 /**
  * irdma_make_cm_node - make a connection's node
@@ -238,7 +238,7 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 	wake_up_all(&cm_core->wait);	/* for tests that wait for a peer's node */
 	return cm_node;
 }
-EXPORT_SYMBOL_GPL(irdma_make_cm_node);
+EXPORT_SYMBOL_IF_KUNIT(irdma_make_cm_node);
 
 /**
  * irdma_add_ref_cm_node - take a reference on a node
@@ -248,7 +248,7 @@ void irdma_add_ref_cm_node(struct irdma_cm_node *cm_node)
 {
 	refcount_inc(&cm_node->refcnt);
 }
-EXPORT_SYMBOL_GPL(irdma_add_ref_cm_node);
+EXPORT_SYMBOL_IF_KUNIT(irdma_add_ref_cm_node);
 
 static void irdma_destroy_connection(struct irdma_cm_node *cm_node)
 {
@@ -287,7 +287,7 @@ void irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node)
 	spin_unlock(&cm_core->ht_lock);
 	irdma_destroy_connection(cm_node);
 }
-EXPORT_SYMBOL_GPL(irdma_rem_ref_cm_node);
+EXPORT_SYMBOL_IF_KUNIT(irdma_rem_ref_cm_node);
 
 /**
  * irdma_cm_node_put_base - drop the connection's base reference, once
@@ -301,7 +301,7 @@ void irdma_cm_node_put_base(struct irdma_cm_node *cm_node)
 	if (!test_and_set_bit(IRDMA_CM_NODE_BASE_PUT, &cm_node->flags))
 		irdma_rem_ref_cm_node(cm_node);
 }
-EXPORT_SYMBOL_GPL(irdma_cm_node_put_base);
+EXPORT_SYMBOL_IF_KUNIT(irdma_cm_node_put_base);
 
 static bool irdma_cm_event_ends_connection(enum irdma_cm_event_type type)
 {
@@ -349,7 +349,7 @@ struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
 	irdma_cm_post_event(event);
 	return event;
 }
-EXPORT_SYMBOL_GPL(irdma_create_event);
+EXPORT_SYMBOL_IF_KUNIT(irdma_create_event);
 
 /**
  * irdma_cm_post_event - queue an event for the handler
@@ -372,7 +372,7 @@ void irdma_cm_post_event(struct irdma_cm_event *event)
 	queue_work(cm_core->event_wq, &event->event_work);
 	spin_unlock(&cm_node->ev_lock);
 }
-EXPORT_SYMBOL_GPL(irdma_cm_post_event);
+EXPORT_SYMBOL_IF_KUNIT(irdma_cm_post_event);
 
 static void irdma_cm_fill_sin(struct sockaddr_storage *ss, u32 addr, u16 port)
 {
@@ -448,7 +448,7 @@ int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
 			cm_node->rem_port, irdma_iw_event_name(type), status);
 	return cm_id->event_handler(cm_id, &event);
 }
-EXPORT_SYMBOL_GPL(irdma_send_cm_event);
+EXPORT_SYMBOL_IF_KUNIT(irdma_send_cm_event);
 
 /*
  * The connection is over: tell the upper layer what its state calls for,
@@ -585,7 +585,7 @@ void irdma_cm_event_handler(struct work_struct *work)
 	irdma_rem_ref_cm_node(cm_node);
 	kfree(event);
 }
-EXPORT_SYMBOL_GPL(irdma_cm_event_handler);
+CMKIT_EXPORT(irdma_cm_event_handler);
 
 /**
  * cmkit_irdma_init - set up the core of cmkit's virtual irdma device
@@ -594,11 +594,7 @@ EXPORT_SYMBOL_GPL(irdma_cm_event_handler);
  */
 int cmkit_irdma_init(void)
 {
-	int rc = irdma_setup_cm_core(&cmkit_irdma_core);
-
-	if (!rc)
-		irdma_ctl_init(cmkit_debugfs);
-	return rc;
+	return irdma_setup_cm_core(&cmkit_irdma_core);
 }
 
 /**
@@ -606,7 +602,5 @@ int cmkit_irdma_init(void)
  */
 void cmkit_irdma_exit(void)
 {
-	irdma_ctl_exit();
 	irdma_cleanup_cm_core(&cmkit_irdma_core);
-	irdma_ctl_check_freed();
 }

@@ -196,7 +196,7 @@ struct irdma_cm_event {
  * @cm_core: the core it belongs to
  * @cm_id: the upper layer's listening id (an add_ref() is held)
  * @refcnt: the listen reference plus one per passive node
- * @listening: cleared by irdma_destroy_listen(), under cm_core->ht_lock
+ * @listening: cleared by cmkit_irdma_destroy_listen(), under cm_core->ht_lock
  * @loc_addr: local address, host order
  * @loc_port: local port, host order
  * @backlog: the listen backlog
@@ -285,18 +285,18 @@ const char *irdma_cm_event_name(enum irdma_cm_event_type type);
 const char *irdma_iw_event_name(enum iw_cm_event_type type);
 
 /* irdma_listen.c: listeners */
-int irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 			int backlog);
-int irdma_destroy_listen(struct iw_cm_id *cm_id);
+int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id);
 void irdma_cm_put_listener(struct irdma_cm_listener *listener);
 void irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core);
 
 /* irdma_conn.c: a connection's socket, MPA, and the consumer API */
-int irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 		  struct iw_cm_conn_param *conn_param);
-int irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param);
-int irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
-int irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt);
+int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param);
+int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
+int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt);
 void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
 			       struct socket *sock);
 void irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node);
@@ -304,9 +304,5 @@ void irdma_cm_node_release_sock(struct irdma_cm_node *cm_node);
 void irdma_cm_node_abort(struct irdma_cm_node *cm_node);
 void irdma_cm_abort_unindicated(struct irdma_cm_node *cm_node);
 
-/* irdma_ctl.c: the debugfs control plane, cmkit/irdma/ */
-void irdma_ctl_init(struct dentry *parent);
-void irdma_ctl_exit(void);
-void irdma_ctl_check_freed(void);
 
 #endif /* CMKIT_IRDMA_CM_H */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cmkit irdma: the socket side of a connection.  TCP through kernel
- * sockets, the MPA exchange (RFC 5044, RFC 6581), and the consumer API
- * named as upstream's: irdma_connect(), irdma_accept(), irdma_reject() and
- * irdma_cm_close() (listeners are in irdma_listen.c).
+ * sockets, the MPA exchange (RFC 5044, RFC 6581), and the consumer API:
+ * upstream's irdma_connect(), irdma_accept(), irdma_reject() and
+ * irdma_cm_close() as cmkit_irdma_connect(), cmkit_irdma_accept(),
+ * cmkit_irdma_reject() and cmkit_irdma_cm_close(), exported into the CMKIT
+ * namespace (listeners are in irdma_listen.c).
  *
  * Socket callbacks run in softirq: they only queue the node's (or the
  * listener's) work on the core's socket workqueue, holding a node
@@ -334,7 +336,7 @@ void irdma_cm_node_abort(struct irdma_cm_node *cm_node)
 	irdma_cm_fail(cm_node, -ECONNRESET);
 	mutex_unlock(&cm_node->lock);
 }
-EXPORT_SYMBOL_GPL(irdma_cm_node_abort);
+EXPORT_SYMBOL_IF_KUNIT(irdma_cm_node_abort);
 
 /**
  * irdma_cm_abort_unindicated - reset a passive connection not yet indicated
@@ -509,7 +511,7 @@ static int irdma_cm_sin_check(const struct sockaddr_storage *ss)
 }
 
 /**
- * irdma_connect - connect to an iWARP peer
+ * cmkit_irdma_connect - connect to an iWARP peer
  * @cm_core: the core to connect through
  * @cm_id: the upper layer: m_local_addr (address or port 0 for any; both
  *	are set to TCP's choice), m_remote_addr,
@@ -524,7 +526,7 @@ static int irdma_cm_sin_check(const struct sockaddr_storage *ss)
  *
  * Return: 0, or a negative errno and then no event is delivered.
  */
-int irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 		  struct iw_cm_conn_param *conn_param)
 {
 	struct sockaddr_in *laddr = (struct sockaddr_in *)&cm_id->m_local_addr;
@@ -601,10 +603,10 @@ out_put:
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
-EXPORT_SYMBOL_GPL(irdma_connect);
+CMKIT_EXPORT(cmkit_irdma_connect);
 
 /**
- * irdma_accept - accept a connection indicated by CONNECT_REQUEST
+ * cmkit_irdma_accept - accept a connection indicated by CONNECT_REQUEST
  * @cm_id: the upper layer's id for the connection; provider_data is the
  *	event's provider_data
  * @conn_param: private data for the reply, our IRD and ORD (ORD lowered
@@ -616,7 +618,7 @@ EXPORT_SYMBOL_GPL(irdma_connect);
  * Return: 0, or a negative errno (-ECONNRESET when the peer is gone) and
  * then no event is delivered on @cm_id.
  */
-int irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param)
+int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param)
 {
 	struct irdma_cm_node *cm_node = cm_id->provider_data;
 	u16 ird, ord;
@@ -675,10 +677,10 @@ out_fail:
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
-EXPORT_SYMBOL_GPL(irdma_accept);
+CMKIT_EXPORT(cmkit_irdma_accept);
 
 /**
- * irdma_reject - refuse a connection indicated by CONNECT_REQUEST
+ * cmkit_irdma_reject - refuse a connection indicated by CONNECT_REQUEST
  * @cm_id: an id whose provider_data is the event's provider_data
  * @pdata: private data for the peer, or NULL
  * @pdata_len: its length
@@ -688,7 +690,7 @@ EXPORT_SYMBOL_GPL(irdma_accept);
  *
  * Return: 0, or -EINVAL for a bad argument (the request is still rejected).
  */
-int irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
+int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 {
 	struct irdma_cm_node *cm_node = cm_id->provider_data;
 	int rc = 0;
@@ -713,10 +715,10 @@ int irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 	irdma_cm_node_put_base(cm_node);
 	return rc;
 }
-EXPORT_SYMBOL_GPL(irdma_reject);
+CMKIT_EXPORT(cmkit_irdma_reject);
 
 /**
- * irdma_cm_close - close an established connection
+ * cmkit_irdma_cm_close - close an established connection
  * @cm_id: the connection's id (provider_data names its node)
  * @abrupt: reset instead of an orderly close
  *
@@ -728,7 +730,7 @@ EXPORT_SYMBOL_GPL(irdma_reject);
  * Return: 0, or -ENOTCONN when the connection is not established (or, for
  * an orderly close, already closing).
  */
-int irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
+int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 {
 	struct irdma_cm_node *cm_node = cm_id->provider_data;
 	int rc = 0;
@@ -759,4 +761,4 @@ int irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
-EXPORT_SYMBOL_GPL(irdma_cm_close);
+CMKIT_EXPORT(cmkit_irdma_cm_close);

@@ -119,7 +119,6 @@ static struct irdma_ctl_stats irdma_ctl_stats;
 static DEFINE_SPINLOCK(irdma_ctl_lock);	/* irdma_ctl_ids, numbering, id state */
 static LIST_HEAD(irdma_ctl_ids);
 static u32 irdma_ctl_next;
-static struct dentry *irdma_ctl_dir;
 
 static const char *irdma_ctl_role_name(enum irdma_ctl_role role)
 {
@@ -298,7 +297,7 @@ static int irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 	irdma_ctl_keep_peer_pdata(child, ev);
 	child->id.provider_data = ev->provider_data;
 	if (lid->reject) {
-		rc = irdma_reject(&child->id, lid->pdata, lid->pdata_len);
+		rc = cmkit_irdma_reject(&child->id, lid->pdata, lid->pdata_len);
 		child->id.provider_data = NULL;	/* the connection is gone */
 		irdma_ctl_set_state(child, "rejected", rc);
 		atomic_inc(&irdma_ctl_stats.rejected);
@@ -308,7 +307,7 @@ static int irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 
 	irdma_ctl_set_state(child, "accepting", 0);
 	irdma_ctl_conn_param(&param, lid);
-	rc = irdma_accept(&child->id, &param);
+	rc = cmkit_irdma_accept(&child->id, &param);
 	child->live = !rc;
 	if (rc) {
 		/* Only the list holds it now: a destroy waiting on the lock frees it. */
@@ -361,7 +360,7 @@ static void irdma_ctl_conn_event(struct irdma_ctl_id *cid, struct iw_cm_event *e
 		cid->live = false;
 	} else if (cid->doomed && ev->event != IW_CM_EVENT_DISCONNECT) {
 		cid->doomed = false;
-		irdma_cm_close(&cid->id, true);
+		cmkit_irdma_cm_close(&cid->id, true);
 	}
 	mutex_unlock(&cid->lock);
 }
@@ -421,7 +420,7 @@ static int irdma_ctl_listen(char *args)
 			       !strcmp(policy, "reject"));
 	if (!lid)
 		return -ENOMEM;
-	rc = irdma_create_listen(cmkit_irdma_cm_core(), &lid->id, IRDMA_CTL_BACKLOG);
+	rc = cmkit_irdma_create_listen(cmkit_irdma_cm_core(), &lid->id, IRDMA_CTL_BACKLOG);
 	mutex_unlock(&lid->lock);
 	pr_info("ctl: %u: listen on %pISpc (%s): %d\n", lid->n, &local, policy, rc);
 	if (rc) {
@@ -449,7 +448,7 @@ static int irdma_ctl_connect(char *args)
 	irdma_ctl_set_state(cid, "connecting", 0);
 	irdma_ctl_conn_param(&param, cid);
 	atomic_inc(&irdma_ctl_stats.connects);
-	rc = irdma_connect(cmkit_irdma_cm_core(), &cid->id, &param);
+	rc = cmkit_irdma_connect(cmkit_irdma_cm_core(), &cid->id, &param);
 	cid->live = !rc;
 	mutex_unlock(&cid->lock);
 	spin_lock(&irdma_ctl_lock);
@@ -476,7 +475,7 @@ static int irdma_ctl_close(struct irdma_ctl_id *cid, bool abrupt, bool destroy)
 
 	mutex_lock(&cid->lock);
 	if (cid->live)
-		rc = irdma_cm_close(&cid->id, abrupt);
+		rc = cmkit_irdma_cm_close(&cid->id, abrupt);
 	/* Still connecting or accepting: reset it once it is up. */
 	if (rc == -ENOTCONN && cid->live && destroy)
 		cid->doomed = true;
@@ -491,7 +490,7 @@ static int irdma_ctl_act(struct irdma_ctl_id *cid, enum irdma_ctl_verb verb)
 	if (cid->role == IRDMA_CTL_LISTENER) {
 		if (verb != IRDMA_CTL_DESTROY)
 			return -EOPNOTSUPP;
-		rc = irdma_destroy_listen(&cid->id);
+		rc = cmkit_irdma_destroy_listen(&cid->id);
 		irdma_ctl_set_state(cid, "destroyed", rc);
 	} else {
 		rc = irdma_ctl_close(cid, verb != IRDMA_CTL_CLOSE, verb == IRDMA_CTL_DESTROY);
@@ -553,18 +552,6 @@ static int irdma_ctl_command(char *line)
 }
 
 static struct cmkit_ctl irdma_ctl = CMKIT_CTL_INIT(irdma_ctl, "irdma", irdma_ctl_command);
-
-static ssize_t irdma_ctl_write(struct file *file, const char __user *ubuf, size_t count,
-			       loff_t *ppos)
-{
-	return cmkit_ctl_write(&irdma_ctl, ubuf, count);
-}
-
-static const struct file_operations irdma_ctl_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = irdma_ctl_write,
-};
 
 /* ---- ids and stats --------------------------------------------------------- */
 
@@ -636,16 +623,17 @@ static int irdma_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(irdma_stats);
 
+static const struct cmkit_ctl_file irdma_ctl_files[] = {
+	{ "ids", &irdma_ids_fops },
+	{ "stats", &irdma_stats_fops },
+};
+
 /**
  * irdma_ctl_init - create cmkit/irdma/ in debugfs
- * @parent: cmkit's debugfs directory
  */
-void irdma_ctl_init(struct dentry *parent)
+void irdma_ctl_init(void)
 {
-	irdma_ctl_dir = debugfs_create_dir("irdma", parent);
-	debugfs_create_file("ctl", 0200, irdma_ctl_dir, NULL, &irdma_ctl_fops);
-	debugfs_create_file("ids", 0444, irdma_ctl_dir, NULL, &irdma_ids_fops);
-	debugfs_create_file("stats", 0444, irdma_ctl_dir, NULL, &irdma_stats_fops);
+	cmkit_ctl_register(&irdma_ctl, irdma_ctl_files, ARRAY_SIZE(irdma_ctl_files));
 }
 
 /**
@@ -657,7 +645,7 @@ void irdma_ctl_init(struct dentry *parent)
 void irdma_ctl_exit(void)
 {
 	cmkit_ctl_close(&irdma_ctl);
-	debugfs_remove_recursive(irdma_ctl_dir);
+	cmkit_ctl_unregister(&irdma_ctl);
 	irdma_ctl_each("all", IRDMA_CTL_DESTROY);
 }
 

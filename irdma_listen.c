@@ -129,7 +129,7 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
 }
 
 /**
- * irdma_create_listen - listen for iWARP connections
+ * cmkit_irdma_create_listen - listen for iWARP connections
  * @cm_core: the core to listen on
  * @cm_id: the upper layer: m_local_addr (IPv4), event_handler, add_ref,
  *	rem_ref; it gets a CONNECT_REQUEST per MPA request received
@@ -137,7 +137,7 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
  *
  * Return: 0 (cm_id->provider_data names the listener), or a negative errno.
  */
-int irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 			int backlog)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)&cm_id->m_local_addr;
@@ -195,7 +195,7 @@ out_free:
 	kfree(listener);
 	return rc;
 }
-EXPORT_SYMBOL_GPL(irdma_create_listen);
+CMKIT_EXPORT(cmkit_irdma_create_listen);
 
 /*
  * Reset the listener's connections whose peer has not sent its MPA request:
@@ -228,8 +228,8 @@ static void irdma_cm_abort_hanging_nodes(struct irdma_cm_listener *listener)
 }
 
 /**
- * irdma_destroy_listen - stop listening
- * @cm_id: the id irdma_create_listen() was given
+ * cmkit_irdma_destroy_listen - stop listening
+ * @cm_id: the id cmkit_irdma_create_listen() was given
  *
  * No CONNECT_REQUEST is delivered on @cm_id once this returns, except for
  * requests already delivered; connections already indicated still need an
@@ -240,7 +240,7 @@ static void irdma_cm_abort_hanging_nodes(struct irdma_cm_listener *listener)
  * workqueue).
  * Return: 0, or -EINVAL when @cm_id is not listening.
  */
-int irdma_destroy_listen(struct iw_cm_id *cm_id)
+int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 {
 	struct irdma_cm_listener *listener = cm_id->provider_data;
 	struct irdma_cm_core *cm_core;
@@ -257,7 +257,7 @@ int irdma_destroy_listen(struct iw_cm_id *cm_id)
 	flush_workqueue(cm_core->event_wq);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(irdma_destroy_listen);
+CMKIT_EXPORT(cmkit_irdma_destroy_listen);
 
 /**
  * irdma_cm_teardown_listeners - stop every listener of a core

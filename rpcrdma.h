@@ -151,17 +151,14 @@ extern struct rpcrdma_stats rpcrdma_stats;
 
 int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
 
-struct rpcrdma_xprt *rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
+struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
 					 u32 inline_recv);
-void rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt);
 int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt);
-int rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt);
+int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc);
 void rpcrdma_teardown_all(void);
 
-struct dentry;
-void rpcrdma_ctl_init(struct dentry *parent);
-void rpcrdma_ctl_exit(void);
 
 #endif /* CMKIT_RPCRDMA_H */

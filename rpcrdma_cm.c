@@ -6,12 +6,12 @@
  * the ep's reference count decides who destroys the id:
  *
  *   reference                          dropped by
- *   kref_init (the transport's)        the final put in rpcrdma_xprt_disconnect()
+ *   kref_init (the transport's)        the final put in cmkit_rpcrdma_xprt_disconnect()
  *   Receives posted                    the put at the end of the drain
  *   ESTABLISHED                        DISCONNECTED, or DEVICE_REMOVAL when connected
  *
  * Whoever drops the last reference destroys the id: the CM handler by
- * returning 1 (rdma_cm then destroys it), rpcrdma_xprt_disconnect() by
+ * returning 1 (rdma_cm then destroys it), cmkit_rpcrdma_xprt_disconnect() by
  * calling rdma_destroy_id() itself.  Nothing touches the id afterwards.
  */
 #include <linux/module.h>
@@ -29,7 +29,7 @@
 EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_cm_event);
 
 struct rpcrdma_stats rpcrdma_stats;
-EXPORT_SYMBOL_GPL(rpcrdma_stats);
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_stats);
 
 static LIST_HEAD(rpcrdma_xprts);
 static DEFINE_MUTEX(rpcrdma_xprts_lock);
@@ -147,7 +147,7 @@ void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc)
 	trace_rpcrdma_flush_disconnect(r_xprt->rx_xid, wc->status);
 	rpcrdma_force_disconnect(ep);
 }
-EXPORT_SYMBOL_GPL(rpcrdma_flush_disconnect);
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_flush_disconnect);
 
 static void rpcrdma_update_cm_private(struct rpcrdma_ep *ep, struct rdma_cm_id *id,
 				      const struct rdma_conn_param *param)
@@ -289,7 +289,7 @@ out_put:
 		rpcrdma_count_end(&rpcrdma_stats.ids_returned);
 	return rc;
 }
-EXPORT_SYMBOL_GPL(rpcrdma_cm_event_handler);
+CMKIT_EXPORT(rpcrdma_cm_event_handler);
 
 static int rpcrdma_wait_resolved(struct rpcrdma_ep *ep)
 {
@@ -398,7 +398,7 @@ static int rpcrdma_post_recvs(struct rpcrdma_ep *ep)
  * @r_xprt: the transport, which must have no endpoint
  *
  * On success @r_xprt->rx_ep holds the transport's reference, and
- * rpcrdma_xprt_disconnect() tears the endpoint down.  Exported for tests,
+ * cmkit_rpcrdma_xprt_disconnect() tears the endpoint down.  Exported for tests,
  * which drive a resolved but unconnected endpoint.
  *
  * Return: 0, or a negative errno with nothing left behind.
@@ -477,7 +477,7 @@ out_destroy:
 	rpcrdma_ep_put_final(ep);	/* the only reference */
 	return rc;
 }
-EXPORT_SYMBOL_GPL(rpcrdma_ep_create);
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_ep_create);
 
 static void rpcrdma_xprt_drain(struct rpcrdma_ep *ep)
 {
@@ -503,7 +503,7 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 }
 
 /**
- * rpcrdma_xprt_disconnect - disconnect and release the transport's endpoint
+ * cmkit_rpcrdma_xprt_disconnect - disconnect and release the transport's endpoint
  * @r_xprt: the transport
  *
  * Disconnects, drains the QP, and drops the transport's reference.  If that
@@ -511,16 +511,16 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
  * reference keeps the ep until DISCONNECTED, whose handler frees it and
  * returns 1.  Safe to call with no endpoint.
  */
-void rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
+void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 {
 	mutex_lock(&r_xprt->rx_lock);
 	__rpcrdma_xprt_disconnect(r_xprt);
 	mutex_unlock(&r_xprt->rx_lock);
 }
-EXPORT_SYMBOL_GPL(rpcrdma_xprt_disconnect);
+CMKIT_EXPORT(cmkit_rpcrdma_xprt_disconnect);
 
 /**
- * rpcrdma_xprt_connect - connect the transport to its server
+ * cmkit_rpcrdma_xprt_connect - connect the transport to its server
  * @r_xprt: the transport, with no endpoint
  *
  * Creates an endpoint (resolving the address and route), posts Receives,
@@ -530,7 +530,7 @@ EXPORT_SYMBOL_GPL(rpcrdma_xprt_disconnect);
  *
  * Return: 0 when connected, else a negative errno.
  */
-int rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
+int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_ep *ep;
 	int rc;
@@ -568,25 +568,25 @@ out_unlock:
 	trace_rpcrdma_connect(r_xprt->rx_xid, rc);
 	return rc;
 }
-EXPORT_SYMBOL_GPL(rpcrdma_xprt_connect);
+CMKIT_EXPORT(cmkit_rpcrdma_xprt_connect);
 
 static void rpcrdma_force_work(struct work_struct *work)
 {
 	struct rpcrdma_xprt *r_xprt =
 		container_of(work, struct rpcrdma_xprt, rx_force_work);
 
-	rpcrdma_xprt_disconnect(r_xprt);
+	cmkit_rpcrdma_xprt_disconnect(r_xprt);
 }
 
 /**
- * rpcrdma_xprt_create - a transport to @dst, not yet connected
+ * cmkit_rpcrdma_xprt_create - a transport to @dst, not yet connected
  * @dst: the server's address (IPv4 or IPv6)
  * @inline_send: inline send size to ask for, bytes
  * @inline_recv: inline receive size to ask for, bytes
  *
  * Return: the transport, or NULL if memory is short.
  */
-struct rpcrdma_xprt *rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
+struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
 					 u32 inline_recv)
 {
 	static atomic_t next_xid = ATOMIC_INIT(0);
@@ -607,21 +607,21 @@ struct rpcrdma_xprt *rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_
 	mutex_unlock(&rpcrdma_xprts_lock);
 	return r_xprt;
 }
-EXPORT_SYMBOL_GPL(rpcrdma_xprt_create);
+CMKIT_EXPORT(cmkit_rpcrdma_xprt_create);
 
 static void rpcrdma_xprt_close(struct rpcrdma_xprt *r_xprt)
 {
 	cancel_work_sync(&r_xprt->rx_force_work);
-	rpcrdma_xprt_disconnect(r_xprt);
+	cmkit_rpcrdma_xprt_disconnect(r_xprt);
 	/* The disconnect may have queued the action again: flush it. */
 	cancel_work_sync(&r_xprt->rx_force_work);
 }
 
 /**
- * rpcrdma_xprt_destroy - disconnect (if connected) and free a transport
+ * cmkit_rpcrdma_xprt_destroy - disconnect (if connected) and free a transport
  * @r_xprt: the transport
  */
-void rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt)
+void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt)
 {
 	mutex_lock(&rpcrdma_xprts_lock);
 	list_del(&r_xprt->rx_list);
@@ -629,7 +629,7 @@ void rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt)
 	rpcrdma_xprt_close(r_xprt);
 	kfree(r_xprt);
 }
-EXPORT_SYMBOL_GPL(rpcrdma_xprt_destroy);
+CMKIT_EXPORT(cmkit_rpcrdma_xprt_destroy);
 
 /**
  * rpcrdma_teardown_all - disconnect every live transport
@@ -649,16 +649,15 @@ void rpcrdma_teardown_all(void)
 	mutex_unlock(&rpcrdma_xprts_lock);
 	wait_var_event(&rpcrdma_stats, rpcrdma_all_released());
 }
-EXPORT_SYMBOL_GPL(rpcrdma_teardown_all);
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_teardown_all);
 
 /**
- * cmkit_rpcrdma_init - bring up the rpcrdma consumer and its control plane
+ * cmkit_rpcrdma_init - bring up the rpcrdma consumer
  *
  * Return: 0.
  */
 int cmkit_rpcrdma_init(void)
 {
-	rpcrdma_ctl_init(cmkit_debugfs);
 	return 0;
 }
 
@@ -667,6 +666,5 @@ int cmkit_rpcrdma_init(void)
  */
 void cmkit_rpcrdma_exit(void)
 {
-	rpcrdma_ctl_exit();
 	rpcrdma_teardown_all();
 }

@@ -25,7 +25,6 @@ struct rpcrdma_ctl_xprt {
 
 /* Under rpcrdma_ctl.lock. */
 static LIST_HEAD(rpcrdma_ctl_xprts);
-static struct dentry *rpcrdma_ctl_dir;
 
 static int rpcrdma_ctl_connect(char *args)
 {
@@ -46,16 +45,16 @@ static int rpcrdma_ctl_connect(char *args)
 	cx = kzalloc_obj(*cx, GFP_KERNEL);
 	if (!cx)
 		return -ENOMEM;
-	cx->xprt = rpcrdma_xprt_create((struct sockaddr *)&sin, send, recv);
+	cx->xprt = cmkit_rpcrdma_xprt_create((struct sockaddr *)&sin, send, recv);
 	if (!cx->xprt) {
 		kfree(cx);
 		return -ENOMEM;
 	}
-	rc = rpcrdma_xprt_connect(cx->xprt);
+	rc = cmkit_rpcrdma_xprt_connect(cx->xprt);
 	pr_info("cmkit: rpcrdma: xprt %u connect to %pISpc: %d\n",
 		cx->xprt->rx_xid, &sin, rc);
 	if (rc) {
-		rpcrdma_xprt_destroy(cx->xprt);
+		cmkit_rpcrdma_xprt_destroy(cx->xprt);
 		kfree(cx);
 		return rc;
 	}
@@ -79,7 +78,7 @@ static struct rpcrdma_ctl_xprt *rpcrdma_ctl_find(const char *arg)
 static void rpcrdma_ctl_destroy(struct rpcrdma_ctl_xprt *cx)
 {
 	list_del(&cx->list);
-	rpcrdma_xprt_destroy(cx->xprt);
+	cmkit_rpcrdma_xprt_destroy(cx->xprt);
 	kfree(cx);
 }
 
@@ -108,7 +107,7 @@ static int rpcrdma_ctl_command(char *line)
 	if (!cx)
 		return -ENOENT;
 	if (!strcmp(verb, "disconnect"))
-		rpcrdma_xprt_disconnect(cx->xprt);
+		cmkit_rpcrdma_xprt_disconnect(cx->xprt);
 	else
 		rpcrdma_ctl_destroy(cx);
 	return 0;
@@ -116,18 +115,6 @@ static int rpcrdma_ctl_command(char *line)
 
 static struct cmkit_ctl rpcrdma_ctl =
 	CMKIT_CTL_INIT(rpcrdma_ctl, "rpcrdma", rpcrdma_ctl_command);
-
-static ssize_t rpcrdma_ctl_write(struct file *file, const char __user *ubuf,
-				 size_t count, loff_t *ppos)
-{
-	return cmkit_ctl_write(&rpcrdma_ctl, ubuf, count);
-}
-
-static const struct file_operations rpcrdma_ctl_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = rpcrdma_ctl_write,
-};
 
 static int rpcrdma_xprts_show(struct seq_file *m, void *v)
 {
@@ -178,16 +165,17 @@ static int rpcrdma_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(rpcrdma_stats);
 
+static const struct cmkit_ctl_file rpcrdma_ctl_files[] = {
+	{ "xprts", &rpcrdma_xprts_fops },
+	{ "stats", &rpcrdma_stats_fops },
+};
+
 /**
  * rpcrdma_ctl_init - create cmkit/rpcrdma/ in debugfs
- * @parent: cmkit's debugfs directory
  */
-void rpcrdma_ctl_init(struct dentry *parent)
+void rpcrdma_ctl_init(void)
 {
-	rpcrdma_ctl_dir = debugfs_create_dir("rpcrdma", parent);
-	debugfs_create_file("ctl", 0200, rpcrdma_ctl_dir, NULL, &rpcrdma_ctl_fops);
-	debugfs_create_file("xprts", 0444, rpcrdma_ctl_dir, NULL, &rpcrdma_xprts_fops);
-	debugfs_create_file("stats", 0444, rpcrdma_ctl_dir, NULL, &rpcrdma_stats_fops);
+	cmkit_ctl_register(&rpcrdma_ctl, rpcrdma_ctl_files, ARRAY_SIZE(rpcrdma_ctl_files));
 }
 
 /**
@@ -199,5 +187,5 @@ void rpcrdma_ctl_exit(void)
 	mutex_lock(&rpcrdma_ctl.lock);
 	rpcrdma_ctl_destroy_all();
 	mutex_unlock(&rpcrdma_ctl.lock);
-	debugfs_remove_recursive(rpcrdma_ctl_dir);
+	cmkit_ctl_unregister(&rpcrdma_ctl);
 }

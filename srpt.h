@@ -9,6 +9,8 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
+#include "cmkit.h"
+
 struct ib_cm_id;
 struct ib_cm_event;
 struct ib_device;
@@ -32,7 +34,8 @@ enum srpt_ch_state {
 };
 
 /**
- * enum srpt_fault - steps of srpt_cm_req_recv() a test can make fail once
+ * enum srpt_fault - steps of srpt_cm_req_recv() that can be made to fail
+ * (srpt_fault_points: cmkit/srpt/fail_steps, cmkit_fault_arm())
  * @SRPT_FAULT_CH_ALLOC: channel allocation, before the hand-over
  * @SRPT_FAULT_QP_CREATE: CQ and QP creation, before the hand-over
  * @SRPT_FAULT_QP_RTR: moving the QP to RTR, after the hand-over
@@ -68,10 +71,10 @@ struct srpt_counters {
 };
 
 extern wait_queue_head_t cmkit_srpt_wait;
+extern struct cmkit_fault srpt_fault_points;
 
 void cmkit_srpt_counters(struct srpt_counters *c);
 void cmkit_srpt_test_reset(void);
-void cmkit_srpt_inject(enum srpt_fault fault);
 unsigned int cmkit_srpt_req_results(u64 tag, int *ret, unsigned int max);
 int cmkit_srpt_ch_state(u64 tag);
 int cmkit_srpt_disconnect(u64 tag);
@@ -81,9 +84,6 @@ u32 cmkit_srpt_max_it_iu_len(void);
 int cmkit_srpt_restart(void);
 
 struct seq_file;
-struct dentry;
 void srpt_show_targets(struct seq_file *m);
-void srpt_ctl_init(struct dentry *parent);
-void srpt_ctl_exit(void);
 
 #endif /* CMKIT_SRPT_H */

@@ -152,8 +152,6 @@ static atomic_t srpt_nr_ch_freed = ATOMIC_INIT(0);
 static atomic_t srpt_nr_cm_id_destroyed = ATOMIC_INIT(0);
 static atomic_t srpt_nr_release_twice = ATOMIC_INIT(0);
 static atomic_t srpt_nr_req_rejected = ATOMIC_INIT(0);
-static atomic_t srpt_nr_faults_fired = ATOMIC_INIT(0);
-static unsigned long srpt_faults;
 
 static struct {
 	u64 tag;
@@ -166,14 +164,24 @@ static unsigned int srpt_nr_results;
  * handled, for tests that wait for one of them.
  */
 DECLARE_WAIT_QUEUE_HEAD(cmkit_srpt_wait);
-EXPORT_SYMBOL_GPL(cmkit_srpt_wait);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_wait);
 
-/* A failure a test armed for @fault, consumed by the first to reach it. */
+static const char * const srpt_fault_steps[] = {
+	[SRPT_FAULT_CH_ALLOC] = "ch_alloc",
+	[SRPT_FAULT_QP_CREATE] = "qp_create",
+	[SRPT_FAULT_QP_RTR] = "qp_rtr",
+	[SRPT_FAULT_REP_SEND] = "rep_send",
+};
+
+/* The fault points of srpt_cm_req_recv(), on the kernel's framework. */
+struct cmkit_fault srpt_fault_points = CMKIT_FAULT_INIT("srpt", srpt_fault_steps);
+EXPORT_SYMBOL_IF_KUNIT(srpt_fault_points);
+
+/* Should @fault's step fail now?  (Armed from debugfs or by a test.) */
 static bool srpt_fault(enum srpt_fault fault)
 {
-	if (!test_and_clear_bit(fault, &srpt_faults))
+	if (!cmkit_should_fail(&srpt_fault_points, fault))
 		return false;
-	atomic_inc(&srpt_nr_faults_fired);
 	trace_srpt_fault(fault);
 	return true;
 }
@@ -849,9 +857,9 @@ void cmkit_srpt_counters(struct srpt_counters *c)
 	c->cm_id_destroyed = atomic_read(&srpt_nr_cm_id_destroyed);
 	c->release_twice = atomic_read(&srpt_nr_release_twice);
 	c->req_rejected = atomic_read(&srpt_nr_req_rejected);
-	c->faults_fired = atomic_read(&srpt_nr_faults_fired);
+	c->faults_fired = atomic_read(&srpt_fault_points.fired);
 }
-EXPORT_SYMBOL_GPL(cmkit_srpt_counters);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_counters);
 
 /**
  * cmkit_srpt_test_reset - forget the REQ results and disarm every fault
@@ -862,20 +870,9 @@ void cmkit_srpt_test_reset(void)
 	memset(srpt_results, 0, sizeof(srpt_results));
 	srpt_nr_results = 0;
 	spin_unlock(&srpt_lock);
-	WRITE_ONCE(srpt_faults, 0);
+	cmkit_fault_disarm(&srpt_fault_points);
 }
-EXPORT_SYMBOL_GPL(cmkit_srpt_test_reset);
-
-/**
- * cmkit_srpt_inject - make the next REQ that reaches a step fail there
- * @fault: the step
- */
-void cmkit_srpt_inject(enum srpt_fault fault)
-{
-	if (fault < SRPT_FAULT_NR)
-		set_bit(fault, &srpt_faults);
-}
-EXPORT_SYMBOL_GPL(cmkit_srpt_inject);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_test_reset);
 
 /**
  * cmkit_srpt_req_results - what srpt_cm_handler() returned for a login
@@ -904,7 +901,7 @@ unsigned int cmkit_srpt_req_results(u64 tag, int *ret, unsigned int max)
 	spin_unlock(&srpt_lock);
 	return found;
 }
-EXPORT_SYMBOL_GPL(cmkit_srpt_req_results);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_req_results);
 
 /**
  * cmkit_srpt_ch_state - the state of the channel of a login
@@ -929,7 +926,7 @@ int cmkit_srpt_ch_state(u64 tag)
 	spin_unlock(&srpt_lock);
 	return state;
 }
-EXPORT_SYMBOL_GPL(cmkit_srpt_ch_state);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_ch_state);
 
 /**
  * cmkit_srpt_disconnect - the target disconnects the channel of a login
@@ -969,7 +966,7 @@ int cmkit_srpt_disconnect(u64 tag)
 	srpt_put_device(found);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(cmkit_srpt_disconnect);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_disconnect);
 
 /**
  * cmkit_srpt_target - the native service id and target port id of a device
@@ -995,7 +992,7 @@ int cmkit_srpt_target(struct ib_device *device, u64 *service_id, u8 *port_id)
 	spin_unlock(&srpt_lock);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(cmkit_srpt_target);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_target);
 
 /**
  * srpt_show_targets - one line per device with listeners, for debugfs
@@ -1025,7 +1022,7 @@ u16 cmkit_srpt_rdma_cm_port(void)
 {
 	return srpt_rdma_cm_port;
 }
-EXPORT_SYMBOL_GPL(cmkit_srpt_rdma_cm_port);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_rdma_cm_port);
 
 /**
  * cmkit_srpt_max_it_iu_len - the largest initiator-to-target IU accepted
@@ -1036,7 +1033,7 @@ u32 cmkit_srpt_max_it_iu_len(void)
 {
 	return srpt_max_req_size;
 }
-EXPORT_SYMBOL_GPL(cmkit_srpt_max_it_iu_len);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_max_it_iu_len);
 
 /**
  * cmkit_srpt_restart - run the unload path, then the load path again
@@ -1051,7 +1048,7 @@ int cmkit_srpt_restart(void)
 	cmkit_srpt_exit();
 	return cmkit_srpt_init();
 }
-EXPORT_SYMBOL_GPL(cmkit_srpt_restart);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_restart);
 
 /**
  * cmkit_srpt_init - bring up the srpt consumer on every device

@@ -17,7 +17,6 @@
 #include "srpt.h"
 
 static bool srpt_ctl_stopped;	/* under srpt_ctl.lock */
-static struct dentry *srpt_ctl_dir;
 
 static int srpt_ctl_command(char *line)
 {
@@ -47,18 +46,6 @@ static int srpt_ctl_command(char *line)
 
 static struct cmkit_ctl srpt_ctl = CMKIT_CTL_INIT(srpt_ctl, "srpt", srpt_ctl_command);
 
-static ssize_t srpt_ctl_write(struct file *file, const char __user *ubuf, size_t count,
-			      loff_t *ppos)
-{
-	return cmkit_ctl_write(&srpt_ctl, ubuf, count);
-}
-
-static const struct file_operations srpt_ctl_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = srpt_ctl_write,
-};
-
 static int srpt_targets_show(struct seq_file *m, void *v)
 {
 	srpt_show_targets(m);
@@ -82,16 +69,18 @@ static int srpt_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_stats);
 
+static const struct cmkit_ctl_file srpt_ctl_files[] = {
+	{ "targets", &srpt_targets_fops },
+	{ "stats", &srpt_stats_fops },
+};
+
 /**
  * srpt_ctl_init - create cmkit/srpt/ in debugfs
- * @parent: cmkit's debugfs directory
  */
-void srpt_ctl_init(struct dentry *parent)
+void srpt_ctl_init(void)
 {
-	srpt_ctl_dir = debugfs_create_dir("srpt", parent);
-	debugfs_create_file("ctl", 0200, srpt_ctl_dir, NULL, &srpt_ctl_fops);
-	debugfs_create_file("targets", 0444, srpt_ctl_dir, NULL, &srpt_targets_fops);
-	debugfs_create_file("stats", 0444, srpt_ctl_dir, NULL, &srpt_stats_fops);
+	cmkit_ctl_register(&srpt_ctl, srpt_ctl_files, ARRAY_SIZE(srpt_ctl_files));
+	cmkit_fault_debugfs(&srpt_fault_points, srpt_ctl.dir);
 }
 
 /**
@@ -102,5 +91,5 @@ void srpt_ctl_init(struct dentry *parent)
 void srpt_ctl_exit(void)
 {
 	cmkit_ctl_close(&srpt_ctl);
-	debugfs_remove_recursive(srpt_ctl_dir);
+	cmkit_ctl_unregister(&srpt_ctl);
 }

@@ -53,7 +53,7 @@ struct ul_rec {
  * @lock: protects everything below
  * @wait: woken on every upcall and reference drop
  * @refs: add_ref() minus rem_ref()
- * @accepted: irdma_accept() was called on @id
+ * @accepted: cmkit_irdma_accept() was called on @id
  * @n: upcalls per iw_cm event type
  * @nr: upcalls recorded in @rec
  * @rec: the first UL_MAX_REC upcalls
@@ -240,7 +240,7 @@ static void ul_res_free(struct kunit_resource *res)
 	struct ul *ul = res->data;
 
 	if (ul->role == UL_LISTEN && ul->id.provider_data)
-		irdma_destroy_listen(&ul->id);
+		cmkit_irdma_destroy_listen(&ul->id);
 	if (ul_wait_released(ul)) {
 		pr_err("cmkit_test: irdma %s: still referenced at the end: leaked\n",
 		       ul->name);
@@ -463,7 +463,7 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 			KUNIT_EXPECT_PTR_EQ(test, ul->rec[0].provider_data, (void *)node);
 			KUNIT_ASSERT_EQ(test, ul_wait(ul, c->up1, &r), 0);
 			child.provider_data = r.provider_data;
-			KUNIT_EXPECT_EQ(test, irdma_reject(&child, NULL, 0), 0);
+			KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&child, NULL, 0), 0);
 		}
 		KUNIT_EXPECT_EQ_MSG(test, ul->violations, 0U, "%s", ul->why);
 		irdma_cm_node_put_base(node);
@@ -583,7 +583,7 @@ static struct ul *cmkit_connect(struct kunit *test, struct irdma_cm_core *core,
 	ul = ul_create(test, "cmkit client", UL_ACTIVE, &src, dst);
 	conn_param_init(&param, cmkit_req, 4, 4);
 	core->mpa_version = version;
-	rc = irdma_connect(core, &ul->id, &param);
+	rc = cmkit_irdma_connect(core, &ul->id, &param);
 	core->mpa_version = saved;
 	KUNIT_ASSERT_EQ(test, rc, 0);
 	return ul;
@@ -623,7 +623,7 @@ static void irdma_connects_siw_accepts_then_cmkit_closes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
 	KUNIT_EXPECT_TRUE(test, pr.child);
 
-	KUNIT_ASSERT_EQ(test, irdma_cm_close(&ul->id, false), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_cm_close(&ul->id, false), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_DISCONNECTED, &pr), 0);
 	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
 	KUNIT_EXPECT_EQ(test, ul_count(ul, IW_CM_EVENT_DISCONNECT), 1U);
@@ -655,7 +655,7 @@ static void irdma_connects_siw_accepts_then_cmkit_resets(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, r.status, 0);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
 
-	KUNIT_ASSERT_EQ(test, irdma_cm_close(&ul->id, true), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_cm_close(&ul->id, true), 0);
 	expect_ended_by_reset(test, ul);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_DISCONNECTED, &pr), 0);
 	expect_nodes_freed(test, core, made0, freed0);
@@ -723,7 +723,7 @@ static struct ul *cmkit_listen(struct kunit *test, struct irdma_cm_core *core,
 {
 	struct ul *lul = ul_create(test, "cmkit listener", UL_LISTEN, addr, NULL);
 
-	KUNIT_ASSERT_EQ(test, irdma_create_listen(core, &lul->id, 4), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen(core, &lul->id, 4), 0);
 	return lul;
 }
 
@@ -758,7 +758,7 @@ static struct ul *cmkit_accept(struct kunit *test, const struct ul_rec *req)
 	conn_param_init(&param, cmkit_rep, 16, 16);
 	child->id.provider_data = req->provider_data;
 	child->accepted = true;
-	KUNIT_ASSERT_EQ(test, irdma_accept(&child->id, &param), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_accept(&child->id, &param), 0);
 	return child;
 }
 
@@ -797,7 +797,7 @@ static void siw_connects_cmkit_accepts_then_siw_closes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(cli, RDMA_CM_EVENT_DISCONNECTED, &pr), 0);
 	ul_expect_clean(test, child);
 
-	KUNIT_EXPECT_EQ(test, irdma_destroy_listen(&lul->id), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
 	ul_expect_clean(test, lul);
 	KUNIT_EXPECT_EQ(test, ul_count(lul, IW_CM_EVENT_CONNECT_REQUEST), 1U);
 	expect_nodes_freed(test, core, made0, freed0);
@@ -821,12 +821,12 @@ static void siw_connects_cmkit_rejects(struct kunit *test)
 	cli = siw_client_connects(test, lul, &addr, &req);
 	child = ul_create(test, "cmkit rejected child", UL_PASSIVE, NULL, NULL);
 	child->id.provider_data = req.provider_data;
-	KUNIT_EXPECT_EQ(test, irdma_reject(&child->id, cmkit_rej, sizeof(cmkit_rej)), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&child->id, cmkit_rej, sizeof(cmkit_rej)), 0);
 
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(cli, RDMA_CM_EVENT_REJECTED, &pr), 0);
 	KUNIT_EXPECT_EQ(test, cmkit_peer_count(cli, BIT(RDMA_CM_EVENT_ESTABLISHED)), 0U);
 	KUNIT_EXPECT_EQ(test, child->nr, 0U);
-	KUNIT_EXPECT_EQ(test, irdma_destroy_listen(&lul->id), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
 	ul_expect_clean(test, lul);
 	ul_expect_clean(test, child);
 	expect_nodes_freed(test, core, made0, freed0);
@@ -1007,13 +1007,13 @@ static void irdma_reset_ends_a_close_the_peer_ignores(struct kunit *test)
 
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	ul = raw_peer_accepts(test, core, raw, &addr, &r);
-	KUNIT_ASSERT_EQ(test, irdma_cm_close(&ul->id, false), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_cm_close(&ul->id, false), 0);
 	/* Our FIN arrives; the peer keeps its half open. */
 	KUNIT_EXPECT_EQ(test, raw_recv(raw, &byte, 1), 0);
-	KUNIT_EXPECT_EQ(test, irdma_cm_close(&ul->id, false), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&ul->id, false), -ENOTCONN);
 	KUNIT_EXPECT_EQ(test, ul_count(ul, IW_CM_EVENT_DISCONNECT), 0U);
 
-	KUNIT_ASSERT_EQ(test, irdma_cm_close(&ul->id, true), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_cm_close(&ul->id, true), 0);
 	expect_ended_by_reset(test, ul);
 	expect_nodes_freed(test, core, made0, freed0);
 }
@@ -1041,7 +1041,7 @@ static void irdma_destroy_listen_resets_a_peer_without_request(struct kunit *tes
 						     cmkit_test_timeout()), 0,
 			    "the listener made no node for the connection");
 
-	KUNIT_EXPECT_EQ(test, irdma_destroy_listen(&lul->id), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
 	KUNIT_EXPECT_LE(test, raw_recv(raw, &byte, 1), 0);
 	ul_expect_clean(test, lul);
 	KUNIT_EXPECT_EQ(test, lul->nr, 0U);
@@ -1202,7 +1202,7 @@ static void irdma_bad_request_to_listener_aborts_silently(struct kunit *test)
 	KUNIT_EXPECT_LE(test, raw_recv(raw, buf, 1), 0);
 	expect_nodes_freed(test, core, made0, freed0);
 	KUNIT_EXPECT_EQ(test, lul->nr, 0U);
-	KUNIT_EXPECT_EQ(test, irdma_destroy_listen(&lul->id), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
 	ul_expect_clean(test, lul);
 }
 

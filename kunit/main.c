@@ -457,3 +457,5 @@ module_exit(cmkit_test_exit);
 MODULE_DESCRIPTION("cmkit KUnit suites, run on rxe and siw in a test guest");
 MODULE_LICENSE("GPL");
 MODULE_INFO(test, "Y");
+MODULE_IMPORT_NS(CMKIT_NS);
+MODULE_IMPORT_NS(CMKIT_KUNIT_NS);

@@ -162,17 +162,17 @@ static int rt_res_init(struct kunit_resource *res, void *context)
 
 static void rt_xprt_free(struct kunit_resource *res)
 {
-	rpcrdma_xprt_destroy(res->data);
+	cmkit_rpcrdma_xprt_destroy(res->data);
 }
 
 static struct rpcrdma_xprt *rt_xprt(struct rt_ctx *c, const struct sockaddr_in *dst)
 {
 	struct rpcrdma_xprt *x;
 
-	x = rpcrdma_xprt_create((const struct sockaddr *)dst, RT_INLINE, RT_INLINE);
+	x = cmkit_rpcrdma_xprt_create((const struct sockaddr *)dst, RT_INLINE, RT_INLINE);
 	KUNIT_ASSERT_NOT_NULL(c->test, x);
 	if (!kunit_alloc_resource(c->test, rt_res_init, rt_xprt_free, GFP_KERNEL, x)) {
-		rpcrdma_xprt_destroy(x);
+		cmkit_rpcrdma_xprt_destroy(x);
 		KUNIT_ASSERT_TRUE_MSG(c->test, false, "cannot track the transport");
 	}
 	return x;
@@ -242,7 +242,7 @@ static void connect_with_rfc8797_data_lowers_sizes_then_remote_disconnect(struct
 	c.srv->accept_pdata_len = sizeof(rt_server_cmp);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
 
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	ep = c.xprt->rx_ep;
 	KUNIT_ASSERT_NOT_NULL(test, ep);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->re_connect_status), 1);
@@ -271,7 +271,7 @@ static void connect_without_private_data_keeps_defaults_then_remote_disconnect(s
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	ep = c.xprt->rx_ep;
 	KUNIT_ASSERT_NOT_NULL(test, ep);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->re_connect_status), 1);
@@ -287,8 +287,8 @@ static void local_disconnect_while_connected_releases_once(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
-	rpcrdma_xprt_disconnect(c.xprt);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, d.new_status, -ECONNABORTED);
@@ -310,7 +310,7 @@ static void rt_connect_work(struct work_struct *work)
 {
 	struct rt_async *a = container_of(work, struct rt_async, work);
 
-	a->rc = rpcrdma_xprt_connect(a->xprt);
+	a->rc = cmkit_rpcrdma_xprt_connect(a->xprt);
 	complete(&a->done);
 }
 
@@ -318,7 +318,7 @@ static void rt_disconnect_work(struct work_struct *work)
 {
 	struct rt_async *a = container_of(work, struct rt_async, work);
 
-	rpcrdma_xprt_disconnect(a->xprt);
+	cmkit_rpcrdma_xprt_disconnect(a->xprt);
 	complete(&a->done);
 }
 
@@ -348,10 +348,10 @@ static void remote_then_local_disconnect_race(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	rt_server_established(&c);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);
-	rpcrdma_xprt_disconnect(c.xprt);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 	KUNIT_EXPECT_LE(test, atomic_read(&c.xprt->rx_force_count), 1);
 	KUNIT_EXPECT_LE(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
@@ -363,7 +363,7 @@ static void local_then_remote_disconnect_race(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	rt_server_established(&c);
 	a = rt_async_start(test, c.xprt, rt_disconnect_work);
 	cmkit_peer_disconnect(c.srv);	/* may find the connection gone: fine */
@@ -381,7 +381,7 @@ static void completion_error_forces_one_disconnect(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	ep = c.xprt->rx_ep;
 	rt_server_established(&c);
 	/* Every posted Receive flushes: the first flush asks for the close. */
@@ -396,7 +396,7 @@ static void rt_expect_refused(struct rt_ctx *c, int want)
 	struct kunit *test = c->test;
 	struct rt_decision d;
 
-	KUNIT_EXPECT_EQ(test, rpcrdma_xprt_connect(c->xprt), want);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c->xprt), want);
 	KUNIT_EXPECT_PTR_EQ(test, c->xprt->rx_ep, NULL);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_REJECTED);
 	KUNIT_EXPECT_EQ(test, d.old_status, 0);
@@ -439,7 +439,7 @@ static void no_listener_is_refused(struct kunit *test)
 		return;
 	}
 	/* siw connects its TCP socket inside rdma_connect(): no event at all. */
-	KUNIT_EXPECT_EQ(test, rpcrdma_xprt_connect(c.xprt), -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), -ECONNREFUSED);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 	rt_expect_all_released(&c);
 	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_REJECTED), 0U);
@@ -455,7 +455,7 @@ static void address_without_rdma_device_sets_eproto(struct kunit *test)
 	rt_setup(test, &c, false);
 	cmkit_test_nodev_addr(cmkit_test_port(), &dst);
 	c.xprt = rt_xprt(&c, &dst);
-	KUNIT_EXPECT_EQ(test, rpcrdma_xprt_connect(c.xprt), -EPROTO);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), -EPROTO);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_ADDR_ERROR);
 	KUNIT_EXPECT_EQ(test, d.rc, 0);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
@@ -519,7 +519,7 @@ static void device_removal_started_while_resolving_releases_the_id(struct kunit 
 	init_completion(&t.fired);
 	c.xprt->rx_ops = &rt_remove_ops;
 	c.xprt->rx_private = &t;
-	rc = rpcrdma_xprt_connect(c.xprt);
+	rc = cmkit_rpcrdma_xprt_connect(c.xprt);
 	KUNIT_ASSERT_TRUE(test, completion_done(&t.fired));
 	/*
 	 * The removal starts once the address resolved; how far the connect
@@ -565,7 +565,7 @@ static void device_removal_while_connected_releases_the_id(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	removal = cmkit_test_remove_device(test, c.param);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DEVICE_REMOVAL);
 	KUNIT_EXPECT_EQ(test, d.old_status, 1);
@@ -590,7 +590,7 @@ static int rt_inject(struct rdma_cm_id *id, enum rdma_cm_event_type type, int st
 	return rc;
 }
 
-/* A thread asleep on the ep's connect wait queue, as rpcrdma_xprt_connect() is. */
+/* A thread asleep on the ep's connect wait queue, as cmkit_rpcrdma_xprt_connect() is. */
 struct rt_waiter {
 	struct work_struct work;
 	struct rpcrdma_ep *ep;
@@ -657,7 +657,7 @@ static void rt_constructed_connecting_case(struct kunit *test,
 	rt_waiter_expect_woken(test, w);
 	KUNIT_EXPECT_EQ(test, kref_read(&ep->re_kref), 1U);	/* nothing dropped */
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 0);
-	rpcrdma_xprt_disconnect(c.xprt);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
 
@@ -683,7 +683,7 @@ static void constructed_addr_change_when_connected_forces_once_without_put(struc
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	ep = c.xprt->rx_ep;
 	/* Hold the transport's lock so the forced close cannot free ep yet. */
 	mutex_lock(&c.xprt->rx_lock);
@@ -709,7 +709,7 @@ static void constructed_route_error_sets_async_rc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ep->re_async_rc, -ENETUNREACH);
 	KUNIT_EXPECT_TRUE(test, completion_done(&ep->re_done));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->re_connect_status), 0);
-	rpcrdma_xprt_disconnect(c.xprt);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
 
@@ -735,7 +735,7 @@ static void constructed_other_events_are_ignored(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kref_read(&ep->re_kref), 1U);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 0);
-	rpcrdma_xprt_disconnect(c.xprt);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
 
@@ -813,7 +813,7 @@ static void handler_runs_under_the_id_handler_mutex(struct kunit *test)
 	flush_work(&b->locker);
 	KUNIT_EXPECT_GT(test, b->locker_got, b->handler_left);
 	KUNIT_EXPECT_EQ(test, rt_async_wait(test, a), 0);
-	rpcrdma_xprt_disconnect(c.xprt);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
 
@@ -831,8 +831,8 @@ static void unload_tears_down_live_endpoints(struct kunit *test)
 	srv2 = cmkit_peer_create(test, "server2");
 	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(srv2, &addr2), 0);
 	x2 = rt_xprt(&c, &addr2);
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(c.xprt), 0);
-	KUNIT_ASSERT_EQ(test, rpcrdma_xprt_connect(x2), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(x2), 0);
 
 	/* What cmkit's module exit runs. */
 	rpcrdma_teardown_all();

@@ -806,7 +806,8 @@ static void srpt_failure_injected(struct kunit *test)
 
 	srpt_setup(&ctx, test, p->rdma_cm);
 	ini = srpt_ini_create(&ctx, "initiator", 0x5600 + p->fault, 1);
-	cmkit_srpt_inject(p->fault);
+	/* The first REQ to reach the step fails there, once. */
+	cmkit_fault_arm(&srpt_fault_points, BIT(p->fault), 1);
 	KUNIT_ASSERT_EQ(test, srpt_ini_connect(ini, -1), 0);
 
 	switch (p->fault) {
@@ -980,7 +981,14 @@ static struct kunit_case srpt_cases[] = {
 	{}
 };
 
+/* No fault a case armed outlives it, whether or not it fired. */
+static void srpt_case_exit(struct kunit *test)
+{
+	cmkit_fault_disarm(&srpt_fault_points);
+}
+
 struct kunit_suite cmkit_srpt_suite = {
 	.name = "cmkit_srpt",
+	.exit = srpt_case_exit,
 	.test_cases = srpt_cases,
 };
