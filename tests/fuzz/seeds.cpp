@@ -8,6 +8,7 @@
 
 #include "cmkit/mpa.h"
 #include "cmkit/rpcrdma_cmp.h"
+#include "cmkit/rpcrdma_msg.h"
 #include "cmkit/srp.h"
 
 namespace {
@@ -45,6 +46,77 @@ bool RpcrdmaCmp(const std::string &root)
 		cmkit_u8 buf[CMKIT_RPCRDMA_CMP_LEN];
 		cmkit_rpcrdma_cmp_encode(buf, CMKIT_RPCRDMA_CMP_F_SND_W_INV_OK, s, s / 2);
 		ok = d.Write(buf, sizeof(buf)) && ok;
+	}
+	return ok;
+}
+
+bool RpcrdmaMsg(const std::string &root)
+{
+	SeedDir d(root, "rpcrdma_msg");
+	cmkit_u8 buf[CMKIT_RPCRDMA_MAX_REPLY_LEN];
+	const cmkit_u8 verf[CMKIT_RPC_MAX_AUTH_LEN] = { 1, 2, 3 };
+	bool ok = true;
+	int n;
+
+	// Calls: NFS v3 and v4, and a program nobody serves.
+	const cmkit_u32 progs[][2] = { { 100003, 3 }, { 100003, 4 }, { 400000, 1 } };
+	for (auto &pv : progs) {
+		n = cmkit_rpcrdma_encode_null_call(buf, sizeof(buf), 0x100 + pv[1], 128,
+						   pv[0], pv[1]);
+		ok = n > 0 && d.Write(buf, n) && ok;
+	}
+	// Replies: every accept_stat, with verifiers of 0, 4 and 400 bytes.
+	struct cmkit_rpcrdma_reply r {};
+	r.hdr.rdma_xid = 0x103;
+	r.hdr.rdma_credit = 64;
+	for (cmkit_u32 s = CMKIT_RPC_SUCCESS; s <= CMKIT_RPC_SYSTEM_ERR; s++) {
+		r.accept_stat = s;
+		r.low = 3;
+		r.high = 4;
+		n = cmkit_rpcrdma_encode_reply(buf, sizeof(buf), &r);
+		ok = n > 0 && d.Write(buf, n) && ok;
+	}
+	r.accept_stat = CMKIT_RPC_SUCCESS;
+	for (cmkit_u32 len : { 4u, 400u }) {
+		r.verf = verf;
+		r.verf_len = len;
+		n = cmkit_rpcrdma_encode_reply(buf, sizeof(buf), &r);
+		ok = n > 0 && d.Write(buf, n) && ok;
+	}
+	// Denials and transport errors.
+	r = cmkit_rpcrdma_reply{};
+	r.hdr.rdma_xid = 0x104;
+	r.hdr.rdma_credit = 1;
+	r.reply_stat = CMKIT_RPC_MSG_DENIED;
+	r.reject_stat = CMKIT_RPC_MISMATCH;
+	r.low = r.high = CMKIT_RPC_VERSION;
+	n = cmkit_rpcrdma_encode_reply(buf, sizeof(buf), &r);
+	ok = n > 0 && d.Write(buf, n) && ok;
+	r.reject_stat = CMKIT_RPC_AUTH_ERROR;
+	r.auth_stat = CMKIT_RPC_AUTH_TOOWEAK;
+	n = cmkit_rpcrdma_encode_reply(buf, sizeof(buf), &r);
+	ok = n > 0 && d.Write(buf, n) && ok;
+	r.hdr.rdma_proc = CMKIT_RPCRDMA_ERROR;
+	r.rdma_err = CMKIT_RPCRDMA_ERR_VERS;
+	r.low = r.high = CMKIT_RPCRDMA_VERSION;
+	n = cmkit_rpcrdma_encode_reply(buf, sizeof(buf), &r);
+	ok = n > 0 && d.Write(buf, n) && ok;
+	r.rdma_err = CMKIT_RPCRDMA_ERR_CHUNK;
+	n = cmkit_rpcrdma_encode_reply(buf, sizeof(buf), &r);
+	ok = n > 0 && d.Write(buf, n) && ok;
+	// A reply whose write list holds one chunk of one segment, so that the
+	// fuzzer starts from populated chunk lists: the encoder never writes one.
+	r = cmkit_rpcrdma_reply{};
+	r.hdr.rdma_xid = 0x105;
+	n = cmkit_rpcrdma_encode_reply(buf + 24, sizeof(buf) - 24, &r);
+	if (n > 0) {
+		const cmkit_u32 lists[] = { 0, 1, 1, 0x77, 512, 0, 0x1000, 0 };
+		cmkit_copy(buf, buf + 24, CMKIT_RPCRDMA_FIXED_LEN);
+		for (unsigned i = 0; i < 8; i++)
+			cmkit_put_be32(buf + CMKIT_RPCRDMA_FIXED_LEN + 4 * i, lists[i]);
+		ok = d.Write(buf, n + 24) && ok;
+	} else {
+		ok = false;
 	}
 	return ok;
 }
@@ -108,5 +180,6 @@ int main(int argc, char **argv)
 	bool ok = RpcrdmaCmp(root);
 	ok = Mpa(root) && ok;
 	ok = Srp(root) && ok;
+	ok = RpcrdmaMsg(root) && ok;
 	return ok ? 0 : 1;
 }
