@@ -25,6 +25,11 @@
  * zero-length RDMA Write or RDMA Read is.  IRD and ORD are 14-bit counts;
  * 0x3fff means "not specified".
  *
+ * After the frame codec: the RFC 6581 decisions of each side over parsed
+ * frames (cmkit_mpa_respond(), cmkit_mpa_initiate(), cmkit_mpa_fallback())
+ * and the reject frames with a reason that a refusal sends.  The RTR
+ * messages themselves are FPDUs: see mpa_fpdu.h.
+ *
  * Nothing here reads or writes past the lengths it is given.
  */
 #ifndef CMKIT_MPA_H
@@ -70,6 +75,11 @@ enum cmkit_mpa_err {
 	CMKIT_MPA_E_V2_SHORT = -7,	/* enhanced, but no room for IRD/ORD */
 	CMKIT_MPA_E_IRD = -8,		/* our IRD is short of the peer's ORD */
 	CMKIT_MPA_E_ARG = -9,		/* bad argument */
+	CMKIT_MPA_E_REJECTED = -10,	/* the reply rejects the connection */
+	CMKIT_MPA_E_REPLY_REV = -11,	/* reply's revision or format not the request's */
+	CMKIT_MPA_E_CRC = -12,		/* reply without the CRC that was asked for */
+	CMKIT_MPA_E_P2P = -13,		/* P2P required and refused, or granted unasked */
+	CMKIT_MPA_E_RTR = -14,		/* reply's RTR type not one of those offered */
 };
 
 /* Which key a frame carries. */
@@ -208,25 +218,14 @@ static inline int irdma_build_mpa_v2(cmkit_u8 *buf, cmkit_size buflen,
 	return CMKIT_MPA_HDR_LEN + pd_len;
 }
 
-/**
- * irdma_parse_mpa - decode a request or reply from what has been received
- * @buf: the bytes received so far, from the frame's first byte
- * @len: how many; nothing past them is read
- * @kind: the key expected
- * @out: the decoded frame, valid when the return value is positive
- *
- * A caller that receives a frame piecemeal calls this after each read: the
- * header alone says how long the frame is, and an invalid header is
- * reported as soon as its 20 bytes are in.  CRC is accepted (siw may be
- * built to ask for it) and left for the caller to judge; markers are not.
- *
- * Return: the frame's total length (> 0) when @len holds the whole frame;
- * 0 when more bytes are needed; a negative CMKIT_MPA_E_* code when the bytes
- * can never become a valid frame.
+/*
+ * The parser behind irdma_parse_mpa() and cmkit_mpa_parse(): @strict
+ * refuses revisions other than 1 and 2 and frames asking for markers as
+ * soon as the header is in; otherwise both are left to the deciders.
  */
-static inline int irdma_parse_mpa(const cmkit_u8 *buf, cmkit_size len,
-				  enum cmkit_mpa_kind kind,
-				  struct cmkit_mpa_frame *out)
+static inline int cmkit_mpa_parse_common(const cmkit_u8 *buf, cmkit_size len,
+					 enum cmkit_mpa_kind kind, int strict,
+					 struct cmkit_mpa_frame *out)
 {
 	cmkit_u16 pd_len, w;
 
@@ -237,12 +236,12 @@ static inline int irdma_parse_mpa(const cmkit_u8 *buf, cmkit_size len,
 	if (!cmkit_equal(buf, kind == CMKIT_MPA_REQUEST ? CMKIT_MPA_KEY_REQ :
 			 CMKIT_MPA_KEY_REP, CMKIT_MPA_KEY_LEN))
 		return CMKIT_MPA_E_KEY;
-	if (buf[17] != CMKIT_MPA_REV1 && buf[17] != CMKIT_MPA_REV2)
+	if (strict && buf[17] != CMKIT_MPA_REV1 && buf[17] != CMKIT_MPA_REV2)
 		return CMKIT_MPA_E_REV;
 	pd_len = cmkit_get_be16(buf + 18);
 	if (pd_len > CMKIT_MPA_MAX_PD_LEN)
 		return CMKIT_MPA_E_OVERSIZE;
-	if (buf[16] & CMKIT_MPA_FLAG_MARKERS)
+	if (strict && (buf[16] & CMKIT_MPA_FLAG_MARKERS))
 		return CMKIT_MPA_E_MARKERS;
 	out->kind = kind;
 	out->flags = buf[16];
@@ -271,6 +270,51 @@ static inline int irdma_parse_mpa(const cmkit_u8 *buf, cmkit_size len,
 		out->pdata_len -= CMKIT_MPA_IRD_ORD_LEN;
 	}
 	return (int)out->frame_len;
+}
+
+/**
+ * irdma_parse_mpa - decode a request or reply from what has been received
+ * @buf: the bytes received so far, from the frame's first byte
+ * @len: how many; nothing past them is read
+ * @kind: the key expected
+ * @out: the decoded frame, valid when the return value is positive
+ *
+ * A caller that receives a frame piecemeal calls this after each read: the
+ * header alone says how long the frame is, and an invalid header is
+ * reported as soon as its 20 bytes are in.  CRC is accepted (siw may be
+ * built to ask for it) and left for the caller to judge; markers are not.
+ *
+ * Return: the frame's total length (> 0) when @len holds the whole frame;
+ * 0 when more bytes are needed; a negative CMKIT_MPA_E_* code when the bytes
+ * can never become a valid frame.
+ */
+static inline int irdma_parse_mpa(const cmkit_u8 *buf, cmkit_size len,
+				  enum cmkit_mpa_kind kind,
+				  struct cmkit_mpa_frame *out)
+{
+	return cmkit_mpa_parse_common(buf, len, kind, 1, out);
+}
+
+/**
+ * cmkit_mpa_parse - decode a frame for the RFC 6581 deciders
+ * @buf: the bytes received so far, from the frame's first byte
+ * @len: how many; nothing past them is read
+ * @kind: the key expected
+ * @out: the decoded frame, valid when the return value is positive
+ *
+ * As irdma_parse_mpa(), except that a frame asking for markers, or of a
+ * revision other than 1 and 2, is decoded whole (@out->flags and @out->rev
+ * as received; only revision 2 has IRD/ORD) rather than refused: so that
+ * cmkit_mpa_respond() can answer it with a reject frame instead of a reset,
+ * and cmkit_mpa_initiate() can say what was wrong with a reply.
+ *
+ * Return: as irdma_parse_mpa().
+ */
+static inline int cmkit_mpa_parse(const cmkit_u8 *buf, cmkit_size len,
+				  enum cmkit_mpa_kind kind,
+				  struct cmkit_mpa_frame *out)
+{
+	return cmkit_mpa_parse_common(buf, len, kind, 0, out);
 }
 
 /**
@@ -305,6 +349,583 @@ static inline int irdma_negotiate_mpa_v2_ird_ord(int initiator, cmkit_u16 *ird,
 	return 0;
 }
 
+/*
+ * Peer-to-peer connection setup (RFC 6581).  iWARP lets the initiator send
+ * first; in the peer-to-peer (P2P) model the responder may not send until
+ * it has received the initiator's ready-to-receive (RTR) message, a
+ * zero-length Send, RDMA Write or RDMA Read Request (mpa_fpdu.h builds and
+ * checks them).  The initiator offers the RTR types it can send in its
+ * revision 2 request; an accepting responder picks exactly one of them.
+ *
+ * The deciders below are pure logic over parsed frames (cmkit_mpa_parse()).
+ * Every refusal by the responder is a reject frame (R set) whose private
+ * data names the reason, never a reset:
+ *
+ *  0               1               2               3
+ *  +---------------+---------------+---------------+---------------+
+ *  |      'C'      |      'M'      |      'K'      |      'R'      |
+ *  +---------------+---------------+---------------+---------------+
+ *  |      Reason (CMKIT_MPA_REJ_*)  |
+ *  +---------------+---------------+
+ *
+ * siw defines no reject private data of its own: a reject it decides on
+ * (markers, or CRC against its compile-time policy) carries none, and one
+ * its consumer decides on carries the consumer's.  Neither is a "CMKR" tag,
+ * so both decode as CMKIT_MPA_REJ_NONE.
+ */
+
+/* RTR message types, as a set; on the wire, bits B, C and D. */
+#define CMKIT_MPA_RTR_SEND		0x01	/* zero-length Send */
+#define CMKIT_MPA_RTR_WRITE		0x02	/* zero-length RDMA Write */
+#define CMKIT_MPA_RTR_READ		0x04	/* zero-length RDMA Read Request */
+#define CMKIT_MPA_RTR_ALL		0x07
+
+/**
+ * enum cmkit_mpa_p2p - a side's stance on the peer-to-peer model
+ * @CMKIT_MPA_P2P_OFF: never asks for it; a responder grants it to nobody
+ * @CMKIT_MPA_P2P_ON: asks for it (initiator) or grants it when asked
+ *	(responder), but connects without it too
+ * @CMKIT_MPA_P2P_REQUIRED: connects only with it (needs revision 2)
+ */
+enum cmkit_mpa_p2p {
+	CMKIT_MPA_P2P_OFF,
+	CMKIT_MPA_P2P_ON,
+	CMKIT_MPA_P2P_REQUIRED,
+};
+
+/**
+ * enum cmkit_mpa_reject_reason - why a responder refused, in its reject
+ * @CMKIT_MPA_REJ_NONE: no cmkit reason (a consumer's reject, or another
+ *	stack's): never sent as a reason, only decoded
+ * @CMKIT_MPA_REJ_REVISION: the request's revision is not one we speak;
+ *	the reject carries our highest revision
+ * @CMKIT_MPA_REJ_MARKERS: the request asks for markers
+ * @CMKIT_MPA_REJ_P2P_REQUIRED: we require P2P; the request does not offer it
+ * @CMKIT_MPA_REJ_NO_RTR: P2P asked, but no RTR type both sides accept
+ * @CMKIT_MPA_REJ_IRD: our IRD is short of the initiator's ORD (strict IRD)
+ */
+enum cmkit_mpa_reject_reason {
+	CMKIT_MPA_REJ_NONE = 0,
+	CMKIT_MPA_REJ_REVISION = 1,
+	CMKIT_MPA_REJ_MARKERS = 2,
+	CMKIT_MPA_REJ_P2P_REQUIRED = 3,
+	CMKIT_MPA_REJ_NO_RTR = 4,
+	CMKIT_MPA_REJ_IRD = 5,
+};
+
+#define CMKIT_MPA_REJ_MAX		CMKIT_MPA_REJ_IRD
+#define CMKIT_MPA_REJ_TAG		"CMKR"
+#define CMKIT_MPA_REJ_TAG_LEN		4
+#define CMKIT_MPA_REJ_PD_LEN		6
+
+/**
+ * struct cmkit_mpa_offer - what one side of an MPA exchange offers
+ * @rev: the highest revision spoken, 1 or 2; an initiator asks for it
+ * @crc: ask for CRC (CRC is on when either side asks: RFC 5044)
+ * @p2p: enum cmkit_mpa_p2p
+ * @rtr: CMKIT_MPA_RTR_* types an initiator can send or a responder takes;
+ *	not empty unless @p2p is off
+ * @rev1_fallback: initiator: retry in revision 1 after a revision 2
+ *	request was refused for its revision (cmkit_mpa_fallback())
+ * @ird_strict: responder: refuse an initiator whose ORD exceeds our IRD;
+ *	otherwise accept with our IRD and let it lower its ORD (as siw's
+ *	relaxed_ird_negotiation and cxgb4's RELAXED_IRD_NEGOTIATION do)
+ * @ird: RDMA Reads we can take, 0 (no read resources) to 0x3ffe, or
+ *	CMKIT_MPA_V2_NO_IRD_ORD (not specified: no limit)
+ * @ord: RDMA Reads we may issue, likewise
+ */
+struct cmkit_mpa_offer {
+	cmkit_u8 rev;
+	cmkit_u8 crc;
+	cmkit_u8 p2p;
+	cmkit_u8 rtr;
+	cmkit_u8 rev1_fallback;
+	cmkit_u8 ird_strict;
+	cmkit_u16 ird;
+	cmkit_u16 ord;
+};
+
+/**
+ * struct cmkit_mpa_result - what a decider decided
+ * @accept: 1 when the connection goes on
+ * @reason: responder: why it refuses (CMKIT_MPA_REJ_*); initiator: the
+ *	reason a reject named, CMKIT_MPA_REJ_NONE if it named none
+ * @rev: the revision of the reply (and of the connection)
+ * @enhanced: the reply carries IRD/ORD (revision 2, E flag)
+ * @crc: FPDUs carry a CRC
+ * @p2p: an RTR message follows the reply; for a refusal, whether the
+ *	reject advertises P2P
+ * @rtr: the RTR type (one CMKIT_MPA_RTR_* bit) when @p2p; for a refusal,
+ *	every type the responder takes
+ * @ird: responder: the IRD to reply with; initiator: the reads to be
+ *	ready for (at most its own IRD)
+ * @ord: the reads this side may issue (at most the peer's IRD)
+ */
+struct cmkit_mpa_result {
+	int accept;
+	enum cmkit_mpa_reject_reason reason;
+	cmkit_u8 rev;
+	cmkit_u8 enhanced;
+	cmkit_u8 crc;
+	cmkit_u8 p2p;
+	cmkit_u8 rtr;
+	cmkit_u16 ird;
+	cmkit_u16 ord;
+};
+
+/**
+ * cmkit_mpa_rtr_offered - the RTR types named by a frame's control bits
+ * @f: a parsed enhanced frame
+ *
+ * Return: a set of CMKIT_MPA_RTR_* bits; empty unless @f is enhanced.
+ */
+static inline cmkit_u8 cmkit_mpa_rtr_offered(const struct cmkit_mpa_frame *f)
+{
+	cmkit_u8 rtr = 0;
+
+	if (!f->enhanced)
+		return 0;
+	if (f->ird_ctrl & CMKIT_MPA_V2_SEND_RTR)
+		rtr |= CMKIT_MPA_RTR_SEND;
+	if (f->ord_ctrl & CMKIT_MPA_V2_WRITE_RTR)
+		rtr |= CMKIT_MPA_RTR_WRITE;
+	if (f->ord_ctrl & CMKIT_MPA_V2_READ_RTR)
+		rtr |= CMKIT_MPA_RTR_READ;
+	return rtr;
+}
+
+/* The control bits of the IRD and ORD words for @p2p and an RTR set. */
+static inline void cmkit_mpa_ctrl_bits(int p2p, cmkit_u8 rtr, cmkit_u16 *ird_ctrl,
+				       cmkit_u16 *ord_ctrl)
+{
+	*ird_ctrl = 0;
+	*ord_ctrl = 0;
+	if (!p2p)
+		return;
+	*ird_ctrl = CMKIT_MPA_V2_PEER_TO_PEER;
+	if (rtr & CMKIT_MPA_RTR_SEND)
+		*ird_ctrl |= CMKIT_MPA_V2_SEND_RTR;
+	if (rtr & CMKIT_MPA_RTR_WRITE)
+		*ord_ctrl |= CMKIT_MPA_V2_WRITE_RTR;
+	if (rtr & CMKIT_MPA_RTR_READ)
+		*ord_ctrl |= CMKIT_MPA_V2_READ_RTR;
+}
+
+/* 0x3fff ("not specified") is the largest 14-bit count: min() needs no case. */
+static inline cmkit_u16 cmkit_mpa_min_rd(cmkit_u16 a, cmkit_u16 b)
+{
+	return a < b ? a : b;
+}
+
+static inline int cmkit_mpa_offer_ok(const struct cmkit_mpa_offer *o)
+{
+	if (o->rev != CMKIT_MPA_REV1 && o->rev != CMKIT_MPA_REV2)
+		return 0;
+	if (o->p2p > CMKIT_MPA_P2P_REQUIRED || (o->rtr & ~CMKIT_MPA_RTR_ALL))
+		return 0;
+	if (o->p2p != CMKIT_MPA_P2P_OFF && !o->rtr)
+		return 0;
+	if (o->p2p == CMKIT_MPA_P2P_REQUIRED && o->rev != CMKIT_MPA_REV2)
+		return 0;
+	return o->ird <= CMKIT_MPA_V2_IRD_ORD_MASK && o->ord <= CMKIT_MPA_V2_IRD_ORD_MASK;
+}
+
+/**
+ * cmkit_mpa_reject_reason_put - write the private data of a reasoned reject
+ * @buf: output buffer
+ * @buflen: its size
+ * @reason: CMKIT_MPA_REJ_REVISION to CMKIT_MPA_REJ_MAX
+ *
+ * Return: CMKIT_MPA_REJ_PD_LEN, or CMKIT_MPA_E_NOSPACE or CMKIT_MPA_E_ARG.
+ */
+static inline int cmkit_mpa_reject_reason_put(cmkit_u8 *buf, cmkit_size buflen,
+					      enum cmkit_mpa_reject_reason reason)
+{
+	if (!buf || reason <= CMKIT_MPA_REJ_NONE || reason > CMKIT_MPA_REJ_MAX)
+		return CMKIT_MPA_E_ARG;
+	if (buflen < CMKIT_MPA_REJ_PD_LEN)
+		return CMKIT_MPA_E_NOSPACE;
+	cmkit_copy(buf, CMKIT_MPA_REJ_TAG, CMKIT_MPA_REJ_TAG_LEN);
+	cmkit_put_be16(buf + CMKIT_MPA_REJ_TAG_LEN, (cmkit_u16)reason);
+	return CMKIT_MPA_REJ_PD_LEN;
+}
+
+/**
+ * cmkit_mpa_reject_reason_get - the reason in a reject's private data
+ * @pdata: the private data (after IRD/ORD in an enhanced frame)
+ * @len: its length
+ *
+ * Only exactly CMKIT_MPA_REJ_PD_LEN bytes with the "CMKR" tag and a known
+ * reason count: anything else is a consumer's private data.
+ *
+ * Return: the reason, or CMKIT_MPA_REJ_NONE.
+ */
+static inline enum cmkit_mpa_reject_reason
+cmkit_mpa_reject_reason_get(const cmkit_u8 *pdata, cmkit_size len)
+{
+	cmkit_u16 v;
+
+	if (!pdata || len != CMKIT_MPA_REJ_PD_LEN ||
+	    !cmkit_equal(pdata, CMKIT_MPA_REJ_TAG, CMKIT_MPA_REJ_TAG_LEN))
+		return CMKIT_MPA_REJ_NONE;
+	v = cmkit_get_be16(pdata + CMKIT_MPA_REJ_TAG_LEN);
+	if (v > CMKIT_MPA_REJ_MAX)
+		return CMKIT_MPA_REJ_NONE;
+	return (enum cmkit_mpa_reject_reason)v;
+}
+
+/**
+ * cmkit_mpa_build_request - write an initiator's request for an offer
+ * @buf: output buffer
+ * @buflen: its size
+ * @me: our offer
+ * @rev: the revision to ask for: @me->rev, or 1 on a fallback
+ * @pdata: the consumer's private data, or NULL
+ * @pdata_len: its length
+ *
+ * Revision 2 is always enhanced: IRD and ORD, and with @me->p2p the P2P bit
+ * and the RTR types of @me->rtr.  Revision 1 carries no IRD/ORD and no P2P.
+ * C is set when @me->crc; M never is.
+ *
+ * Return: the frame's length, or a negative CMKIT_MPA_E_* code.
+ */
+static inline int cmkit_mpa_build_request(cmkit_u8 *buf, cmkit_size buflen,
+					  const struct cmkit_mpa_offer *me,
+					  cmkit_u8 rev, const void *pdata,
+					  cmkit_u16 pdata_len)
+{
+	cmkit_u16 ird_ctrl, ord_ctrl;
+	int n;
+
+	if (!me || !cmkit_mpa_offer_ok(me) || rev < CMKIT_MPA_REV1 || rev > me->rev)
+		return CMKIT_MPA_E_ARG;
+	if (rev == CMKIT_MPA_REV1) {
+		n = irdma_build_mpa_v1(buf, buflen, CMKIT_MPA_REQUEST, 0, pdata,
+				       pdata_len);
+	} else {
+		cmkit_mpa_ctrl_bits(me->p2p != CMKIT_MPA_P2P_OFF, me->rtr,
+				    &ird_ctrl, &ord_ctrl);
+		n = irdma_build_mpa_v2(buf, buflen, CMKIT_MPA_REQUEST, 0, me->ird,
+				       me->ord, ird_ctrl, ord_ctrl, pdata, pdata_len);
+	}
+	if (n > 0 && me->crc)
+		buf[16] |= CMKIT_MPA_FLAG_CRC;
+	return n;
+}
+
+/*
+ * Preference among the RTR types both sides take: a zero-length RDMA
+ * Write needs nothing of the responder; a Read takes one of its IRD slots
+ * (and a Read Response back); a Send needs a posted receive.  siw and cxgb4
+ * prefer Write to Read too; irdma prefers Read.
+ */
+static inline cmkit_u8 cmkit_mpa_rtr_pick(cmkit_u8 rtr)
+{
+	if (rtr & CMKIT_MPA_RTR_WRITE)
+		return CMKIT_MPA_RTR_WRITE;
+	if (rtr & CMKIT_MPA_RTR_READ)
+		return CMKIT_MPA_RTR_READ;
+	if (rtr & CMKIT_MPA_RTR_SEND)
+		return CMKIT_MPA_RTR_SEND;
+	return 0;
+}
+
+static inline int cmkit_mpa_refuse(struct cmkit_mpa_result *out,
+				   enum cmkit_mpa_reject_reason reason)
+{
+	out->accept = 0;
+	out->reason = reason;
+	return (int)reason;
+}
+
+/**
+ * cmkit_mpa_respond - a responder's decision on a request
+ * @me: our offer
+ * @req: the request, from cmkit_mpa_parse()
+ * @out: the decision, for cmkit_mpa_build_reply()
+ *
+ * In order, the request is refused when:
+ *  - its revision is neither 1 nor 2, or above @me->rev: REVISION (the
+ *    reject is in @me->rev, so a revision 1 responder answers a revision
+ *    2 request with a revision 1 reject);
+ *  - it asks for markers: MARKERS;
+ *  - @me->p2p is required and the request is not an enhanced one with the
+ *    P2P bit: P2P_REQUIRED;
+ *  - it asks for P2P, @me->p2p is not off, and no RTR type is both offered
+ *    and in @me->rtr (a Read only counts when our IRD is not 0, as the
+ *    Read takes one of our IRD slots): NO_RTR;
+ *  - @me->ird_strict, and the initiator's ORD (when specified) exceeds
+ *    our IRD: IRD.
+ * Otherwise the reply is accepted in the request's revision (a revision 2
+ * responder answers a revision 1 request in revision 1, as siw, irdma and
+ * cxgb4 do), enhanced when the request was; CRC is on when either side
+ * asks; P2P is echoed when asked and @me->p2p is not off, with one RTR
+ * type, in order of preference zero-length Write, Read, Send; a P2P
+ * request to a responder with P2P off is accepted without P2P (the
+ * initiator decides).  The reply's IRD is ours, unchanged (0 says we take
+ * no Reads); its ORD is ours lowered to the initiator's IRD.  0x3fff,
+ * "not specified", is the largest count and so limits nothing.
+ *
+ * For a refusal, @out holds what the reject frame says: the revision, IRD
+ * and ORD, and (enhanced) whether we do P2P and every RTR type we take.
+ *
+ * Return: 0 to accept; a positive CMKIT_MPA_REJ_* reason to refuse (send
+ * the reject cmkit_mpa_build_reply() writes, then close, never reset); or
+ * CMKIT_MPA_E_ARG.
+ */
+static inline int cmkit_mpa_respond(const struct cmkit_mpa_offer *me,
+				    const struct cmkit_mpa_frame *req,
+				    struct cmkit_mpa_result *out)
+{
+	cmkit_u8 common = 0;
+	int peer_p2p;
+
+	if (!me || !req || !out || !cmkit_mpa_offer_ok(me) ||
+	    req->kind != CMKIT_MPA_REQUEST)
+		return CMKIT_MPA_E_ARG;
+	cmkit_zero(out, sizeof(*out));
+	out->ird = me->ird;
+	out->ord = me->ord;
+	out->p2p = me->p2p != CMKIT_MPA_P2P_OFF;
+	out->rtr = out->p2p ? me->rtr : 0;
+	if ((req->rev != CMKIT_MPA_REV1 && req->rev != CMKIT_MPA_REV2) ||
+	    req->rev > me->rev) {
+		out->rev = me->rev;
+		return cmkit_mpa_refuse(out, CMKIT_MPA_REJ_REVISION);
+	}
+	out->rev = req->rev;
+	out->enhanced = req->enhanced ? 1 : 0;
+	out->crc = (req->flags & CMKIT_MPA_FLAG_CRC) || me->crc;
+	if (req->flags & CMKIT_MPA_FLAG_MARKERS)
+		return cmkit_mpa_refuse(out, CMKIT_MPA_REJ_MARKERS);
+	peer_p2p = req->enhanced && (req->ird_ctrl & CMKIT_MPA_V2_PEER_TO_PEER);
+	if (me->p2p == CMKIT_MPA_P2P_REQUIRED && !peer_p2p)
+		return cmkit_mpa_refuse(out, CMKIT_MPA_REJ_P2P_REQUIRED);
+	if (peer_p2p && me->p2p != CMKIT_MPA_P2P_OFF) {
+		common = cmkit_mpa_rtr_offered(req) & me->rtr;
+		if (!me->ird)
+			common &= (cmkit_u8)~CMKIT_MPA_RTR_READ;
+		common = cmkit_mpa_rtr_pick(common);
+		if (!common)
+			return cmkit_mpa_refuse(out, CMKIT_MPA_REJ_NO_RTR);
+	}
+	if (req->enhanced) {
+		if (me->ird_strict && req->ord != CMKIT_MPA_V2_NO_IRD_ORD &&
+		    me->ird < req->ord)
+			return cmkit_mpa_refuse(out, CMKIT_MPA_REJ_IRD);
+		out->ord = cmkit_mpa_min_rd(me->ord, req->ird);
+	}
+	out->accept = 1;
+	out->p2p = common != 0;
+	out->rtr = common;
+	return 0;
+}
+
+/**
+ * cmkit_mpa_build_reply - write the reply a decision calls for
+ * @buf: output buffer
+ * @buflen: its size
+ * @r: the decision, from cmkit_mpa_respond()
+ * @pdata: the consumer's private data, or NULL; must be empty for a
+ *	refusal with a reason (its private data is the reason)
+ * @pdata_len: its length
+ *
+ * An accept or a refusal; a consumer's own reject is @r with @r->accept
+ * cleared and @r->reason CMKIT_MPA_REJ_NONE, carrying @pdata.  IRD/ORD
+ * words are written when @r->enhanced, with the P2P bit and RTR bits when
+ * @r->p2p.
+ *
+ * Return: the frame's length, or a negative CMKIT_MPA_E_* code.
+ */
+static inline int cmkit_mpa_build_reply(cmkit_u8 *buf, cmkit_size buflen,
+					const struct cmkit_mpa_result *r,
+					const void *pdata, cmkit_u16 pdata_len)
+{
+	cmkit_u8 reason_pd[CMKIT_MPA_REJ_PD_LEN];
+	cmkit_u16 ird_ctrl, ord_ctrl;
+	cmkit_u8 flags = 0;
+	int n;
+
+	if (!buf || !r || (r->rev != CMKIT_MPA_REV1 && r->rev != CMKIT_MPA_REV2) ||
+	    (r->enhanced && r->rev != CMKIT_MPA_REV2) || (r->rtr & ~CMKIT_MPA_RTR_ALL))
+		return CMKIT_MPA_E_ARG;
+	if (r->accept && r->p2p && (!r->rtr || cmkit_mpa_rtr_pick(r->rtr) != r->rtr))
+		return CMKIT_MPA_E_ARG;		/* exactly one RTR type */
+	if (!r->accept && r->reason != CMKIT_MPA_REJ_NONE) {
+		if (pdata_len)
+			return CMKIT_MPA_E_ARG;
+		n = cmkit_mpa_reject_reason_put(reason_pd, sizeof(reason_pd), r->reason);
+		if (n < 0)
+			return n;
+		pdata = reason_pd;
+		pdata_len = (cmkit_u16)n;
+	}
+	if (r->enhanced) {
+		cmkit_mpa_ctrl_bits(r->p2p, r->rtr, &ird_ctrl, &ord_ctrl);
+		n = irdma_build_mpa_v2(buf, buflen, CMKIT_MPA_REPLY, !r->accept,
+				       r->ird, r->ord, ird_ctrl, ord_ctrl, pdata,
+				       pdata_len);
+	} else {
+		if (!pdata && pdata_len)
+			return CMKIT_MPA_E_ARG;
+		if (pdata_len > CMKIT_MPA_MAX_PD_LEN)
+			return CMKIT_MPA_E_PDATA;
+		if (buflen < (cmkit_size)CMKIT_MPA_HDR_LEN + pdata_len)
+			return CMKIT_MPA_E_NOSPACE;
+		if (!r->accept)
+			flags |= CMKIT_MPA_FLAG_REJECT;
+		cmkit_mpa_put_hdr(buf, CMKIT_MPA_REPLY, flags, r->rev, pdata_len);
+		if (pdata_len)
+			cmkit_copy(buf + CMKIT_MPA_HDR_LEN, pdata, pdata_len);
+		n = CMKIT_MPA_HDR_LEN + pdata_len;
+	}
+	if (n > 0 && r->crc)
+		buf[16] |= CMKIT_MPA_FLAG_CRC;
+	return n;
+}
+
+/**
+ * cmkit_mpa_initiate - an initiator's decision on the reply it got
+ * @me: our offer
+ * @sent_rev: the revision of the request we sent (cmkit_mpa_build_request())
+ * @rep: the reply, from cmkit_mpa_parse()
+ * @out: the decision; @out->reason holds a reject's reason
+ *
+ * The connection is established unless:
+ *  - the reply rejects it: CMKIT_MPA_E_REJECTED (see cmkit_mpa_fallback());
+ *  - its revision is neither 1 nor 2, above @sent_rev, or 2 without the E
+ *    flag to our enhanced request: CMKIT_MPA_E_REPLY_REV (a revision 1
+ *    reply to a revision 2 request is a revision 1 connection, as irdma
+ *    and cxgb4 take it; siw refuses it);
+ *  - it asks for markers: CMKIT_MPA_E_MARKERS;
+ *  - we asked for CRC and it has none: CMKIT_MPA_E_CRC;
+ *  - @me->p2p is required and the reply has no P2P bit, or it has one we
+ *    did not ask for: CMKIT_MPA_E_P2P;
+ *  - it has P2P, but its RTR bits are not exactly one type of @me->rtr, or
+ *    choose Read while its IRD is 0: CMKIT_MPA_E_RTR;
+ *  - its ORD (when specified) exceeds our IRD: CMKIT_MPA_E_IRD.
+ * RTR bits without the P2P bit mean nothing and are ignored.  On success
+ * @out->p2p says whether we must now send the RTR of type @out->rtr;
+ * @out->ord is our ORD lowered to the peer's IRD, @out->ird our IRD lowered
+ * to the peer's ORD (without IRD/ORD in the reply, both are ours).
+ *
+ * Return: 0 when established, or a negative CMKIT_MPA_E_* code.
+ */
+static inline int cmkit_mpa_initiate(const struct cmkit_mpa_offer *me,
+				     cmkit_u8 sent_rev,
+				     const struct cmkit_mpa_frame *rep,
+				     struct cmkit_mpa_result *out)
+{
+	int asked, peer_p2p;
+	cmkit_u8 rtr;
+
+	if (!me || !rep || !out || !cmkit_mpa_offer_ok(me) ||
+	    rep->kind != CMKIT_MPA_REPLY || sent_rev < CMKIT_MPA_REV1 ||
+	    sent_rev > me->rev)
+		return CMKIT_MPA_E_ARG;
+	cmkit_zero(out, sizeof(*out));
+	out->rev = rep->rev;
+	out->ird = me->ird;
+	out->ord = me->ord;
+	if (rep->flags & CMKIT_MPA_FLAG_REJECT) {
+		out->reason = cmkit_mpa_reject_reason_get(rep->pdata, rep->pdata_len);
+		return CMKIT_MPA_E_REJECTED;
+	}
+	if ((rep->rev != CMKIT_MPA_REV1 && rep->rev != CMKIT_MPA_REV2) ||
+	    rep->rev > sent_rev ||
+	    (sent_rev == CMKIT_MPA_REV2 && rep->rev == CMKIT_MPA_REV2 && !rep->enhanced))
+		return CMKIT_MPA_E_REPLY_REV;
+	if (rep->flags & CMKIT_MPA_FLAG_MARKERS)
+		return CMKIT_MPA_E_MARKERS;
+	if (me->crc && !(rep->flags & CMKIT_MPA_FLAG_CRC))
+		return CMKIT_MPA_E_CRC;
+	out->crc = (rep->flags & CMKIT_MPA_FLAG_CRC) ? 1 : 0;
+	out->enhanced = rep->enhanced ? 1 : 0;
+	asked = sent_rev == CMKIT_MPA_REV2 && me->p2p != CMKIT_MPA_P2P_OFF;
+	peer_p2p = rep->enhanced && (rep->ird_ctrl & CMKIT_MPA_V2_PEER_TO_PEER);
+	if (peer_p2p && !asked)
+		return CMKIT_MPA_E_P2P;
+	if (!peer_p2p && me->p2p == CMKIT_MPA_P2P_REQUIRED)
+		return CMKIT_MPA_E_P2P;
+	if (peer_p2p) {
+		rtr = cmkit_mpa_rtr_offered(rep);
+		if (!rtr || cmkit_mpa_rtr_pick(rtr) != rtr || (rtr & ~me->rtr) ||
+		    (rtr == CMKIT_MPA_RTR_READ && !rep->ird))
+			return CMKIT_MPA_E_RTR;
+		out->p2p = 1;
+		out->rtr = rtr;
+	}
+	if (rep->enhanced) {
+		if (rep->ord != CMKIT_MPA_V2_NO_IRD_ORD && me->ird < rep->ord)
+			return CMKIT_MPA_E_IRD;
+		out->ord = cmkit_mpa_min_rd(me->ord, rep->ird);
+		out->ird = cmkit_mpa_min_rd(me->ird, rep->ord);
+	}
+	out->accept = 1;
+	return 0;
+}
+
+/**
+ * cmkit_mpa_fallback - may an initiator retry in revision 1?
+ * @me: our offer
+ * @sent_rev: the revision of the request that failed
+ * @rep: the reply, from cmkit_mpa_parse(); NULL when the connection was
+ *	reset or closed before a whole reply came
+ *
+ * A revision 2 request counts as refused for its revision when the reply
+ * is a reject in revision 1 (a responder that speaks only revision 1
+ * answers in its own revision: cmkit_mpa_respond() does), a reject naming
+ * CMKIT_MPA_REJ_REVISION, or no reply at all: cxgb4 (mpa_rev below the
+ * request's) and irdma (a revision above its own) reset the connection
+ * instead of rejecting, and cxgb4 and irdma as initiators retry in
+ * revision 1 after a reset in that state.  siw takes revisions 1 and 2 and
+ * never rejects for revision.  A reject for any other reason does not
+ * count.  Retry once: a revision 1 request has nothing to fall back to.
+ *
+ * Return: 1 to reconnect with cmkit_mpa_build_request(..., 1, ...), else 0.
+ */
+static inline int cmkit_mpa_fallback(const struct cmkit_mpa_offer *me,
+				     cmkit_u8 sent_rev,
+				     const struct cmkit_mpa_frame *rep)
+{
+	if (!me || !cmkit_mpa_offer_ok(me) || !me->rev1_fallback ||
+	    sent_rev != CMKIT_MPA_REV2 || me->p2p == CMKIT_MPA_P2P_REQUIRED)
+		return 0;
+	if (!rep)
+		return 1;
+	if (rep->kind != CMKIT_MPA_REPLY || !(rep->flags & CMKIT_MPA_FLAG_REJECT))
+		return 0;
+	return rep->rev == CMKIT_MPA_REV1 ||
+	       cmkit_mpa_reject_reason_get(rep->pdata, rep->pdata_len) ==
+	       CMKIT_MPA_REJ_REVISION;
+}
+
+/**
+ * cmkit_mpa_reason_str - a short description of a reject reason
+ * @reason: a CMKIT_MPA_REJ_* value
+ *
+ * Return: a static string.
+ */
+static inline const char *cmkit_mpa_reason_str(enum cmkit_mpa_reject_reason reason)
+{
+	switch (reason) {
+	case CMKIT_MPA_REJ_NONE:
+		return "no reason given";
+	case CMKIT_MPA_REJ_REVISION:
+		return "unsupported revision";
+	case CMKIT_MPA_REJ_MARKERS:
+		return "markers requested";
+	case CMKIT_MPA_REJ_P2P_REQUIRED:
+		return "peer-to-peer required";
+	case CMKIT_MPA_REJ_NO_RTR:
+		return "no common RTR type";
+	case CMKIT_MPA_REJ_IRD:
+		return "IRD short of the initiator's ORD";
+	default:
+		return "unknown reason";
+	}
+}
+
 /**
  * cmkit_mpa_strerror - a short description of a CMKIT_MPA_E_* code
  * @err: the code
@@ -332,6 +953,16 @@ static inline const char *cmkit_mpa_strerror(int err)
 		return "IRD short of the peer's ORD";
 	case CMKIT_MPA_E_ARG:
 		return "bad argument";
+	case CMKIT_MPA_E_REJECTED:
+		return "connection rejected by the peer";
+	case CMKIT_MPA_E_REPLY_REV:
+		return "reply revision or format does not match the request";
+	case CMKIT_MPA_E_CRC:
+		return "reply without the CRC asked for";
+	case CMKIT_MPA_E_P2P:
+		return "peer-to-peer mode not as required";
+	case CMKIT_MPA_E_RTR:
+		return "reply chose an RTR type not offered";
 	default:
 		return "unknown error";
 	}
