@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cmkit/mpa.h"
+#include "cmkit/mpa_fpdu.h"
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/rpcrdma_msg.h"
 #include "cmkit/srp.h"
@@ -136,7 +137,74 @@ bool Mpa(const std::string &root)
 		n = irdma_build_mpa_v2(buf, sizeof(buf), k, 0, 1, 1, 0, 0, nullptr, 0);
 		ok = n > 0 && d.Write(buf, n) && ok;
 	}
+	// P2P requests as cmkit, irdma (CRC, Write and Read) and cxgb4 (CRC,
+	// Read) send them, a revision 1 request with markers, and the replies
+	// and reasoned rejects the responder answers them with.
+	struct cmkit_mpa_offer me {};
+	me.rev = CMKIT_MPA_REV2;
+	me.p2p = CMKIT_MPA_P2P_ON;
+	me.ird = 4;
+	me.ord = 4;
+	const cmkit_u8 rtrs[] = { CMKIT_MPA_RTR_ALL, CMKIT_MPA_RTR_WRITE | CMKIT_MPA_RTR_READ,
+				  CMKIT_MPA_RTR_READ, CMKIT_MPA_RTR_SEND };
+	for (cmkit_u8 rtr : rtrs) {
+		me.rtr = rtr;
+		me.crc = rtr != CMKIT_MPA_RTR_ALL;
+		int n = cmkit_mpa_build_request(buf, sizeof(buf), &me, CMKIT_MPA_REV2, pd,
+						sizeof(pd));
+		ok = n > 0 && d.Write(buf, n) && ok;
+		struct cmkit_mpa_frame f {};
+		struct cmkit_mpa_result r {};
+		me.rtr = CMKIT_MPA_RTR_WRITE | CMKIT_MPA_RTR_READ;
+		ok = n > 0 && cmkit_mpa_parse(buf, n, CMKIT_MPA_REQUEST, &f) == n && ok;
+		int rc = cmkit_mpa_respond(&me, &f, &r);
+		n = cmkit_mpa_build_reply(buf, sizeof(buf), &r, nullptr, 0);
+		ok = rc >= 0 && n > 0 && d.Write(buf, n) && ok;
+	}
+	int n = irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, nullptr, 0);
+	buf[16] |= CMKIT_MPA_FLAG_MARKERS;
+	ok = n > 0 && d.Write(buf, n) && ok;
+	struct cmkit_mpa_result rej {};
+	rej.rev = CMKIT_MPA_REV1;
+	rej.reason = CMKIT_MPA_REJ_REVISION;
+	n = cmkit_mpa_build_reply(buf, sizeof(buf), &rej, nullptr, 0);
+	ok = n > 0 && d.Write(buf, n) && ok;
+	// Two offers and private data, for the whole-exchange check: a P2P
+	// initiator with CRC against a revision 1 responder, and two P2P sides.
+	const cmkit_u8 exchange[][10] = {
+		{ 0x7b, 0x09, 0x00, 0x04, 0x00, 0x08, 0x00, 0x04, 'p', 'd' },
+		{ 0x3b, 0x08, 0x00, 0x04, 0x1d, 0x08, 0x00, 0x02, 'p', 'd' },
+	};
+	for (const cmkit_u8 *e : exchange)
+		ok = d.Write(e, sizeof(exchange[0])) && ok;
 	return ok;
+}
+
+// One selector byte (bit 0: CRC; bits 1-2: Write, Read, Send RTR or Read
+// Response expected), then the stream: each RTR, with and without CRC,
+// followed by more; a Send with a padded payload; the Read Response.
+bool MpaFpdu(const std::string &root)
+{
+	SeedDir d(root, "mpa_fpdu");
+	const unsigned rtrs[] = { CMKIT_MPA_RTR_WRITE, CMKIT_MPA_RTR_READ, CMKIT_MPA_RTR_SEND };
+	cmkit_u8 buf[1 + 2 * 64];
+	bool ok = true;
+	for (unsigned i = 0; i < 3; i++)
+		for (int crc = 0; crc < 2; crc++) {
+			buf[0] = (cmkit_u8)(crc | i << 1);
+			int n = cmkit_rtr_build(buf + 1, 64, rtrs[i], crc);
+			int m = n > 0 ? cmkit_rtr_build(buf + 1 + n, 64, CMKIT_MPA_RTR_WRITE, crc) : -1;
+			ok = n > 0 && m > 0 && d.Write(buf, 1 + n + m) && ok;
+		}
+	struct cmkit_iwarp_hdr h;
+	cmkit_rtr_hdr(CMKIT_MPA_RTR_SEND, &h);
+	buf[0] = 5;
+	int n = cmkit_fpdu_build(buf + 1, 64, &h, "pad", 3, 1);
+	ok = n > 0 && d.Write(buf, 1 + n) && ok;
+	cmkit_rtr_hdr(CMKIT_MPA_RTR_READ, &h);
+	buf[0] = 7;
+	n = cmkit_rtr_build_read_resp(buf + 1, 64, &h, 1);
+	return n > 0 && d.Write(buf, 1 + n) && ok;
 }
 
 bool Srp(const std::string &root)
@@ -179,6 +247,7 @@ int main(int argc, char **argv)
 	std::string root = argv[1];
 	bool ok = RpcrdmaCmp(root);
 	ok = Mpa(root) && ok;
+	ok = MpaFpdu(root) && ok;
 	ok = Srp(root) && ok;
 	ok = RpcrdmaMsg(root) && ok;
 	return ok ? 0 : 1;
