@@ -477,8 +477,13 @@ def build(lg, version, apt, note=None):
     open(log, "w").close()
     src = unpack(lg.series, version, apt, log)
     out = os.path.join(kdir, "build")
-    shutil.rmtree(kdir, ignore_errors=True)
-    os.makedirs(out)
+    if os.path.exists(os.path.join(out, ".config")):
+        # An interrupted build of the same options: kbuild picks up where
+        # it stopped (the configuration below comes out identical).
+        say(f"resuming the interrupted build in {out}")
+    else:
+        shutil.rmtree(kdir, ignore_errors=True)
+        os.makedirs(out)
     env_make = configure(lg, src, out, log)
     jobs = str((os.cpu_count() or 1) + 1)
     say(f"building {lg.name} ({version}) bzImage modules with -j{jobs} "
