@@ -10,7 +10,9 @@
 #include "cmkit/mpa_fpdu.h"
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/rpcrdma_msg.h"
+#include "cmkit/scsi.h"
 #include "cmkit/srp.h"
+#include "cmkit/srp_iu.h"
 
 namespace {
 
@@ -236,6 +238,151 @@ bool Srp(const std::string &root)
 	return d.Write(buf, CMKIT_SRP_LOGIN_REJ_LEN) && ok;
 }
 
+// fuzz_srp_iu: two bytes of imm_data_offset, then the IU.
+bool SrpIu(const std::string &root)
+{
+	SeedDir d(root, "srp_iu");
+	const cmkit_u16 imm_off = 68;	// ib_srp's SRP_IMM_DATA_OFFSET
+	std::vector<cmkit_u8> buf(2048);
+	bool ok = true;
+	auto write = [&](int n) {
+		if (n < 0)
+			return false;
+		std::vector<cmkit_u8> seed = { (cmkit_u8)(imm_off >> 8), (cmkit_u8)imm_off };
+		seed.insert(seed.end(), buf.begin(), buf.begin() + n);
+		return d.Write(seed.data(), seed.size());
+	};
+
+	// SRP_CMD: READ(10) direct, WRITE(10) immediate, READ(16) indirect
+	// (whole and partial), a 32-byte CDB, bidirectional.
+	const cmkit_u8 read10[10] = { 0x28, 0, 0, 0, 0, 0x10, 0, 0, 8, 0 };
+	const cmkit_u8 write10[10] = { 0x2a, 0, 0, 0, 0, 0x10, 0, 0, 1, 0 };
+	const cmkit_u8 read16[16] = { 0x88, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 4 };
+	cmkit_u8 cdb32[32] = { 0x7f };
+	cmkit_u8 list[4 * 16];
+	for (int i = 0; i < 4; i++) {
+		cmkit_srp_direct e = { 0x10000ULL * (i + 1), 0x100u + i, 512 };
+		cmkit_srp_put_direct(list + 16 * i, &e);
+	}
+	cmkit_u8 data[512] = { 0xab };
+	cmkit_srp_cmd c{};
+	c.tag = 1;
+	c.cdb = read10;
+	c.cdb_len = sizeof(read10);
+	c.in.fmt = CMKIT_SRP_DATA_DESC_DIRECT;
+	c.in.desc = { 0x7f0000001000ULL, 0x1234, 4096 };
+	ok = write(cmkit_srp_encode_cmd(buf.data(), buf.size(), imm_off, &c)) && ok;
+	c = {};
+	c.tag = 2;
+	c.cdb = write10;
+	c.cdb_len = sizeof(write10);
+	c.out.fmt = CMKIT_SRP_DATA_DESC_IMM;
+	c.out.len = sizeof(data);
+	c.out.imm = data;
+	ok = write(cmkit_srp_encode_cmd(buf.data(), buf.size(), imm_off, &c)) && ok;
+	c = {};
+	c.tag = 3;
+	c.cdb = read16;
+	c.cdb_len = sizeof(read16);
+	c.in.fmt = CMKIT_SRP_DATA_DESC_INDIRECT;
+	c.in.desc = { 0x7f0000002000ULL, 0x55, 4 * 16 };
+	c.in.count = 4;
+	c.in.list = list;
+	c.in.len = 4 * 512;
+	ok = write(cmkit_srp_encode_cmd(buf.data(), buf.size(), imm_off, &c)) && ok;
+	c.in.count = 2;	// the rest must be fetched
+	ok = write(cmkit_srp_encode_cmd(buf.data(), buf.size(), imm_off, &c)) && ok;
+	c = {};
+	c.tag = 4;
+	c.cdb = cdb32;
+	c.cdb_len = sizeof(cdb32);
+	c.out.fmt = CMKIT_SRP_DATA_DESC_DIRECT;
+	c.out.desc = { 0x1000, 1, 512 };
+	c.in.fmt = CMKIT_SRP_DATA_DESC_DIRECT;
+	c.in.desc = { 0x2000, 2, 512 };
+	ok = write(cmkit_srp_encode_cmd(buf.data(), buf.size(), imm_off, &c)) && ok;
+
+	// SRP_TSK_MGMT, SRP_RSP (sense; task management), SRP_AER_REQ.
+	cmkit_srp_tsk_mgmt tm{};
+	tm.tag = 5;
+	tm.func = CMKIT_SRP_TSK_ABORT_TASK;
+	tm.task_tag = 1;
+	ok = write(cmkit_srp_encode_tsk_mgmt(buf.data(), buf.size(), &tm)) && ok;
+	cmkit_u8 sense[CMKIT_SCSI_SENSE_LEN];
+	cmkit_scsi_build_sense(sense, sizeof(sense), CMKIT_SCSI_SK_ILLEGAL_REQUEST,
+			       CMKIT_SCSI_ASC_INVALID_OPCODE, 0);
+	cmkit_srp_rsp r{};
+	r.tag = 1;
+	r.req_lim_delta = 1;
+	r.status = CMKIT_SCSI_STATUS_CHECK_CONDITION;
+	r.sense = sense;
+	r.sense_len = sizeof(sense);
+	cmkit_srp_residual(&r, 0, 4096, 0, 0);
+	ok = write(cmkit_srp_encode_rsp(buf.data(), buf.size(), &r)) && ok;
+	cmkit_u8 code[CMKIT_SRP_TSK_MGMT_RSP_DATA_LEN];
+	cmkit_srp_tsk_mgmt_rsp_data(code, CMKIT_SRP_TSK_MGMT_COMPLETE);
+	r = {};
+	r.tag = 5;
+	r.resp = code;
+	r.resp_len = sizeof(code);
+	ok = write(cmkit_srp_encode_rsp(buf.data(), buf.size(), &r)) && ok;
+	cmkit_srp_aer_req a{};
+	a.tag = 6;
+	a.sense = sense;
+	a.sense_len = sizeof(sense);
+	ok = write(cmkit_srp_encode_aer_req(buf.data(), buf.size(), &a)) && ok;
+
+	// The 16-byte IUs.
+	const cmkit_u8 ops[] = { CMKIT_SRP_I_LOGOUT, CMKIT_SRP_T_LOGOUT, CMKIT_SRP_CRED_REQ,
+				 CMKIT_SRP_CRED_RSP, CMKIT_SRP_AER_RSP };
+	for (cmkit_u8 op : ops) {
+		cmkit_srp_short_iu iu{ op, CMKIT_SRP_SOLNT, 8, 7 };
+		ok = write(cmkit_srp_encode_short_iu(buf.data(), buf.size(), &iu)) && ok;
+	}
+	return ok;
+}
+
+// fuzz_scsi: block size selector, block count (8), LUN selector, serial
+// length, initiator buffer length (4), then the CDB.
+bool Scsi(const std::string &root)
+{
+	SeedDir d(root, "scsi");
+	const std::vector<std::vector<cmkit_u8>> cdbs = {
+		{ CMKIT_SCSI_TEST_UNIT_READY, 0, 0, 0, 0, 0 },
+		{ CMKIT_SCSI_INQUIRY, 0, 0, 0, 36, 0 },
+		{ CMKIT_SCSI_INQUIRY, 1, CMKIT_SCSI_VPD_SUPPORTED, 0, 255, 0 },
+		{ CMKIT_SCSI_INQUIRY, 1, CMKIT_SCSI_VPD_SERIAL, 0, 255, 0 },
+		{ CMKIT_SCSI_INQUIRY, 1, CMKIT_SCSI_VPD_DEVICE_ID, 0, 255, 0 },
+		{ CMKIT_SCSI_REQUEST_SENSE, 0, 0, 0, 18, 0 },
+		{ CMKIT_SCSI_MODE_SENSE_6, 0, CMKIT_SCSI_MODE_ALL, 0, 255, 0 },
+		{ CMKIT_SCSI_MODE_SENSE_6, 0x08, CMKIT_SCSI_MODE_CACHING, 0, 255, 0 },
+		{ CMKIT_SCSI_MODE_SENSE_10, 0x10, CMKIT_SCSI_MODE_ALL, 0, 0, 0, 0, 1, 0, 0 },
+		{ CMKIT_SCSI_START_STOP_UNIT, 0, 0, 0, 1, 0 },
+		{ CMKIT_SCSI_READ_CAPACITY_10, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ CMKIT_SCSI_READ_10, 0, 0, 0, 0, 8, 0, 0, 8, 0 },
+		{ CMKIT_SCSI_WRITE_10, 0, 0, 0, 0, 8, 0, 0, 1, 0 },
+		{ CMKIT_SCSI_SYNCHRONIZE_CACHE_10, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ CMKIT_SCSI_REPORT_LUNS, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
+		{ CMKIT_SCSI_READ_16, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 8, 0, 0 },
+		{ CMKIT_SCSI_WRITE_16, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 8, 0, 0 },
+		{ CMKIT_SCSI_SYNCHRONIZE_CACHE_16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ CMKIT_SCSI_SERVICE_ACTION_IN_16, CMKIT_SCSI_SAI_READ_CAPACITY_16,
+		  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 },
+	};
+	bool ok = true;
+	for (size_t i = 0; i < cdbs.size(); i++) {
+		// 2048 blocks of 512; LUN 0 (or 1 for every third); 10-byte serial;
+		// a 4096-byte buffer.
+		std::vector<cmkit_u8> seed = { 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00,
+					       (cmkit_u8)(i % 3 == 2), 0x8a, 0, 0, 0x10, 0 };
+		seed.insert(seed.end(), cdbs[i].begin(), cdbs[i].end());
+		if (cdbs[i].size() < 16)	// as SRP delivers it: 16 bytes
+			seed.resize(seed.size() + 16 - cdbs[i].size(), 0);
+		ok = d.Write(seed.data(), seed.size()) && ok;
+	}
+	return ok;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -250,5 +397,7 @@ int main(int argc, char **argv)
 	ok = MpaFpdu(root) && ok;
 	ok = Srp(root) && ok;
 	ok = RpcrdmaMsg(root) && ok;
+	ok = SrpIu(root) && ok;
+	ok = Scsi(root) && ok;
 	return ok ? 0 : 1;
 }
