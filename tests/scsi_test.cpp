@@ -179,7 +179,9 @@ TEST(ScsiPlan, OtherLunsAreNotSupportedButInquiryReportLunsAndRequestSenseAnswer
 	// INQUIRY: peripheral qualifier 011b, device type 0x1f.
 	auto p = Plan(Cdb({ 0x12, 0, 0, 0, 36 }), d, lun1);
 	ExpectGood(p, CMKIT_SCSI_DIR_IN, 36);
-	EXPECT_EQ(0x7f, Build(p, d)[0]);
+	Bytes inq = Build(p, d);
+	ASSERT_EQ(36U, inq.size());
+	EXPECT_EQ(0x7f, inq[0]);
 	// But no VPD pages for it.
 	ExpectCheck(Plan(Cdb({ 0x12, 1, 0x80, 0, 255 }), d, lun1),
 		    CMKIT_SCSI_SK_ILLEGAL_REQUEST, CMKIT_SCSI_ASC_LUN_NOT_SUPPORTED);
@@ -192,6 +194,7 @@ TEST(ScsiPlan, OtherLunsAreNotSupportedButInquiryReportLunsAndRequestSenseAnswer
 	p = Plan(Cdb({ 0x03, 0, 0, 0, 18 }), d, lun1);
 	ExpectGood(p, CMKIT_SCSI_DIR_IN, 18);
 	Bytes s = Build(p, d);
+	ASSERT_EQ(18U, s.size());
 	EXPECT_EQ(0x70, s[0]);
 	EXPECT_EQ(0x05, s[2]);
 	EXPECT_EQ(0x25, s[12]);
@@ -229,6 +232,14 @@ TEST(ScsiPlan, InquiryIsTruncatedToItsAllocationLength)
 	EXPECT_EQ(3U, cmkit_scsi_build(&p, &d, small.data(), small.size()));
 	EXPECT_EQ(Bytes({ 0x00, 0x00, 0x06 }), small);
 	EXPECT_EQ(0U, cmkit_scsi_build(&p, &d, nullptr, 36));
+	// A larger one gets the plan's bytes and no more.
+	p = Plan(Cdb({ 0x12, 0, 0, 0, 5 }), d);
+	Bytes large(64, 0xee);
+	EXPECT_EQ(5U, cmkit_scsi_build(&p, &d, large.data(), large.size()));
+	EXPECT_EQ(Bytes(59, 0xee), Bytes(large.begin() + 5, large.end()));
+	// Nothing for a plan that failed.
+	p = Plan(Cdb({ 0x12, 0x02, 0, 0, 36 }), d);
+	EXPECT_EQ(0U, cmkit_scsi_build(&p, &d, large.data(), large.size()));
 }
 
 TEST(ScsiPlan, InquiryStringsAreBoundedAndPrintable)
@@ -429,6 +440,18 @@ TEST(ScsiPlan, TheLastBlockIsInRangeAndOnePastIsNot)
 	ExpectGood(p, CMKIT_SCSI_DIR_IN, 512);
 	EXPECT_EQ(((1ULL << 55) - 2) << 9, p.offset);
 	ExpectCheck(Plan(Read16((1ULL << 55) - 1, 1), d), CMKIT_SCSI_SK_ILLEGAL_REQUEST, oor);
+}
+
+TEST(ScsiPlan, TheRangeCheckCannotWrap)
+{
+	// Wider than any CDB can ask, so the check itself is on trial.
+	auto d = Disk();
+	EXPECT_EQ(1, cmkit_scsi_range_ok(&d, 0, 2048));
+	EXPECT_EQ(1, cmkit_scsi_range_ok(&d, 2047, 1));
+	EXPECT_EQ(0, cmkit_scsi_range_ok(&d, 2047, 2));
+	EXPECT_EQ(0, cmkit_scsi_range_ok(&d, 1, ~0ULL));
+	EXPECT_EQ(0, cmkit_scsi_range_ok(&d, 2, ~0ULL - 1));
+	EXPECT_EQ(0, cmkit_scsi_range_ok(&d, 2048, 0));
 }
 
 TEST(ScsiPlan, SynchronizeCacheChecksItsRange)
