@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+//
+// The send and receive side of an RPC-over-RDMA connection, for both
+// cmkit-peer call and serve --rpc: receives posted up front and reposted
+// as consumed, sends copied into registered slots and posted mostly
+// unsignaled (SendRing), completions taken from a completion channel with
+// every error reported.
+#ifndef CMKIT_PEER_MESSENGER_H
+#define CMKIT_PEER_MESSENGER_H
+
+#include <functional>
+#include <memory>
+
+#include "rdma.h"
+#include "rpc_window.h"
+
+namespace cmkit_peer {
+
+class Messenger {
+public:
+	Messenger(const char *role, Conn *conn) : role_(role), conn_(conn) {}
+
+	// Create @conn's QP for @recvs receives of @recv_size bytes and @sends
+	// sends of @send_size, and post every receive.  Says on stderr what
+	// does not fit the device (and @hint) or failed.
+	bool Setup(uint32_t recvs, uint32_t recv_size, uint32_t sends, uint32_t send_size,
+		   const char *hint);
+
+	// Whether a message can be posted now.
+	bool CanSend() const { return !ring_->Full(); }
+	bool Send(const void *msg, uint32_t len);
+
+	// The completion channel fired: each received message goes to
+	// @on_receive(bytes, len), then its receive is reposted (unless the
+	// connection is lost).  False on a local error (reported).
+	using ReceiveFn = std::function<void(const uint8_t *msg, uint32_t len)>;
+	bool OnCompletions(const ReceiveFn &on_receive);
+
+	// Stop reposting receives (the connection is going away).
+	void Stop() { stopped_ = true; }
+
+	int completion_fd() const { return conn_->completion_fd(); }
+	bool lost() const { return lost_; }	// a completion failed or a post did
+	uint32_t recvs() const { return recvs_; }
+	uint32_t sends() const { return sends_; }
+	uint64_t flushed() const { return flushed_; }
+	uint64_t wc_errors() const { return wc_errors_; }
+	uint64_t post_errors() const { return post_errors_; }
+
+private:
+	const char *role_;
+	Conn *conn_;
+	Buffers *recv_bufs_ = nullptr, *send_bufs_ = nullptr;
+	std::unique_ptr<SendRing> ring_;
+	uint32_t recvs_ = 0, sends_ = 0;
+	bool lost_ = false;
+	bool stopped_ = false;
+	uint64_t flushed_ = 0, wc_errors_ = 0, post_errors_ = 0;
+};
+
+} // namespace cmkit_peer
+
+#endif

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+//
+// cmkit-peer serve --rpc (see rpc_serve.h).
+#include "rpc_serve.h"
+
+#include <algorithm>
+
+#include "cmkit/rpcrdma_cmp.h"
+#include "json.h"
+
+namespace cmkit_peer {
+
+namespace {
+
+// Receives beyond the credit grant, as xprtrdma keeps a few for its
+// backchannel: here they absorb a reply-less message or two.
+constexpr uint32_t kRecvAllowance = 2;
+// The most receives a grant posts by itself (--rpc-recvs posts more).
+constexpr uint32_t kAutoRecvMax = 1024;
+
+const char *CorruptName(RpcCorrupt c)
+{
+	switch (c) {
+	case RpcCorrupt::kShort:
+		return "short";
+	case RpcCorrupt::kXid:
+		return "xid";
+	case RpcCorrupt::kVers:
+		return "vers";
+	case RpcCorrupt::kNone:
+		break;
+	}
+	return "";
+}
+
+} // namespace
+
+RpcServer::RpcServer(const Options &o, Conn *conn)
+	: o_(o), msgr_("serve", conn), responder_(o),
+	  inline_send_(o.has_cmp ? o.cmp_send : CMKIT_RPCRDMA_DEFAULT_INLINE),
+	  inline_recv_(o.has_cmp ? o.cmp_recv : CMKIT_RPCRDMA_DEFAULT_INLINE)
+{
+}
+
+bool RpcServer::Prepare(const std::vector<uint8_t> &client_pdata)
+{
+	peer_cmp_ = cmkit_rpcrdma_cmp_negotiate(client_pdata.data(), client_pdata.size(),
+						&inline_send_, &inline_recv_);
+	const uint32_t recvs = o_.rpc_recvs ? o_.rpc_recvs
+		: std::min(std::max(o_.credits, 1U), kAutoRecvMax) + kRecvAllowance;
+	// Replies never outnumber calls by more than the one --rpc-bad-xid adds.
+	return msgr_.Setup(recvs, inline_recv_, recvs + 1, CMKIT_RPCRDMA_MAX_REPLY_LEN,
+			   "lower --rpc-recvs");
+}
+
+void RpcServer::PrintReady() const
+{
+	Json()
+		.Str("role", "serve")
+		.Str("rpc", "ready")
+		.Uint("inline_send", inline_send_)
+		.Uint("inline_recv", inline_recv_)
+		.Bool("peer_cmp", peer_cmp_)
+		.Uint("recvs", msgr_.recvs())
+		.Uint("credits", o_.credits)
+		.Print();
+}
+
+void RpcServer::PrintSummary() const
+{
+	Json()
+		.Str("role", "serve")
+		.Str("rpc", "summary")
+		.Uint("calls", responder_.calls())
+		.Uint("replies", responder_.replies())
+		.Uint("success", responder_.success())
+		.Uint("errors", responder_.errors())
+		.Uint("dropped", responder_.dropped())
+		.Uint("malformed", responder_.malformed())
+		.Uint("bad_xid", responder_.bad_xid())
+		.Uint("unsent", pending_.size())
+		.Uint("flushed", msgr_.flushed())
+		.Uint("wc_errors", msgr_.wc_errors())
+		.Uint("post_errors", msgr_.post_errors())
+		.Print();
+}
+
+void RpcServer::PrintCall(const CallDecision &d) const
+{
+	if (o_.rpc_quiet)
+		return;
+	Json j;
+	j.Str("role", "serve")
+		.Str("rpc", "call")
+		.Uint("n", d.n)
+		.Str("decode", ResultName(d.decode))
+		.Uint("xid", d.call.hdr.rdma_xid)
+		.Uint("prog", d.call.prog)
+		.Uint("vers", d.call.vers)
+		.Uint("proc", d.call.proc)
+		.Uint("credit", d.call.hdr.rdma_credit)
+		.Str("result", d.result);
+	if (d.nreplies)
+		j.Uint("grant", o_.credits);
+	if (d.bad_xid)
+		j.Uint("bad_xid", d.bad_xid_value);
+	if (d.nreplies && o_.rpc_corrupt != RpcCorrupt::kNone)
+		j.Str("corrupt", CorruptName(o_.rpc_corrupt));
+	j.Print();
+}
+
+void RpcServer::OnReceive(const uint8_t *msg, uint32_t len)
+{
+	CallDecision d;
+	responder_.OnCall(msg, len, &d);
+	PrintCall(d);
+	const uint64_t due = NowNs() + static_cast<uint64_t>(o_.rpc_delay_ms) * 1000000ULL;
+	for (unsigned i = 0; i < d.nreplies; i++)
+		pending_.push_back({due, d.replies[i]});
+	if (d.disconnect) {
+		wants_disconnect_ = true;
+		msgr_.Stop();
+	}
+}
+
+bool RpcServer::OnCompletions()
+{
+	return msgr_.OnCompletions(
+		[this](const uint8_t *msg, uint32_t len) { OnReceive(msg, len); });
+}
+
+int RpcServer::NextDueMs(uint64_t now) const
+{
+	if (pending_.empty() || !msgr_.CanSend())
+		return -1;	// a send completion (or nothing) comes first
+	const uint64_t due = pending_.front().due_ns;
+	return due <= now ? 0 : static_cast<int>((due - now + 999999) / 1000000);
+}
+
+bool RpcServer::SendDue(uint64_t now)
+{
+	while (!pending_.empty() && pending_.front().due_ns <= now && msgr_.CanSend()) {
+		if (msgr_.lost()) {	// the QP is in error: nothing goes out
+			pending_.clear();
+			break;
+		}
+		const ServerMsg &m = pending_.front().msg;
+		if (!msgr_.Send(m.bytes, m.len))
+			return false;
+		pending_.pop_front();
+	}
+	return true;
+}
+
+} // namespace cmkit_peer

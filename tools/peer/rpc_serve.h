@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+//
+// cmkit-peer serve --rpc: the RPC-over-RDMA side of an accepted connection.
+#ifndef CMKIT_PEER_RPC_SERVE_H
+#define CMKIT_PEER_RPC_SERVE_H
+
+#include <deque>
+#include <vector>
+
+#include "messenger.h"
+#include "options.h"
+#include "rdma.h"
+#include "rpc_responder.h"
+
+namespace cmkit_peer {
+
+class RpcServer {
+public:
+	RpcServer(const Options &o, Conn *conn);
+
+	// Before accepting: lower the inline sizes to the client's RFC 8797
+	// message, create the QP and post the receives.  Reports failures.
+	bool Prepare(const std::vector<uint8_t> &client_pdata);
+	void PrintReady() const;
+	void PrintSummary() const;
+
+	int completion_fd() const { return msgr_.completion_fd(); }
+	// Milliseconds until the next delayed reply is due (0: now), -1: none.
+	int NextDueMs(uint64_t now) const;
+	// The completion channel fired; false on a local error (reported).
+	bool OnCompletions();
+	// Send the replies that are due, as far as the send queue allows.
+	bool SendDue(uint64_t now);
+
+	// --rpc-disconnect-at was reached: the caller disconnects.
+	bool wants_disconnect() const { return wants_disconnect_; }
+	uint64_t wc_errors() const { return msgr_.wc_errors(); }
+
+private:
+	struct Pending {
+		uint64_t due_ns;
+		ServerMsg msg;
+	};
+	void OnReceive(const uint8_t *msg, uint32_t len);
+	void PrintCall(const CallDecision &d) const;
+
+	const Options &o_;
+	Messenger msgr_;
+	RpcResponder responder_;
+	uint32_t inline_send_, inline_recv_;
+	bool peer_cmp_ = false;
+	std::deque<Pending> pending_;
+	bool wants_disconnect_ = false;
+};
+
+} // namespace cmkit_peer
+
+#endif
