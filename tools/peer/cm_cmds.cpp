@@ -60,10 +60,8 @@ int ServeConnection(const Options &o, rdma_event_channel *ch, Conn *conn, RpcSer
 			status = kExitOther;
 			break;
 		}
-		if (rpc && !rpc->SendDue(now)) {
-			status = kExitOther;
-			break;
-		}
+		if (rpc)
+			rpc->SendDue(now);
 		if (!disconnected && ((rpc && rpc->wants_disconnect()) ||
 				      (disconnect_due && now >= disconnect_due)))
 			disconnect();

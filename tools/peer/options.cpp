@@ -161,6 +161,7 @@ const char kServeHelp[] =
 	"                         (rdma_vers 2)\n"
 	"  --rpc-drop N           do not answer the Nth call (N from 1)\n"
 	"  --rpc-disconnect-at N  disconnect on receiving the Nth call, unanswered\n"
+	"                         (replies not yet sent may be flushed)\n"
 	"  --rpc-delay-ms MS      answer each call MS (0..3600000) ms late\n"
 	"  --rpc-bad-xid          before the first reply, send one for an xid\n"
 	"                         nobody asked for\n"

@@ -111,6 +111,8 @@ void RpcServer::PrintCall(const CallDecision &d) const
 
 void RpcServer::OnReceive(const uint8_t *msg, uint32_t len)
 {
+	if (wants_disconnect_)
+		return;	// the connection is being torn down: no more answers
 	CallDecision d;
 	responder_.OnCall(msg, len, &d);
 	PrintCall(d);
@@ -137,7 +139,7 @@ int RpcServer::NextDueMs(uint64_t now) const
 	return due <= now ? 0 : static_cast<int>((due - now + 999999) / 1000000);
 }
 
-bool RpcServer::SendDue(uint64_t now)
+void RpcServer::SendDue(uint64_t now)
 {
 	while (!pending_.empty() && pending_.front().due_ns <= now && msgr_.CanSend()) {
 		if (msgr_.lost()) {	// the QP is in error: nothing goes out
@@ -145,11 +147,14 @@ bool RpcServer::SendDue(uint64_t now)
 			break;
 		}
 		const ServerMsg &m = pending_.front().msg;
-		if (!msgr_.Send(m.bytes, m.len))
-			return false;
+		if (!msgr_.Send(m.bytes, m.len)) {
+			// Reported and counted; the QP is going away (a peer's
+			// disconnect makes posts fail on some providers).
+			pending_.clear();
+			break;
+		}
 		pending_.pop_front();
 	}
-	return true;
 }
 
 } // namespace cmkit_peer

@@ -29,8 +29,9 @@ public:
 	int NextDueMs(uint64_t now) const;
 	// The completion channel fired; false on a local error (reported).
 	bool OnCompletions();
-	// Send the replies that are due, as far as the send queue allows.
-	bool SendDue(uint64_t now);
+	// Send the replies that are due, as far as the send queue allows;
+	// after a failed post, none (the failure is reported and counted).
+	void SendDue(uint64_t now);
 
 	// --rpc-disconnect-at was reached: the caller disconnects.
 	bool wants_disconnect() const { return wants_disconnect_; }
