@@ -388,6 +388,94 @@ irdma_cases() {
 	bad_irdma_commands_are_refused
 }
 
+# ---- cmkit-peer against itself: RPC-over-RDMA NULL calls -------------------
+#
+# cmkit-peer call (a user-space RPC-over-RDMA client) against cmkit-peer
+# serve --rpc on the same device: the credit window, each server knob as
+# the client sees it, and each exit status.  No cmkit handler is involved.
+
+# A check on a summary line: key=value (number or word) or key>number.
+summary_has() {	# <log> <check>
+	line=$(grep '"rpc":"summary"' "$1")
+	case "$2" in
+	*'>'*)
+		v=$(echo "$line" | sed -n "s/.*\"${2%%>*}\":\([0-9]*\).*/\1/p")
+		[ -n "$v" ] && [ "$v" -gt "${2#*>}" ] ;;
+	*)
+		echo "$line" | grep -qE "\"${2%%=*}\":(${2#*=}[,}]|\"${2#*=}\")" ;;
+	esac
+}
+
+# peer_rpc <name> <addr> <call exit> "<serve args>" "<call args>"
+#          "<call summary checks>" "<serve summary checks>"
+peer_rpc() {
+	name=$1 addr=$2 want=$3 sargs=$4 cargs=$5 cchecks=$6 schecks=$7
+	PORT=$((PORT + 1))
+	slog=$T/$name.serve.log
+	clog=$T/$name.call.log
+	why=
+	serve "$slog" --addr "$addr" --port $PORT --timeout 30 --rpc $sargs ||
+		why="cmkit-peer serve did not listen"
+	if [ -z "$why" ]; then
+		cmkit-peer call --addr "$addr" --port $PORT $cargs > "$clog" 2>&1
+		rc=$?
+		[ "$rc" = "$want" ] || why="cmkit-peer call exited $rc, not $want"
+	fi
+	wait $PEER || why="${why:-cmkit-peer serve exited $?}"
+	for c in $cchecks; do
+		summary_has "$clog" "$c" || why="${why:-call summary lacks $c}"
+	done
+	for c in $schecks; do
+		summary_has "$slog" "$c" || why="${why:-serve summary lacks $c}"
+	done
+	if [ -n "$why" ]; then
+		sed 's/^/    # call: /' "$clog" | tail -n 20 >> $T/diag
+		sed 's/^/    # serve: /' "$slog" | tail -n 20 >> $T/diag
+	fi
+	result "$name" "$why"
+}
+
+peer_rpc_cases() {	# <device> <addr>
+	dev=$1 addr=$2
+	peer_rpc peer_rpc_credits_64_$dev "$addr" 0 "--credits 64 --rpc-quiet" \
+		"--count 200 --credits 64" \
+		"status=ok accepted=200 unanswered=0 credits=64 max_outstanding>1" \
+		"calls=200 success=200 errors=0 wc_errors=0"
+	peer_rpc peer_rpc_credits_1_$dev "$addr" 0 "--credits 1" "--count 20 --credits 64" \
+		"status=ok accepted=20 credits=1 max_outstanding=1" "calls=20 success=20"
+	peer_rpc peer_rpc_credits_0_counts_as_1_$dev "$addr" 0 "--credits 0" \
+		"--count 10 --credits 8" "status=ok accepted=10 last_grant=0 max_outstanding=1" \
+		"calls=10"
+	peer_rpc peer_rpc_err_vers_$dev "$addr" 3 "--rpc-error vers" "--count 5" \
+		"status=rejected rejected=5 E_ERR_VERS=5" "calls=5 errors=5"
+	peer_rpc peer_rpc_err_chunk_$dev "$addr" 3 "--rpc-error chunk" "--count 5" \
+		"status=rejected rejected=5 E_ERR_CHUNK=5" "calls=5 errors=5"
+	peer_rpc peer_rpc_dropped_call_times_out_$dev "$addr" 5 "--rpc-drop 3" \
+		"--count 5 --timeout 3" "status=timeout accepted=4 unanswered=1" \
+		"calls=5 dropped=1 success=4"
+	peer_rpc peer_rpc_bad_xid_counted_and_dropped_$dev "$addr" 0 "--rpc-bad-xid" \
+		"--count 5" "status=ok accepted=5 unknown_xid=1" "calls=5 bad_xid=1 replies=6"
+	peer_rpc peer_rpc_server_disconnects_under_calls_$dev "$addr" 6 \
+		"--rpc-disconnect-at 4" "--count 50 --credits 8" "status=disconnected" \
+		"calls=4 dropped=1"
+}
+
+peer_rpc_rejections() {	# <device> <addr>: every RPC refusal and damaged reply
+	dev=$1 addr=$2
+	for r in prog:E_PROG_UNAVAIL progvers:E_PROG_MISMATCH proc:E_PROC_UNAVAIL \
+		 garbage:E_GARBAGE_ARGS system:E_SYSTEM_ERR rpcvers:E_RPC_MISMATCH \
+		 auth:E_AUTH_ERROR; do
+		peer_rpc "peer_rpc_reject_${r%%:*}_$dev" "$addr" 3 "--rpc-reject ${r%%:*}" \
+			"--count 3" "status=rejected rejected=3 ${r#*:}=3" "calls=3 errors=3"
+	done
+	peer_rpc peer_rpc_short_reply_malformed_$dev "$addr" 4 "--rpc-corrupt short" \
+		"--count 3" "status=malformed malformed=3 E_SHORT=3" "calls=3"
+	peer_rpc peer_rpc_xid_mismatch_malformed_$dev "$addr" 4 "--rpc-corrupt xid" \
+		"--count 3" "status=malformed malformed=3 E_XID=3" "calls=3"
+	peer_rpc peer_rpc_other_version_reply_dropped_$dev "$addr" 5 "--rpc-corrupt vers" \
+		"--count 3 --timeout 3" "status=timeout dropped=1 unanswered=1" "calls=1"
+}
+
 # ---- the cases -------------------------------------------------------------
 
 rpcrdma_to_peer rpcrdma_to_peer_with_rfc8797_data_rxe0 "$RXE_ADDR" 2048:3072 3072 2048
@@ -400,6 +488,10 @@ bad_commands_are_refused
 srpt_cases
 bad_srpt_commands_are_refused
 irdma_cases
+# cmkit-peer against itself (RPC-over-RDMA NULL calls)
+peer_rpc_cases rxe0 "$RXE_ADDR"
+peer_rpc_cases siw0 "$SIW_ADDR"
+peer_rpc_rejections rxe0 "$RXE_ADDR"
 
 fails=$(echo "$RESULTS" | grep -c '^    not ok')
 echo "KTAP version 1"
