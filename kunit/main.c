@@ -7,10 +7,12 @@
  * a device), by loading this module with suites=<name>.  The module runs the
  * selected suites at load and removes their debugfs results at unload.
  */
+#include <linux/debugfs.h>
 #include <linux/glob.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/seq_file.h>
 #include <linux/umh.h>
 #include <kunit/resource.h>
 #include <rdma/ib_verbs.h>
@@ -72,6 +74,24 @@ static const struct kernel_param_ops available_ops = {
 };
 module_param_cb(available, &available_ops, NULL, 0444);
 MODULE_PARM_DESC(available, "the suites this module holds, one per line (read-only)");
+
+/*
+ * debugfs cmkit_test/cases: every case, one "suite.case" per line, so the
+ * guest can tell the host which case a crash or a hang interrupted.
+ */
+static struct dentry *cmkit_test_dir;
+
+static int cases_show(struct seq_file *m, void *v)
+{
+	struct kunit_case *tc;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++)
+		for (tc = cmkit_all_suites[i]->test_cases; tc->run_case; tc++)
+			seq_printf(m, "%s.%s\n", cmkit_all_suites[i]->name, tc->name);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cases);
 
 const struct cmkit_dev_param cmkit_dev_params[2] = {
 	{ .transport = CMKIT_RXE },
@@ -204,7 +224,7 @@ struct ib_device *cmkit_test_device(struct kunit *test, const struct cmkit_dev_p
 
 	dev = cmkit_get_device(p);
 	if (!dev)
-		kunit_skip(test, "no RDMA device named %s", cmkit_dev_name(p));
+		cmkit_skip(test, "no RDMA device named %s", cmkit_dev_name(p));
 	tracked = kunit_alloc_resource(test, cmkit_res_init, cmkit_device_res_free,
 				       GFP_KERNEL, dev);
 	if (!tracked)
@@ -226,7 +246,7 @@ void cmkit_test_require_device(struct kunit *test, const struct cmkit_dev_param 
 
 	dev = cmkit_get_device(p);
 	if (!dev)
-		kunit_skip(test, "no RDMA device named %s", cmkit_dev_name(p));
+		cmkit_skip(test, "no RDMA device named %s", cmkit_dev_name(p));
 	ib_device_put(dev);
 }
 
@@ -262,7 +282,7 @@ static void cmkit_removal_free(struct kunit_resource *res)
 	int rc;
 
 	if (!wait_for_completion_timeout(&r->done, cmkit_test_timeout())) {
-		pr_err("cmkit_test: removal of %s never finished\n", cmkit_dev_name(p));
+		pr_err("cmkit_test: ERROR: removal of %s never finished\n", cmkit_dev_name(p));
 		return;	/* the work still uses r */
 	}
 	argv[0] = "/usr/bin/rdma";
@@ -276,7 +296,7 @@ static void cmkit_removal_free(struct kunit_resource *res)
 	argv[8] = NULL;
 	rc = call_usermodehelper(argv[0], (char **)argv, (char **)envp, UMH_WAIT_PROC);
 	if (rc)
-		pr_err("cmkit_test: rdma link add %s failed: %d\n", cmkit_dev_name(p), rc);
+		pr_err("cmkit_test: ERROR: rdma link add %s failed: %d\n", cmkit_dev_name(p), rc);
 	kfree(r);
 }
 
@@ -416,7 +436,7 @@ static int __init cmkit_test_init(void)
 {
 	struct cmkit_patterns pp;
 	struct kunit_suite *s;
-	int i;
+	int i, rc;
 
 	if (cmkit_split_patterns(&pp))
 		return -ENOMEM;
@@ -426,19 +446,25 @@ static int __init cmkit_test_init(void)
 			cmkit_selected[cmkit_nr_selected++] = s;
 	}
 	kfree(pp.buf);
+	cmkit_test_dir = debugfs_create_dir("cmkit_test", NULL);
+	debugfs_create_file("cases", 0444, cmkit_test_dir, NULL, &cases_fops);
 	if (!cmkit_nr_selected)
 		return 0;
 #ifdef CMKIT_HAVE_KUNIT_SUITES_INIT_RUN_TESTS
-	return __kunit_test_suites_init(cmkit_selected, cmkit_nr_selected, true);
+	rc = __kunit_test_suites_init(cmkit_selected, cmkit_nr_selected, true);
 #else
-	return __kunit_test_suites_init(cmkit_selected, cmkit_nr_selected);
+	rc = __kunit_test_suites_init(cmkit_selected, cmkit_nr_selected);
 #endif
+	if (rc)
+		debugfs_remove_recursive(cmkit_test_dir);
+	return rc;
 }
 
 static void __exit cmkit_test_exit(void)
 {
 	int i, j;
 
+	debugfs_remove_recursive(cmkit_test_dir);
 	__kunit_test_suites_exit(cmkit_selected, cmkit_nr_selected);
 	for (i = 0; i < cmkit_nr_selected; i++) {
 		for (j = 0; j < ARRAY_SIZE(cmkit_all_suites); j++)

@@ -513,7 +513,7 @@ static void device_removal_started_while_resolving_releases_the_id(struct kunit 
 	int rc;
 
 	if (((const struct cmkit_dev_param *)test->param_value)->transport == CMKIT_SIW)
-		kunit_skip(test, "%s", rt_siw_resolving_removal_skip);
+		cmkit_skip(test, "%s", rt_siw_resolving_removal_skip);
 	rt_setup(test, &c, true);
 	t.param = c.param;
 	init_completion(&t.fired);
