@@ -41,9 +41,14 @@ all_stats() {
 	done
 }
 
+# Each result goes to the kernel log too, as KUnit's do, so that the host
+# can tell from the console which case a crash interrupted.
+klog() { echo "$*" > /dev/kmsg 2>/dev/null; }
+
 # A case passes when it found nothing wrong (no reason).
 result() {	# result <name> [reason]
 	N=$((N + 1))
+	if [ -z "$2" ]; then klog "    ok $N $1"; else klog "    not ok $N $1"; fi
 	if [ -z "$2" ]; then
 		RESULTS="$RESULTS
     ok $N $1"
@@ -477,6 +482,9 @@ peer_rpc_rejections() {	# <device> <addr>: every RPC refusal and damaged reply
 }
 
 # ---- the cases -------------------------------------------------------------
+
+klog "    KTAP version 1"
+klog "    # Subtest: cmkit_userspace"
 
 rpcrdma_to_peer rpcrdma_to_peer_with_rfc8797_data_rxe0 "$RXE_ADDR" 2048:3072 3072 2048
 rpcrdma_to_peer rpcrdma_to_peer_with_rfc8797_data_siw0 "$SIW_ADDR" 2048:3072 3072 2048
