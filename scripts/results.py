@@ -4,52 +4,96 @@
 
 The guest writes status lines and each suite's debugfs KTAP to its second
 serial port (see scripts/guest/init).  This module assembles one KTAP
-document from the suites, has the kernel tree's own kunit.py parse it (text
-and --json), counts the leaf tests, and scans the kernel console for splats.
-Everything that decides pass or fail lives here, so tests/test_harness.py can
-feed it canned failures.
+document from the suites (a suite the guest died in is rebuilt from the
+console: its finished cases, and the case in progress as failed), has the
+kernel tree's own kunit.py parse it (text and --json), counts the leaf
+results, and checks everything else a run must get right: console splats,
+kmemleak reports, new taint, the expected skips and suites of
+kunit/expected.txt, known kernel issues.  Everything that decides pass or
+fail lives here, so tests/test_harness.py can feed it canned inputs.
+
+cmkit's own error lines
+-----------------------
+A line in the kernel log that starts (after any pr_fmt prefix such as
+"cmkit: irdma: ") with
+
+    cmkit: [<handler>: ]LEAK: <what>       an object left behind, e.g.
+                                           "cmkit: irdma: LEAK: 2 nodes alive at unload"
+    cmkit: [<handler>: ]ERROR: <what>      anything else that must never happen
+    cmkit_test: [...]ERROR: <what>         the same from the test module, e.g.
+                                           "cmkit_test: ERROR: rdma link add rxe0 failed: -17"
+
+fails the run (see CMKIT_ERROR below).  Use pr_err() with these words for
+conditions that are bugs but not worth a WARN (which, with panic_on_warn,
+ends the guest); never for anything a remote peer can cause.
 """
 
+import fnmatch
 import json
 import os
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
-# Console lines that fail a run whatever the tests said.
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXPECTED_FILE = os.path.join(TOP, "kunit", "expected.txt")
+
+# cmkit's own error lines (module docstring): "cmkit: [handler: ]LEAK: ..." etc.
+CMKIT_ERROR = r"\bcmkit(?:_test)?: (?:[\w-]+: )*(?:LEAK|ERROR): "
+
+# Console lines that fail a run whatever the tests said: (regex, kind, fatal).
+# Each regex is searched in the message, the "[ 12.345678] " prefix removed;
+# the first that matches names the line.  "fatal" kinds end the guest under
+# panic_on_warn / oops=panic (they start a crash); the others are reported
+# and the guest goes on.  Advisory lines such as "RETBleed: WARNING: ..." or
+# "Spectre V2 : WARNING: ..." are not splats: a kernel WARN (and lockdep's
+# reports) print "WARNING:" at the start of the message, so that is where
+# the pattern looks.
 SPLAT_PATTERNS = [
-    (r"\bBUG: ", "BUG"),
-    (r"\bWARNING: ", "WARNING"),
-    (r"\bKASAN: ", "KASAN"),
-    (r"\bUBSAN: ", "UBSAN"),
-    (r"general protection fault", "general protection fault"),
-    (r"\brefcount_t: ", "refcount_t"),
-    (r"possible (circular|recursive) locking", "lockdep"),
+    (r"\bBUG: KASAN: |^\s*KASAN: ", "KASAN", True),
+    (r"\bKFENCE: ", "KFENCE", True),
+    (r"\bBUG: sleeping function called", "sleeping function called from atomic context",
+     False),
+    (r"\bkernel BUG at ", "kernel BUG", True),
+    (r"\bBUG: ", "BUG", True),
+    (r"^BUG [\w.:/-]+ \([^)]*\): ", "SLUB", False),
+    (r"^WARNING: ", "WARNING", True),
+    (r"\bUBSAN: ", "UBSAN", True),
+    (r"general protection fault", "general protection fault", True),
+    (r"\brefcount_t: ", "refcount_t", True),
+    (r"\blist_(?:add|del) corruption", "list corruption", True),
+    (r"\bODEBUG: ", "ODEBUG", True),
+    (r"\bDEBUG_LOCKS_WARN_ON\b", "lockdep", True),
+    (r"possible (?:circular|recursive) locking", "lockdep", True),
     (r"inconsistent lock state|suspicious RCU usage|lockdep is turned off|"
-     r"INFO: trying to register non-static key", "lockdep"),
-    (r"Kernel panic", "panic"),
-    (r"\bOops\b", "oops"),
-    (r"INFO: task .* blocked for more than", "hung task"),
-    (r"rcu: INFO: .* stall", "rcu stall"),
+     r"INFO: trying to register non-static key|bad unlock balance", "lockdep", True),
+    (r"\bkmemleak: \d+ new suspected memory leaks?", "kmemleak", False),
+    (r"\bkmemleak: .*(?:[Dd]isabled|[Mm]emory pool empty|[Cc]annot allocate)",
+     "kmemleak stopped", False),
+    (r"INFO: task .* blocked for more than", "hung task", False),
+    (r"\brcu: INFO: .*stall", "rcu stall", False),
+    (r"\bunregister_netdevice: waiting for", "netdev reference leak", False),
+    (CMKIT_ERROR, "cmkit error", False),
+    (r"\bcmkit_test: .*: still referenced at the end: leaked", "cmkit error", False),
+    (r"Kernel panic", "panic", True),
+    (r"\bOops\b", "oops", True),
 ]
-_SPLAT_RE = [(re.compile(p), name) for p, name in SPLAT_PATTERNS]
+_SPLAT_RE = [(re.compile(p), name, fatal) for p, name, fatal in SPLAT_PATTERNS]
+_KLOG_PREFIX = re.compile(r"^\[\s*\d+\.\d+\] ?")
 
 
-# Kernel bugs outside cmkit that crash a guest now and then.  A run that
-# fails with one of these signatures on that kernel boots once more (and
-# says so); a second failure stands.  Each entry: (id, kernel, regex, what).
-KNOWN_ISSUES = [
-    ("KI-1", "7.3", r"^\[[\s\d.]+\]\s+free_gid_work\+",
-     "7.3.4: NULL dereference in free_gid_work() when a RoCE GID entry is put "
-     "after its device was released (rxe0 removed and re-added in a test)"),
-]
+def klog_message(line):
+    """A console line without its "[ 12.345678] " timestamp."""
+    return _KLOG_PREFIX.sub("", line.rstrip("\r"))
 
 
-def known_issue(kver, console_text):
-    """The id of the known kernel issue the console shows, or None."""
-    for ident, kernel, rx, _ in KNOWN_ISSUES:
-        if kernel == kver and re.search(rx, console_text, re.M):
-            return ident
+def splat_kind(line):
+    """(kind, fatal) of a console line that is a splat, else None."""
+    msg = klog_message(line)
+    for rx, name, fatal in _SPLAT_RE:
+        if rx.search(msg):
+            return name, fatal
     return None
 
 
@@ -57,15 +101,101 @@ def scan_splats(console_text):
     """Return [(kind, line)] for every console line that is a kernel splat."""
     hits = []
     for line in console_text.splitlines():
-        for rx, name in _SPLAT_RE:
-            if rx.search(line):
-                hits.append((name, line.strip()))
-                break
+        k = splat_kind(line)
+        if k:
+            hits.append((k[0], line.strip()))
     return hits
 
 
+def crash_start(console_lines):
+    """Index of the first line of a fatal splat, or None."""
+    for i, line in enumerate(console_lines):
+        k = splat_kind(line)
+        if k and k[1]:
+            return i
+    return None
+
+
+def crash_excerpt(console_lines, start, limit=40):
+    """The crash's first lines, timestamps dropped: what a failed case shows."""
+    out = []
+    for line in console_lines[start:start + limit]:
+        out.append(klog_message(line))
+    return out
+
+
+# --------------------------------------------------------------------------
+# Known kernel issues
+# --------------------------------------------------------------------------
+
+class KnownIssue:
+    """A kernel bug outside cmkit, held to account.
+
+    ident:        "KI-<n>", shown as "xfail KI-<n>" in the summary
+    packages:     {Debian source package: [versions]} it applies to (the
+                  "package" and "version" of the leg's done.json, i.e. the
+                  pins in kunit/kernels.pin)
+    signature:    regex the crash must show (searched in the crash only)
+    what:         the bug
+    outside:      why it is not cmkit's: what the crash path is and what a
+                  reproduction without cmkit shows
+    reproduction: shell commands for the guest (make shell), no cmkit loaded
+    """
+
+    def __init__(self, ident, packages, signature, what, outside, reproduction):
+        self.ident, self.packages, self.signature = ident, packages, signature
+        self.what, self.outside, self.reproduction = what, outside, reproduction
+
+    def applies(self, package, version):
+        return version in self.packages.get(package, ())
+
+
+KNOWN_ISSUES = [
+    KnownIssue(
+        "KI-1", {"linux-source-7.3": ["7.3.4-1~bpo13+1"]},
+        r"^\[[\s\d.]+\]\s+free_gid_work\+",
+        "NULL dereference in free_gid_work() (drivers/infiniband/core/cache.c): a "
+        "RoCE GID table entry's last reference is put after its device was "
+        "unregistered, and the deferred free reads the device's freed GID table",
+        "the faulting path is the RDMA core's GID cache work (ib_wq), reached from "
+        "rdma_put_gid_attr() of whichever id or AH held the entry; cmkit holds no "
+        "GID attribute of its own and the trace holds no cmkit frame.  It shows "
+        "when rxe0 is deleted and re-added while connections over it are being "
+        "torn down, which the reproduction does with rdma-core's rping alone",
+        "ip link add d0 type dummy; ip addr add 10.77.0.1/24 dev d0; ip link set d0 up; "
+        "for i in $(seq 200); do rdma link add rxe0 type rxe netdev d0; "
+        "rping -s -a 10.77.0.1 -p 7000 -C 1000000 & s=$!; "
+        "rping -c -a 10.77.0.1 -p 7000 -C 1000000 & c=$!; sleep 1; "
+        "rdma link delete rxe0; kill $s $c; wait; done"),
+]
+
+
+def known_issue(package, version, console_text):
+    """The known issue whose signature the console's crash shows, or None.
+
+    Only the crash (from its first fatal splat line on) is searched; the
+    entry must apply to the leg's package version.
+    """
+    lines = console_text.splitlines()
+    start = crash_start(lines)
+    if start is None:
+        return None
+    crash = "\n".join(lines[start:])
+    for ki in KNOWN_ISSUES:
+        if ki.applies(package, version) and re.search(ki.signature, crash, re.M):
+            return ki
+    return None
+
+
+# --------------------------------------------------------------------------
+# The status port
+# --------------------------------------------------------------------------
+
 class GuestReport:
-    """What the guest said on its status port."""
+    """What the guest said on its status port (protocol: scripts/guest/init)."""
+
+    BLOCKS = {"begin": "end", "klog": "klog-end", "kmemleak": "kmemleak-end",
+              "blocked": "blocked-end"}
 
     def __init__(self, text):
         self.init_seen = False
@@ -77,44 +207,84 @@ class GuestReport:
         self.traces = []          # "CMKIT trace ..." lines (run mode)
         self.story = []           # "CMKIT story ..." lines (run mode)
         self.klogs = {}           # suite -> the kernel log while it ran
-        current, lines, end = None, [], None
+        self.cases = {}           # suite -> its selected cases, in order
+        self.times = {}           # suite -> seconds in the guest
+        self.taints = []          # (where, before, after)
+        self.kmemleak = []        # (where, report text)
+        self.blocked = []         # (where, dump of blocked tasks)
+        self.timeouts = []        # (step, suite, seconds)
+        self.in_progress = None   # suite begun and never ended
+        self.step = None          # the last "CMKIT rmmod ..." step announced
+        self.lines = []           # every status line, in order
+        current, kind_open, lines = None, None, []
         for raw in text.splitlines():
             line = raw.rstrip("\r")
-            if current is not None and not line.startswith(end):
-                lines.append(line)
-                continue
-            if current is not None and line.startswith("CMKIT klog-end "):
-                self.klogs[current] = "\n".join(lines) + "\n"
-                current = None
-                continue
+            if kind_open is not None:
+                end = f"CMKIT {self.BLOCKS[kind_open]} "
+                if not line.startswith("CMKIT "):
+                    lines.append(line)
+                    continue
+                if not (line.startswith(end) or line == end.rstrip()):
+                    # A status line inside a block: the block was cut short (a
+                    # watchdog fired while a suite ran); it is given up.
+                    if kind_open == "begin":
+                        self.in_progress = current
+                    current, kind_open = None, None
+                body = "\n".join(lines) + "\n"
+                words = line.split()
+                if kind_open == "begin":
+                    self.blocks[current] = body
+                    self.rcs[current] = int(words[3]) if len(words) > 3 and \
+                        re.match(r"-?\d+$", words[3]) else -1
+                elif kind_open == "klog":
+                    self.klogs[current] = body
+                elif kind_open == "kmemleak":
+                    self.kmemleak.append((current, body))
+                elif kind_open == "blocked":
+                    self.blocked.append((current, body))
+                if kind_open is not None:
+                    current, kind_open = None, None
+                    continue
             if not line.startswith("CMKIT "):
                 continue
+            self.lines.append(line)
             words = line.split()
             kind = words[1] if len(words) > 1 else ""
-            if kind == "init":
+            if kind in self.BLOCKS and len(words) > 2:
+                current, kind_open, lines = words[2], kind, []
+            elif kind == "init":
                 self.init_seen = True
             elif kind == "suites":
                 self.suites = words[2:]
-            elif kind == "begin" and len(words) > 2:
-                current, lines, end = words[2], [], "CMKIT end "
-            elif kind == "klog" and len(words) > 2:
-                current, lines, end = words[2], [], "CMKIT klog-end "
-            elif kind == "end" and len(words) > 2:
-                if current is not None:
-                    self.blocks[current] = "\n".join(lines) + "\n"
-                    self.rcs[current] = int(words[3]) if len(words) > 3 else -1
-                current = None
+            elif kind == "cases" and len(words) > 2:
+                self.cases[words[2]] = words[3:]
+            elif kind == "time" and len(words) > 3:
+                self.times[words[2]] = float(words[3])
+            elif kind == "taint" and len(words) > 4:
+                self.taints.append((words[2], int(words[3]), int(words[4])))
+            elif kind == "rmmod":
+                self.step = " ".join(words[1:])
             elif kind == "error":
                 self.errors.append(" ".join(words[2:]))
+                m = re.match(r"CMKIT error (.*) timed out after (\d+) s", line)
+                if m:
+                    self.timeouts.append((m.group(1), int(m.group(2))))
             elif kind == "story":
                 self.story.append(line[len("CMKIT story "):])
             elif kind == "trace":
                 self.traces.append(line[len("CMKIT trace "):])
             elif kind == "done":
                 self.done = True
+        if kind_open == "begin":
+            self.in_progress = current
 
+
+# --------------------------------------------------------------------------
+# KTAP: assembling, rebuilding a suite the guest died in, reading leaves
+# --------------------------------------------------------------------------
 
 _TOP_RESULT = re.compile(r"^(not ok|ok) \d+(.*)$")
+_RESULT = re.compile(r"^(\s*)(not ok|ok) (\d+) (?:- )?(.*)$")
 
 
 def suite_ktap(block, number):
@@ -136,8 +306,7 @@ def suite_ktap(block, number):
     return out
 
 
-_CASE_TOTALS = re.compile(r"^\s+# (\S+): pass:\d+ fail:\d+ skip:\d+ total:\d+")
-_KLOG_PREFIX = re.compile(r"^\[\s*\d+\.\d+\] ")
+_CASE_TOTALS = re.compile(r"^\s+# (\S+): pass:\d+ fail:\d+ skip:(\d+) total:\d+")
 
 
 def lossy(block):
@@ -154,7 +323,7 @@ def klog_ktap(klog, suite):
     """The suite's KTAP as the kernel log printed it, prefixes stripped."""
     out, inside = [], False
     for raw in klog.splitlines():
-        line = _KLOG_PREFIX.sub("", raw)
+        line = klog_message(raw)
         if not inside and line.strip() == f"# Subtest: {suite}":
             inside = True
             out.append("    KTAP version 1")
@@ -165,19 +334,107 @@ def klog_ktap(klog, suite):
     return "\n".join(out) + "\n"
 
 
-def assemble_ktap(report):
-    """One KTAP document for every announced suite; a missing one is 'not ok'.
+class Interrupted:
+    """What the console shows of a suite the guest died in (or gave up on).
+
+    finished: KTAP lines of the cases that ended, as printed
+    done:     how many cases ended; planned: the suite's plan (or None)
+    case:     the case in progress; params: its parameters that ended
+    """
+
+    def __init__(self, suite, finished, done, planned, case, params):
+        self.suite, self.finished, self.done, self.planned = suite, finished, done, planned
+        self.case, self.params = case, params
+
+
+def interrupted_suite(console_text, suite, cases=None):
+    """Read the console's KTAP of @suite up to its crash (or its end).
+
+    KUnit prints each result to the kernel log as it goes: the case in
+    progress is the one after the last case result (its name from @cases,
+    the guest's list of the suite's selected cases), or, for a
+    parameterised case, the one whose subtest header was printed last.
+    """
+    lines = console_text.splitlines()
+    start = None
+    for i, line in enumerate(lines):
+        if klog_message(line).rstrip() == f"    # Subtest: {suite}":
+            start = i
+    if start is None:
+        first = cases[0] if cases else "suite_init"
+        return Interrupted(suite, [], 0, None, first, [])
+    crash = crash_start(lines[start:])
+    end = len(lines) if crash is None else start + crash
+    finished, pending, planned, done = [], [], None, 0
+    param_case, params = None, []
+    for raw in lines[start + 1:end]:
+        msg = klog_message(raw)
+        if not msg.startswith("    "):
+            continue        # not KUnit's: other kernel messages
+        m = _RESULT.match(msg)
+        sub = re.match(r"^        # Subtest: (\S+)", msg)
+        if planned is None and re.match(r"^    1\.\.(\d+)$", msg):
+            planned = int(msg.split("..")[1])
+            continue
+        if m and len(m.group(1)) == 4:
+            done += 1
+            finished.extend(pending + [msg])
+            pending, param_case, params = [], None, []
+        elif m and len(m.group(1)) == 8:
+            pending.append(msg)
+            params.append(f"{m.group(4)}: {m.group(2)}")
+        elif sub:
+            pending.append(msg)
+            param_case, params = sub.group(1), []
+        else:
+            pending.append(msg)
+    if param_case:
+        case = param_case
+    elif cases and done < len(cases):
+        case = cases[done]
+    elif planned is not None and done >= planned:
+        case = "suite_exit"
+    else:
+        last = _RESULT.match(finished[-1]).group(4).split(" #")[0] if finished else None
+        case = f"case_{done + 1}" + (f"_after_{last}" if last else "")
+    return Interrupted(suite, finished, done, planned, case, params)
+
+
+def interrupted_ktap(intr, why, excerpt):
+    """KTAP for an interrupted suite: its finished cases, then the case in
+    progress as failed, with @why and the crash @excerpt as diagnostics."""
+    n = intr.done + 1
+    out = ["    KTAP version 1", f"    # Subtest: {intr.suite}", f"    1..{n}"]
+    out += intr.finished
+    out.append(f"    # {intr.case}: {why}")
+    if intr.planned is not None:
+        out.append(f"    # {intr.case}: {intr.done} of {intr.planned} cases had ended")
+    for p in intr.params:
+        out.append(f"    # {intr.case}: parameter {p}")
+    for line in excerpt:
+        out.append(f"    # {line.strip()}")
+    out.append(f"    not ok {n} {intr.case} # {why}")
+    out.append(f"not ok 1 {intr.suite}")
+    return "\n".join(out) + "\n"
+
+
+def assemble_ktap(report, console_text=""):
+    """One KTAP document for every announced suite.
 
     Each suite comes from its debugfs results; where those are lossy (see
-    lossy()), from the kernel log the guest captured while it ran.
+    lossy()), from the kernel log the guest captured while it ran.  The
+    suite the guest died in (or whose watchdog fired) is rebuilt from the
+    console (interrupted_suite()).  A suite that never ran is "not ok".
     """
     lines = ["KTAP version 1", f"1..{len(report.suites)}"]
     for i, suite in enumerate(report.suites, 1):
         block = report.blocks.get(suite, "")
         if lossy(block) and suite in report.klogs:
             block = klog_ktap(report.klogs[suite], suite)
+        if suite not in report.blocks and suite == report.in_progress:
+            block = interrupted_ktap(*interruption(report, console_text, suite))
         if not _has_top_result(block):
-            why = "no results (guest crashed or hung?)" if suite not in report.blocks \
+            why = "not run (the guest stopped before it)" if suite not in report.blocks \
                 else "results incomplete"
             lines.append(f"not ok {i} {suite} # {why}")
             continue
@@ -185,8 +442,126 @@ def assemble_ktap(report):
     return "\n".join(lines) + "\n"
 
 
+def interruption(report, console_text, suite):
+    """(Interrupted, why, crash excerpt) of the suite the guest stopped in."""
+    intr = interrupted_suite(console_text, suite, report.cases.get(suite))
+    timed_out = [t for t in report.timeouts if t[0] == f"suite {suite}"]
+    lines = console_text.splitlines()
+    start = crash_start(lines)
+    if timed_out:
+        return intr, f"timed out after {timed_out[0][1]} s", []
+    if start is not None:
+        return intr, "crashed: " + klog_message(lines[start]).strip(), \
+            crash_excerpt(lines, start)
+    return intr, "the guest stopped in this case", []
+
+
 def _has_top_result(block):
-    return any(_TOP_RESULT.match(l) for l in block.splitlines())
+    return any(_TOP_RESULT.match(line) for line in block.splitlines())
+
+
+class Leaf:
+    """One result line without children: a case, or a parameter of one."""
+
+    def __init__(self, suite, path, status, reason, diag):
+        self.suite, self.path, self.status = suite, path, status
+        self.reason, self.diag = reason, diag
+        self.assumed = False    # a 6.1 skip taken to be the expected one
+
+    @property
+    def ident(self):
+        return ".".join([self.suite] + self.path)
+
+    @property
+    def case(self):
+        return self.path[0] if self.path else ""
+
+    def __repr__(self):
+        return f"Leaf({self.ident} {self.status} {self.reason!r})"
+
+
+_NOT_DIAG = re.compile(r"^#\s*(Subtest:|module:|Totals:|\S+: pass:\d+ fail:\d+)|"
+                       r"^KTAP version|^1\.\.\d+$")
+_SKIP_DIAG = re.compile(r"^# (\S+): SKIP (.*)$")
+
+
+def _status(ok, rest):
+    """(status, name, reason) of a result line's text after its number."""
+    name, _, comment = rest.partition(" #")
+    comment = comment.strip()
+    if comment.startswith("SKIP"):
+        return "SKIP", name.strip(), comment[4:].strip()
+    return ("PASS" if ok == "ok" else "FAIL"), name.strip(), comment
+
+
+def ktap_leaves(ktap):
+    """The leaf results of an assembled KTAP document, and lost skips.
+
+    Returns (leaves, lost): @lost maps "suite.case" to how many of its
+    parameters skipped without the kernel saying which (6.1 prints a
+    skipped parameter as plain "ok"; its case's totals line still counts
+    it).  A "# <case>: SKIP <reason>" diagnostic (cmkit_skip()) just before
+    a parameter's result names it: that parameter is then a skip, with
+    that reason, and is not counted as lost.
+    """
+    leaves, lost = [], {}
+    suite, diag, param_case, params = None, [], None, []
+    totals, param_cases = {}, set()
+    for line in ktap.splitlines():
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip(" "))
+        m = _RESULT.match(line)
+        if indent == 4 and stripped.startswith("# Subtest: ") and suite is None:
+            suite, diag, param_case, params = stripped[11:].strip(), [], None, []
+            totals, param_cases = {}, set()
+            continue
+        if m and indent == 0:
+            status, name, reason = _status(m.group(2), m.group(4))
+            if not any(l.suite == name for l in leaves):
+                leaves.append(Leaf(name, [], status, reason or
+                                   ("no results" if status == "FAIL" else ""), diag))
+            for case, skips in totals.items():
+                if case not in param_cases:
+                    continue
+                shown = sum(1 for l in leaves if l.suite == name and l.path[:1] == [case]
+                            and len(l.path) == 2 and l.status == "SKIP")
+                if skips > shown:
+                    lost[f"{name}.{case}"] = skips - shown
+            suite, diag = None, []
+            continue
+        if suite is None:
+            continue
+        if indent == 8 and stripped.startswith("# Subtest: "):
+            param_case, params, diag = stripped[11:].strip(), [], []
+            param_cases.add(param_case)
+            continue
+        tm = _CASE_TOTALS.match(line)
+        if tm:
+            totals[tm.group(1)] = int(tm.group(2))
+            continue
+        if m and indent == 8 and param_case:
+            status, name, reason = _status(m.group(2), m.group(4))
+            said = [_SKIP_DIAG.match(d) for d in diag]
+            said = [s for s in said if s and s.group(1) == param_case]
+            if status == "PASS" and said:
+                status, reason = "SKIP", said[-1].group(2)
+            leaf = Leaf(suite, [param_case, name], status, reason, diag)
+            leaves.append(leaf)
+            params.append(leaf)
+            diag = []
+            continue
+        if m and indent == 4:
+            status, name, reason = _status(m.group(2), m.group(4))
+            if name == param_case and params:
+                if diag:
+                    params[-1].diag = params[-1].diag + diag
+            else:
+                leaves.append(Leaf(suite, [name], status, reason, diag))
+            param_case, params, diag = None, [], []
+            continue
+        if indent >= 4 and stripped and not _NOT_DIAG.match(stripped):
+            diag.append(stripped)
+    return leaves, lost
 
 
 def kunit_parse(kunit_py, ktap_path, json_path):
@@ -208,61 +583,436 @@ def count_json(json_path):
         for sub in group.get("sub_groups", []):
             walk(sub)
 
-    walk(json.load(open(json_path)))
+    with open(json_path) as f:
+        walk(json.load(f))
     return counts["PASS"], counts["FAIL"] + counts["ERROR"], counts["SKIP"]
 
 
 def lost_param_skips(ktap):
-    """Parameter results that skipped without saying so.
+    """Parameter results that skipped without a SKIP directive.
 
     6.1's KUnit prints a skipped parameter as plain "ok N <param>", without
     the SKIP directive, so kunit.py counts it as passed; the case's own
     totals line ("# case: pass:1 fail:0 skip:1 total:2") still has it.
     Returns how many such skips the totals report beyond the directives.
     """
-    totals = directives = 0
-    for line in ktap.splitlines():
-        m = re.match(r"^    # \S+: pass:\d+ fail:\d+ skip:(\d+) total:\d+", line)
-        if m:
-            totals += int(m.group(1))
-        elif re.match(r"^        ok \d+ .*# SKIP", line):
-            directives += 1
+    directives = len(re.findall(r"(?m)^        (?:not )?ok \d+ .*# SKIP", ktap))
+    params = set(re.findall(r"(?m)^        # Subtest: (\S+)", ktap))
+    totals = 0
+    for m in re.finditer(r"(?m)^    # (\S+): pass:\d+ fail:\d+ skip:(\d+) total:\d+", ktap):
+        if m.group(1) in params:
+            totals += int(m.group(2))
     return max(0, totals - directives)
+
+
+# --------------------------------------------------------------------------
+# Taint, kmemleak
+# --------------------------------------------------------------------------
+
+TAINT_LETTERS = "PFSRMBUDAWCIOELKXTNJ"
+# Bits a clean run sets: O (12) and E (13) when an out-of-tree (unsigned)
+# module loads (cmkit.ko, cmkit_test.ko), N (18, TAINT_TEST) when KUnit runs
+# a suite.  Any other new bit fails the run.
+IGNORED_TAINT = (1 << 12) | (1 << 13) | (1 << 18)
+
+
+def taint_letters(mask):
+    return "".join(c for i, c in enumerate(TAINT_LETTERS) if mask & (1 << i)) + \
+        ("+" if mask >> len(TAINT_LETTERS) else "")
+
+
+def new_taint(before, after):
+    """The taint bits set between @before and @after that matter."""
+    return after & ~before & ~IGNORED_TAINT
+
+
+_KML_FRAME = re.compile(r"^\s+(?:\[<[0-9a-f]+>\] )?(\S+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\S+\])?)")
+_KML_SKIP = re.compile(r"^(kmemleak_|__kmalloc|kmalloc|__kmem_cache|kmem_cache_alloc|"
+                       r"slab_post_alloc|__slab_alloc|kvmalloc|__kvmalloc|krealloc|"
+                       r"__do_kmalloc|kzalloc|__alloc_pages|alloc_pages|kasan_)")
+
+
+def kmemleak_objects(text):
+    """[(size, comm, [frames])] of a kmemleak report; allocator frames dropped."""
+    objs = []
+    for entry in re.split(r"(?m)^(?=unreferenced object )", text):
+        m = re.match(r"unreferenced object \S+ \(size (\d+)\):", entry)
+        if not m:
+            continue
+        comm = re.search(r'comm "([^"]*)"', entry)
+        frames = []
+        after = entry.split("backtrace", 1)[1] if "backtrace" in entry else ""
+        for line in after.splitlines()[1:]:
+            f = _KML_FRAME.match(line)
+            if f and not _KML_SKIP.match(f.group(1)):
+                frames.append(f.group(1))
+        objs.append((int(m.group(1)), comm.group(1) if comm else "?", frames))
+    return objs
+
+
+def where_text(where):
+    """A guest step's name as a report says it."""
+    return "unloading cmkit.ko" if where == "cmkit.ko" else f"suite {where}"
+
+
+def kmemleak_problem(where, text):
+    objs = kmemleak_objects(text)
+    where = where_text(where)
+    if not objs:
+        return f"kmemleak after {where}: {text.strip().splitlines()[0][:200]}"
+    size, comm, frames = objs[0]
+    trace = " <- ".join(frames[:6]) or "no backtrace"
+    more = f" (and {len(objs) - 1} more; see status.log)" if len(objs) > 1 else ""
+    return (f"kmemleak after {where}: {len(objs)} unreferenced object(s); "
+            f"size {size}, comm {comm}: {trace}{more}")
+
+
+# --------------------------------------------------------------------------
+# kunit/expected.txt
+# --------------------------------------------------------------------------
+
+class Expectation:
+    def __init__(self, legs, kind, target, value, lineno):
+        self.legs, self.kind, self.target, self.value = legs, kind, target, value
+        self.lineno = lineno
+
+    def applies(self, leg):
+        return "*" in self.legs or leg in self.legs
+
+
+def read_expected(path=EXPECTED_FILE, text=None):
+    """The entries of kunit/expected.txt (format: its header)."""
+    if text is None:
+        text = ""
+        if os.path.exists(path):
+            with open(path) as f:
+                text = f.read()
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip() if line.lstrip().startswith("#") else line.strip()
+        if not line:
+            continue
+        words = line.split(None, 3)
+        if len(words) < 4 or words[1] not in ("suite", "skip"):
+            raise ValueError(f"{path}:{n}: want '<legs> suite <suite> <min>' or "
+                             f"'<legs> skip <suite.case[.param]> <reason>': {line!r}")
+        legs = set(words[0].split(","))
+        if words[1] == "suite":
+            out.append(Expectation(legs, "suite", words[2], int(words[3]), n))
+        else:
+            out.append(Expectation(legs, "skip", words[2], words[3].strip(), n))
+    return out
+
+
+def suite_selection(suite, patterns):
+    """How the run's suite patterns pick @suite: "all", "some" or None."""
+    how = None
+    for pat in (patterns or "*").split(","):
+        pat = pat.strip()
+        if not pat:
+            continue
+        spart, dot, _ = pat.partition(".")
+        if fnmatch.fnmatchcase(suite, spart):
+            if not dot:
+                return "all"
+            how = "some"
+    return how
+
+
+def check_expected(leaves, lost, expectations, leg, report, patterns="*"):
+    """Problems with the skips and suites kunit/expected.txt expects on @leg.
+
+    Resolves @lost (6.1's unnamed parameter skips) against the expected
+    skips of their case: when the expected parameters account for them,
+    those leaves become skips with the expected reason.  Returns (problems,
+    notes); @leaves is updated in place.
+    """
+    exp = [e for e in expectations if e.applies(leg)]
+    skips = [e for e in exp if e.kind == "skip"]
+    problems, notes = [], []
+    for key, n in sorted(lost.items()):
+        cands = [l for l in leaves if l.status == "PASS" and len(l.path) == 2 and
+                 f"{l.suite}.{l.case}" == key and
+                 any(fnmatch.fnmatchcase(l.ident, e.target) for e in skips)]
+        if len(cands) < n:
+            problems.append(f"{key}: {n} parameter(s) skipped without the kernel saying "
+                            f"which, and kunit/expected.txt expects {len(cands)} here "
+                            f"(on {leg}); use cmkit_skip() so the reason is printed")
+            continue
+        for l in cands[:n]:
+            e = next(e for e in skips if fnmatch.fnmatchcase(l.ident, e.target))
+            l.status, l.reason, l.assumed = "SKIP", e.value, True
+            notes.append(f"{l.ident}: skipped (this kernel does not print which "
+                         "parameter; the expected one assumed)")
+    for l in leaves:
+        if l.status != "SKIP":
+            continue
+        match = [e for e in skips if fnmatch.fnmatchcase(l.ident, e.target)]
+        if not match:
+            problems.append(f"unexpected skip {l.ident}: {l.reason or '(no reason)'}")
+        elif not any(fnmatch.fnmatchcase(l.reason, e.value) for e in match):
+            problems.append(f"{l.ident} skipped with '{l.reason}', but kunit/expected.txt "
+                            f"(line {match[0].lineno}) expects '{match[0].value}'")
+    counts = {}
+    for l in leaves:
+        if l.path:
+            counts[l.suite] = counts.get(l.suite, 0) + 1
+    ran = set(report.suites) if report is not None else set(counts)
+    finished = set(report.blocks) if report is not None else set(counts)
+    for e in [e for e in exp if e.kind == "suite"]:
+        how = suite_selection(e.target, patterns)
+        if how is None:
+            continue
+        if e.target not in ran:
+            problems.append(f"expected suite {e.target} did not run (kunit/expected.txt "
+                            f"line {e.lineno})")
+        elif how == "all" and e.target in finished and counts.get(e.target, 0) < e.value:
+            problems.append(f"suite {e.target} reported {counts.get(e.target, 0)} "
+                            f"result(s), fewer than its minimum {e.value} "
+                            f"(kunit/expected.txt line {e.lineno})")
+    known = {e.target for e in exp if e.kind == "suite"}
+    for s in sorted(ran - known):
+        problems.append(f"suite {s} is not in kunit/expected.txt for {leg}: add "
+                        f"'{leg} suite {s} <min results>'")
+    return problems, notes
+
+
+# --------------------------------------------------------------------------
+# The verdict
+# --------------------------------------------------------------------------
+
+class Problem(str):
+    """A reason the run failed, with its kind (for the known-issue rule)."""
+
+    def __new__(cls, kind, text):
+        p = super().__new__(cls, text)
+        p.kind = kind
+        return p
+
+
+# Problems that are only the consequence of a crash: a known issue may
+# explain a run whose problems are all of these kinds.
+CRASH_CONSEQUENCES = {"crash", "not-run", "unfinished", "crashed-case"}
 
 
 class Verdict:
     def __init__(self):
         self.passed = self.failed = self.skipped = 0
         self.problems = []
+        self.notes = []
+        self.leaves = []
+        self.known_issue = None   # the KnownIssue this run's only problem is
+        self.xfail = None         # id of a known issue a first boot hit (rerun taken)
+        self.retried = None
+        self.report = None
+        self.parsed = ""
+        self.boot_seconds = None
+        self.total_seconds = 0.0
+        self.phases = []          # (name, seconds)
 
     @property
     def ok(self):
         return not self.problems and self.failed == 0
 
+    def add(self, kind, text):
+        self.problems.append(Problem(kind, text))
 
-def judge(report, console_text, kunit_rc, counts, hung, powered_off):
+
+def judge(report, console_text, kunit_rc, counts, hung, powered_off, leaves=None,
+          leg=None, expectations=None, patterns="*", package=None, version=None,
+          lost=None):
     """Everything that fails a kernel's run, as a Verdict."""
     v = Verdict()
+    v.report = report
     v.passed, v.failed, v.skipped = counts
+    v.leaves = leaves if leaves is not None else []
     if hung:
-        v.problems.append("guest hung (killed at the timeout)")
+        v.add("hang", "guest hung (killed at the timeout)")
     elif not powered_off:
-        v.problems.append("guest did not power off")
+        v.add("unfinished", "guest did not power off")
     if not report.init_seen:
-        v.problems.append("guest never reached /init")
+        v.add("init", "guest never reached /init")
     if not report.suites:
-        v.problems.append("guest announced no suites")
+        v.add("init", "guest announced no suites")
+    lines = console_text.splitlines()
+    start = crash_start(lines) if not report.done else None
+    where = report.in_progress
     for suite in report.suites:
-        if suite not in report.blocks:
-            v.problems.append(f"suite {suite}: no results")
-        elif report.rcs.get(suite, 0) != 0:
-            v.problems.append(f"suite {suite}: insmod exited {report.rcs[suite]}")
+        if suite in report.blocks:
+            if report.rcs.get(suite, 0) != 0:
+                v.add("insmod", f"suite {suite}: insmod exited {report.rcs[suite]}")
+        elif suite == where:
+            intr, why, _ = interruption(report, console_text, suite)
+            kind = "timeout" if why.startswith("timed out") else "crashed-case"
+            v.add(kind, f"suite {suite}: {why} in case {suite}.{intr.case} "
+                        f"({intr.done} case(s) had ended)")
+        else:
+            v.add("not-run", f"suite {suite}: no results (not run: the guest stopped "
+                             f"{'in ' + where if where else 'before it'})")
     for e in report.errors:
-        v.problems.append(f"guest: {e}")
+        if re.match(r"suite \S+ timed out", e):
+            continue    # named with its case above
+        v.add("timeout" if " timed out after " in e else "guest", f"guest: {e}")
+    for where_, dump in report.blocked:
+        tasks = [l.strip() for l in dump.splitlines() if l.strip()][:3]
+        v.notes.append(f"blocked tasks at the {where_} timeout: {'; '.join(tasks)}")
     if not report.done and not hung:
-        v.problems.append("guest did not finish its script")
-    for kind, line in scan_splats(console_text):
-        v.problems.append(f"kernel splat ({kind}): {line}")
+        v.add("unfinished", "guest did not finish its script" +
+              (f" (last step: {report.step})" if report.step and not where else ""))
+    crash_hits = 0
+    for i, line in enumerate(lines):
+        k = splat_kind(line)
+        if not k:
+            continue
+        if start is not None and i >= start:
+            if i == start:
+                ctx = f" in {where}" if where else (f" during {report.step}"
+                                                   if report.step else "")
+                v.add("crash", f"kernel crash{ctx} ({k[0]}): {line.strip()}")
+            else:
+                crash_hits += 1
+            continue
+        v.add("splat", f"kernel splat ({k[0]}): {line.strip()}")
+    if crash_hits:
+        v.notes.append(f"the crash printed {crash_hits} more splat line(s): see console.log")
+    for where_, before, after in report.taints:
+        bits = new_taint(before, after)
+        if bits:
+            v.add("taint", f"{where_text(where_)} tainted the kernel: {taint_letters(bits)} "
+                           f"({before} -> {after})")
+    for where_, text in report.kmemleak:
+        v.add("kmemleak", kmemleak_problem(where_, text))
+    if expectations is not None and leg is not None:
+        probs, notes = check_expected(v.leaves, lost or {}, expectations, leg, report,
+                                      patterns)
+        for p in probs:
+            v.add("expected", p)
+        v.notes += notes
     if kunit_rc != 0 and v.failed == 0:
-        v.problems.append(f"kunit.py parse exited {kunit_rc}")
+        v.add("kunit-parse", f"kunit.py parse exited {kunit_rc}")
+    if package is not None:
+        v.known_issue = explained_by_known_issue(v, console_text, package, version)
     return v
+
+
+def explained_by_known_issue(v, console_text, package, version):
+    """The known issue that is this run's ONLY problem, or None.
+
+    The crash must show its signature; every problem must be the crash or a
+    consequence of it (suites not run, the guest not finishing); the only
+    failed case may be the one the crash interrupted.
+    """
+    ki = known_issue(package, version, console_text)
+    if ki is None:
+        return None
+    if any(p.kind not in CRASH_CONSEQUENCES for p in v.problems):
+        return None
+    real_fails = [l for l in v.leaves if l.status == "FAIL" and l.path and
+                  not l.reason.startswith("crashed")]
+    if real_fails:
+        return None
+    return ki
+
+
+def analyse(status_text, console_text, kunit_py, outdir, hung=False, powered_off=True,
+            leg=None, patterns="*", expectations=None, package=None, version=None):
+    """Judge one boot from its texts; write kunit.ktap/json/txt under @outdir.
+
+    Returns the Verdict (with .parsed, kunit.py's report).  Used by run.py
+    for real guests and by tests/test_harness.py for canned ones.
+    """
+    report = GuestReport(status_text)
+    ktap = assemble_ktap(report, console_text)
+    ktap_path = os.path.join(outdir, "kunit.ktap")
+    json_path = os.path.join(outdir, "kunit.json")
+    with open(ktap_path, "w") as f:
+        f.write(ktap)
+    if os.path.exists(json_path):
+        os.unlink(json_path)
+    rc, parsed = kunit_parse(kunit_py, ktap_path, json_path)
+    with open(os.path.join(outdir, "kunit.txt"), "w") as f:
+        f.write(parsed)
+    leaves, lost = ktap_leaves(ktap)
+    counts = (0, 0, 0)
+    have_json = os.path.exists(json_path) and os.path.getsize(json_path)
+    if have_json:
+        counts = count_json(json_path)
+        n_lost = lost_param_skips(ktap)
+        counts = (counts[0] - n_lost, counts[1], counts[2] + n_lost)
+    v = judge(report, console_text, rc, counts, hung, powered_off, leaves, leg,
+              expectations, patterns, package, version, lost)
+    if have_json:
+        mine = leaf_counts(v.leaves)
+        unresolved = sum(lost.values()) - sum(1 for l in v.leaves if l.assumed)
+        mine = (mine[0] - unresolved, mine[1], mine[2] + unresolved)
+        if mine != counts:
+            v.add("kunit-parse", f"kunit.py counts {counts} (passed, failed, skipped) "
+                                 f"but the harness reads {mine} from the same KTAP")
+    if report.suites and not have_json:
+        v.add("kunit-parse", "kunit.py wrote no JSON")
+    v.parsed = parsed
+    return v
+
+
+def leaf_counts(leaves):
+    return (sum(1 for l in leaves if l.status == "PASS"),
+            sum(1 for l in leaves if l.status == "FAIL"),
+            sum(1 for l in leaves if l.status == "SKIP"))
+
+
+# --------------------------------------------------------------------------
+# JUnit XML
+# --------------------------------------------------------------------------
+
+def junit_xml(groups):
+    """JUnit XML for CI: @groups is [(suite name, classname, [(case, status,
+    message, text, seconds)])], status PASS, FAIL or SKIP."""
+    root = ET.Element("testsuites")
+    tot = {"tests": 0, "failures": 0, "skipped": 0}
+    for name, classname, cases in groups:
+        ts = ET.SubElement(root, "testsuite", name=name)
+        n = {"tests": 0, "failures": 0, "skipped": 0}
+        for case, status, message, text, seconds in cases:
+            tc = ET.SubElement(ts, "testcase", classname=classname, name=case)
+            if seconds is not None:
+                tc.set("time", f"{seconds:.3f}")
+            n["tests"] += 1
+            if status == "SKIP":
+                ET.SubElement(tc, "skipped", message=message or "")
+                n["skipped"] += 1
+            elif status != "PASS":
+                f = ET.SubElement(tc, "failure", message=(message or "failed")[:500])
+                f.text = text or message or ""
+                n["failures"] += 1
+        for k, val in n.items():
+            ts.set(k, str(val))
+            tot[k] += val
+        ts.set("errors", "0")
+    for k, val in tot.items():
+        root.set(k, str(val))
+    root.set("errors", "0")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def junit_groups_for_leg(leg, v):
+    """The JUnit groups of one leg: a <testsuite> per KUnit suite, and one
+    "<leg>.guest" holding the run's own checks (splats, leaks, taint...)."""
+    groups, by_suite = [], {}
+    for l in v.leaves:
+        by_suite.setdefault(l.suite, []).append(l)
+    for suite, leaves in by_suite.items():
+        cases = []
+        for l in leaves:
+            name = ".".join(l.path) or suite
+            text = "\n".join(l.diag)
+            cases.append((name, l.status, l.reason or (l.diag[0] if l.diag else ""),
+                          text, None))
+        groups.append((f"{leg}.{suite}", f"{leg}.{suite}", cases))
+    guest = [("run", "FAIL" if v.problems else "PASS",
+              v.problems[0] if v.problems else "", "\n".join(v.problems), v.total_seconds)]
+    if v.xfail:
+        guest.append((f"known issue {v.xfail} (first boot)", "SKIP",
+                      f"xfail {v.xfail}: rerun taken", "", None))
+    groups.append((f"{leg}.guest", f"{leg}.guest", guest))
+    return groups

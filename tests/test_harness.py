@@ -76,15 +76,9 @@ class Verdicts(unittest.TestCase):
             self.skipTest("no unpacked kernel tree in the cache, so no kunit.py to run")
         self.tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
 
-    def verdict(self, status, console=CLEAN_CONSOLE, hung=False, powered_off=True):
-        report = results.GuestReport(status)
-        ktap = os.path.join(self.tmp, "kunit.ktap")
-        js = os.path.join(self.tmp, "kunit.json")
-        with open(ktap, "w") as f:
-            f.write(results.assemble_ktap(report))
-        rc, _ = results.kunit_parse(self.kunit_py, ktap, js)
-        counts = results.count_json(js)
-        return results.judge(report, console, rc, counts, hung, powered_off)
+    def verdict(self, status, console=CLEAN_CONSOLE, hung=False, powered_off=True, **kw):
+        return results.analyse(status, console, self.kunit_py, self.tmp, hung, powered_off,
+                                **kw)
 
     def test_passing_run_passes_and_counts_params(self):
         v = self.verdict(status_log([("cmkit_smoke", PASSING_SUITE)]))
@@ -148,13 +142,16 @@ class Splats(unittest.TestCase):
         for line in lines:
             self.assertTrue(results.scan_splats(f"[    1.0] {line}\n"), line)
 
-    def test_known_issue_is_recognised_only_on_its_kernel(self):
+    def test_known_issue_is_recognised_only_on_its_package_version(self):
         oops = ("[   10.98] BUG: kernel NULL pointer dereference, address: 0000000000000060\n"
                 "[   10.99] Call Trace:\n[   10.99]  mutex_lock_nested+0x1a/0x1c\n"
                 "[   10.99]  free_gid_work+0x38/0x4e\n")
-        self.assertEqual(results.known_issue("7.3", oops), "KI-1")
-        self.assertIsNone(results.known_issue("6.12", oops))
-        self.assertIsNone(results.known_issue("7.3", SPLAT_CONSOLE))
+        ki = results.known_issue("linux-source-7.3", "7.3.4-1~bpo13+1", oops)
+        self.assertEqual(ki.ident, "KI-1")
+        self.assertIsNone(results.known_issue("linux-source-7.3", "7.3.5-1", oops))
+        self.assertIsNone(results.known_issue("linux-source-6.12", "6.12.118-1~deb12u1", oops))
+        self.assertIsNone(results.known_issue("linux-source-7.3", "7.3.4-1~bpo13+1",
+                                              SPLAT_CONSOLE))
 
     def test_ordinary_lines_are_not_splats(self):
         text = ("[ 1.0] cmkit_test: client: established (status 0)\n"
@@ -193,8 +190,9 @@ KLOG = """[    5.1] rdma_rxe: loaded
 
 class Ktap(unittest.TestCase):
     def test_param_skip_without_directive_is_found_from_the_case_totals(self):
-        ktap = ("        ok 1 rxe0\n        ok 2 siw0\n"
+        ktap = ("        # Subtest: case_a\n        ok 1 rxe0\n        ok 2 siw0\n"
                 "    # case_a: pass:1 fail:0 skip:1 total:2\n    ok 1 case_a\n"
+                "        # Subtest: case_b\n"
                 "        ok 1 rxe0\n        ok 2 siw0 # SKIP no RDMA device named siw0\n"
                 "    # case_b: pass:1 fail:0 skip:1 total:2\n    ok 2 case_b\n")
         self.assertEqual(results.lost_param_skips(ktap), 1)
