@@ -9,15 +9,21 @@
 Per kernel: build cmkit.ko and cmkit_test.ko against the cached kernel, pack
 them into the initramfs, boot with no network device to the host, read the
 guest's status port, parse KTAP with the kernel's own kunit.py, scan the
-console for splats.  Results land in build/results/<kernel-release>/ and
-build/results/summary.txt.  Environment: CMKIT_ACCEL=kvm|tcg skips the KVM
-probe; CMKIT_TIMEOUT (seconds, default 1200) bounds one boot.
+console for splats.  Results land in build/results/<kernel-release>/ (make
+run's in build/results/run/), build/results/summary.txt and junit.xml.
+Environment: CMKIT_ACCEL=kvm|tcg skips the KVM probe, CMKIT_ACCEL=probe
+forces a new one (its verdict is otherwise remembered per machine, under the
+cache); CMKIT_TIMEOUT (seconds, default 1200, x4 on a debug leg) bounds one
+boot; CMKIT_SUITE_TIMEOUT (default 300, x4 on a debug leg) is the guest's
+watchdog of each suite and unload.
 """
 
 import argparse
+import hashlib
 import json
 import re
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -36,7 +42,8 @@ KVM_PROBE_SECONDS = 15
 # The first WARN or oops ends the guest at once (panic=-1 reboots, which
 # -no-reboot turns into QEMU's exit): the report then names the suite and
 # case it happened in instead of a hang at the timeout.
-CMDLINE = "console=ttyS0 loglevel=7 panic=-1 oops=panic panic_on_warn=1"
+# printk.devkmsg=on: the shell suite logs its results through /dev/kmsg.
+CMDLINE = "console=ttyS0 loglevel=7 panic=-1 oops=panic panic_on_warn=1 printk.devkmsg=on"
 
 
 def say(msg):
@@ -159,103 +166,176 @@ class Boot:
 _accel = None
 
 
+def accel_cache_path():
+    """Where this machine's KVM verdict is kept: keyed by CPU model, QEMU
+    version and the host kernel release (any of them changing can change it)."""
+    model = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        qemu = subprocess.run(["qemu-system-x86_64", "--version"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        qemu = "?"
+    key = hashlib.sha256(f"{model}\n{qemu}\n{platform.release()}".encode()).hexdigest()[:16]
+    return os.path.join(kernel.cache_dir(), "accel", f"{key}.json")
+
+
+def decide_accel(env, kvm_usable, cache_path, probe):
+    """(accel, how): CMKIT_ACCEL=kvm|tcg as told; no usable /dev/kvm: tcg;
+    else the remembered verdict, or a probe (CMKIT_ACCEL=probe: always), whose
+    verdict is remembered.  @probe() returns (ok, why)."""
+    forced = env.get("CMKIT_ACCEL")
+    if forced in ("kvm", "tcg"):
+        return forced, "CMKIT_ACCEL"
+    if not kvm_usable:
+        return "tcg", "no /dev/kvm"
+    if forced != "probe" and os.path.exists(cache_path):
+        try:
+            known = json.load(open(cache_path))
+            return known["accel"], f"remembered: {known['why']}"
+        except (OSError, ValueError, KeyError):
+            pass
+    ok, why = probe()
+    accel = "kvm" if ok else "tcg"
+    os.makedirs(os.path.dirname(cache_path), exist_ok=True)
+    with open(cache_path, "w") as f:
+        json.dump({"accel": accel, "why": why, "when": time.strftime("%Y-%m-%d %H:%M")}, f)
+    return accel, why
+
+
 def choose_accel(bzimage, initrd):
     """KVM if a probe boot with it reaches /init quickly, else TCG."""
     global _accel
     if _accel:
         return _accel
-    forced = os.environ.get("CMKIT_ACCEL")
-    if forced in ("kvm", "tcg"):
-        _accel = forced
-        say(f"accelerator: {forced} (CMKIT_ACCEL)")
-        return _accel
-    why = "no /dev/kvm"
-    if os.access("/dev/kvm", os.R_OK | os.W_OK):
+
+    def probe():
         b = Boot(os.path.join(BUILD, "guest"), "kvm-probe-").run(
             bzimage, initrd, "kvm", CMDLINE + " cmkit.mode=probe", KVM_PROBE_SECONDS)
         _, status = b.texts()
         if b.exited and "CMKIT done" in status:
-            _accel = "kvm"
-            say(f"accelerator: kvm (probe booted in {b.seconds:.1f} s)")
-            return _accel
-        why = (f"KVM probe hung for {KVM_PROBE_SECONDS} s" if b.hung
-               else f"KVM probe failed: {b.qemu_output.strip()[:200] or 'no /init'}")
-    _accel = "tcg"
-    say(f"accelerator: tcg ({why})")
+            return True, f"probe booted in {b.seconds:.1f} s"
+        return False, (f"KVM probe hung for {KVM_PROBE_SECONDS} s" if b.hung
+                       else f"KVM probe failed: {b.qemu_output.strip()[:200] or 'no /init'}")
+
+    _accel, why = decide_accel(os.environ, os.access("/dev/kvm", os.R_OK | os.W_OK),
+                               accel_cache_path(), probe)
+    say(f"accelerator: {_accel} ({why})")
     return _accel
 
 
-def prepare(kver):
+class Phases:
+    """How long each phase of a leg took, printed as it ends."""
+
+    def __init__(self, leg):
+        self.leg, self.items, self.t = leg, [], time.time()
+
+    def end(self, name, seconds=None):
+        now = time.time()
+        secs = now - self.t if seconds is None else seconds
+        self.t = now
+        self.items.append((name, secs))
+        say(f"{self.leg}: {name} {secs:.1f} s")
+
+
+def prepare(kver, phases=None):
     kdir = kernel.ensure(kver)
     info = json.load(open(os.path.join(kdir, "done.json")))
+    if phases:
+        phases.end("kernel")
     kos = build_modules(kver, info["build"])
+    if phases:
+        phases.end("modules")
     initrd = make_initrd(kver, kos)
+    if phases:
+        phases.end("initramfs")
     return info, initrd
 
 
-def timeout_seconds():
-    return float(os.environ.get("CMKIT_TIMEOUT", "1200"))
+def timeout_seconds(info):
+    return float(os.environ.get("CMKIT_TIMEOUT", "1200")) * (4 if info.get("debug") else 1)
 
 
-def boot_and_judge(info, initrd, accel, out, append, live):
+def guest_append(info, mode, suites):
+    """The guest's kernel command line."""
+    extra = [CMDLINE, info.get("cmdline", ""), f"cmkit.mode={mode}", f"cmkit.suites={suites}"]
+    if info.get("debug"):
+        extra.append("cmkit.debug=1")
+    if os.environ.get("CMKIT_SUITE_TIMEOUT"):
+        extra.append(f"cmkit.suite_timeout={int(os.environ['CMKIT_SUITE_TIMEOUT'])}")
+    return " ".join(e for e in extra if e)
+
+
+def boot_and_judge(info, initrd, accel, out, append, live, suites="*"):
     """One boot: its results written under @out, judged."""
     shutil.rmtree(out, ignore_errors=True)
-    boot = Boot(out, "").run(info["bzImage"], initrd, accel, append, timeout_seconds(),
+    boot = Boot(out, "").run(info["bzImage"], initrd, accel, append, timeout_seconds(info),
                              live=live)
     console, status = boot.texts()
-    report = results.GuestReport(status)
-    ktap_path = os.path.join(out, "kunit.ktap")
-    json_path = os.path.join(out, "kunit.json")
-    with open(ktap_path, "w") as f:
-        f.write(results.assemble_ktap(report))
+    t0 = time.time()
     kunit_py = os.path.join(info["source"], "tools", "testing", "kunit", "kunit.py")
-    rc, parsed = results.kunit_parse(kunit_py, ktap_path, json_path)
-    with open(os.path.join(out, "kunit.txt"), "w") as f:
-        f.write(parsed)
-    counts = (0, 0, 0)
-    if os.path.exists(json_path) and os.path.getsize(json_path):
-        counts = results.count_json(json_path)
-        lost = results.lost_param_skips(open(ktap_path).read())
-        if lost:
-            say(f"{info['release']}: {lost} parameter skip(s) without a SKIP "
-                "directive (the case totals say so); counted as skipped")
-            counts = (counts[0] - lost, counts[1], counts[2] + lost)
-    verdict = results.judge(report, console, rc, counts, boot.hung, boot.exited)
-    if not report.suites:
-        verdict.problems.append("no KUnit results")
-    elif not os.path.exists(json_path):
-        verdict.problems.append("kunit.py wrote no JSON")
+    try:
+        expectations = results.read_expected()
+    except ValueError as e:
+        raise SystemExit(f"[run] {e}")
+    verdict = results.analyse(status, console, kunit_py, out, boot.hung, boot.exited,
+                              leg=info.get("leg", info["kver"]), patterns=suites,
+                              expectations=expectations, package=info.get("package"),
+                              version=info.get("version"))
     verdict.boot_seconds = boot.boot_seconds
-    verdict.parsed = parsed
-    verdict.report = report
-    verdict.known_issue = None if verdict.ok else results.known_issue(info["kver"], console)
+    verdict.parse_seconds = time.time() - t0
+    verdict.guest_seconds = boot.seconds
     return verdict, boot
 
 
 def run_kernel(kver, suites="*", mode="test", live=None):
     """Boot one kernel in test or run mode; return (info, Verdict, accel, Boot).
 
-    A run that fails on a known kernel bug (results.KNOWN_ISSUES: a crash
-    outside cmkit, with its signature) boots once more; the first run's
-    results are kept beside the second's and the summary says so.
+    A run whose only problem is a known kernel bug (results.KNOWN_ISSUES: a
+    crash outside cmkit, with its signature, on that package version) is an
+    expected failure ("xfail KI-n") and boots once more; the first run's
+    results are kept beside the second's.  A second failure stands.
     """
     t0 = time.time()
-    info, initrd = prepare(kver)
+    phases = Phases(kver)
+    info, initrd = prepare(kver, phases)
     accel = choose_accel(info["bzImage"], initrd)
-    out = os.path.join(RESULTS, info["release"])
+    out = os.path.join(RESULTS, "run") if mode == "run" else \
+        os.path.join(RESULTS, info["release"])
     say(f"{kver}: booting {info['release']} ({accel}), suites '{suites}'")
-    append = f"{CMDLINE} {info.get('cmdline', '')} cmkit.mode={mode} cmkit.suites={suites}"
-    verdict, boot = boot_and_judge(info, initrd, accel, out, append, live)
-    retried = None
+    append = guest_append(info, mode, suites)
+    verdict, boot = boot_and_judge(info, initrd, accel, out, append, live, suites)
+    xfail = None
     if verdict.known_issue:
-        retried = verdict.known_issue
+        ki = verdict.known_issue
+        xfail = ki.ident
         first = out + ".known-issue"
         shutil.rmtree(first, ignore_errors=True)
         shutil.copytree(out, first)
-        say(f"{kver}: the guest hit known kernel issue {retried}; results kept in "
-            f"{os.path.relpath(first, TOP)}; booting once more")
-        verdict, boot = boot_and_judge(info, initrd, accel, out, append, live)
-    verdict.retried = retried
+        say(f"{kver}: xfail {ki.ident}: the guest hit a known kernel issue ({ki.what}); "
+            f"its only problem; results kept in {os.path.relpath(first, TOP)}; "
+            "booting once more")
+        verdict, boot = boot_and_judge(info, initrd, accel, out, append, live, suites)
+        if verdict.known_issue:
+            verdict.notes.append(f"{ki.ident} again on the second boot: the failure stands")
+    verdict.xfail = xfail
+    verdict.retried = xfail
+    rep = verdict.report
+    phases.end("boot", verdict.boot_seconds or 0.0)
+    for suite in rep.suites:
+        if suite in rep.times:
+            phases.items.append((suite, rep.times[suite]))
+    phases.items.append(("parse", verdict.parse_seconds))
+    say(f"{kver}: guest {verdict.guest_seconds:.1f} s: " +
+        ", ".join(f"{s} {rep.times[s]:.1f} s" for s in rep.suites if s in rep.times) +
+        f"; parse {verdict.parse_seconds:.1f} s")
+    verdict.phases = phases.items
     verdict.total_seconds = time.time() - t0
     return info, verdict, accel, boot
 
@@ -267,31 +347,79 @@ def summary_line(info, v, accel):
     pin = f" pin-not-used ({info['pin_note']})" if info.get("pin_note") else ""
     return (f"{label} {info['release']} passed={v.passed} failed={v.failed} skipped={v.skipped} "
             f"accel={accel} boot={boot}s total={v.total_seconds:.1f}s"
-            f"{f' known-issue-rerun={v.retried}' if v.retried else ''}{pin}"
+            f"{f' xfail {v.xfail} (first boot; rerun)' if v.xfail else ''}{pin}"
             f"{'' if v.ok else ' FAIL'}")
+
+
+class Live:
+    """make test's running commentary, from the status port as it comes:
+    each suite as it starts, each case result, each suite's totals."""
+
+    def __init__(self, leg):
+        self.leg, self.suite, self.counts = leg, None, [0, 0, 0]
+        self.had_params = False
+
+    def __call__(self, line):
+        words = line.split()
+        if line.startswith("CMKIT begin "):
+            self.suite, self.counts = words[2], [0, 0, 0]
+            print(f"--- {self.leg}: {self.suite} ---", flush=True)
+        elif line.startswith("CMKIT end ") and self.suite:
+            p, f, s = self.counts
+            print(f"  {self.suite}: {p} passed, {f} failed, {s} skipped", flush=True)
+            self.suite = None
+        elif line.startswith("CMKIT time "):
+            print(f"  {words[2]}: {float(words[3]):.1f} s in the guest", flush=True)
+        elif line.startswith("CMKIT error "):
+            print(f"  guest error: {line[len('CMKIT error '):]}", flush=True)
+        elif line.startswith("CMKIT kmemleak "):
+            print(f"  kmemleak found something after {words[2]} (see status.log)", flush=True)
+        elif self.suite:
+            m = re.match(r"^( +)(not ok|ok) \d+ (.*)$", line)
+            if not m or len(m.group(1)) not in (4, 8):
+                return
+            print(f"  {line[2:]}", flush=True)
+            param = len(m.group(1)) == 8
+            if param or not self.had_params:
+                i = 2 if "# SKIP" in line else (0 if m.group(2) == "ok" else 1)
+                self.counts[i] += 1
+            self.had_params = param
 
 
 def cmd_test(args):
     kvers = [k for k in args.kernels.replace(",", " ").split() if k]
-    lines, totals, ok = [], [0, 0, 0], True
+    lines, totals, ok, legs = [], [0, 0, 0], True, []
     for kver in kvers:
-        info, v, accel, _ = run_kernel(kver, args.suites)
+        info, v, accel, _ = run_kernel(kver, args.suites, live=Live(kver))
         sys.stdout.write(v.parsed)
+        for n in v.notes:
+            say(f"{kver}: note: {n}")
         for p in v.problems:
             say(f"{kver}: FAIL: {p}")
         lines.append(summary_line(info, v, accel))
         say(lines[-1])
         totals = [totals[0] + v.passed, totals[1] + v.failed, totals[2] + v.skipped]
         ok = ok and v.ok
-    return lines, totals, ok
+        legs.append((info.get("leg", kver), v))
+    return lines, totals, ok, legs
 
 
-def write_summary(lines, totals):
+def write_summary(lines, totals, xfails=()):
     os.makedirs(RESULTS, exist_ok=True)
     final = f"{totals[0]} passed, {totals[1]} failed, {totals[2]} skipped"
+    if xfails:
+        final += f", {len(xfails)} xfail ({' '.join(xfails)})"
     with open(os.path.join(RESULTS, "summary.txt"), "w") as f:
         f.write("\n".join(lines + [final]) + "\n")
     return final
+
+
+def write_junit(groups):
+    os.makedirs(RESULTS, exist_ok=True)
+    path = os.path.join(RESULTS, "junit.xml")
+    with open(path, "w") as f:
+        f.write(results.junit_xml(groups))
+    return path
 
 
 # make run: these KUnit cases (kernel peers), then scripts/guest/story.sh
@@ -305,13 +433,6 @@ _TRACE_LINE = re.compile(r"^\s*\S.*?\s+\[\d+\]\s+\S+\s+([\d.]+): (.*)$")
 _KLOG_LINE = re.compile(r"^\[\s*([\d.]+)\] (cmkit(?:_test)?: .*)$")
 
 
-def show_live(line):
-    if line.startswith("CMKIT begin "):
-        print(f"--- {line.split()[2]} ---", flush=True)
-    elif line.startswith("CMKIT error "):
-        print(f"  guest error: {line[len('CMKIT error '):]}", flush=True)
-    elif re.match(r"^\s+(not )?ok \d+ ", line):
-        print(f"  {line.strip()}", flush=True)
 
 
 def timeline(report):
@@ -336,7 +457,7 @@ def timeline(report):
 def cmd_run(args):
     say(f"make run: kernel {args.kernel}: rxe0 and siw0 in the guest, cmkit loaded, "
         "each scenario on both devices")
-    info, v, accel, _ = run_kernel(args.kernel, RUN_CASES, mode="run", live=show_live)
+    info, v, accel, _ = run_kernel(args.kernel, RUN_CASES, mode="run", live=Live(args.kernel))
     print("--- the story: handlers against user-space peers (scripts/guest/story.sh) ---")
     for line in v.report.story:
         print(f"  {line}")
@@ -346,6 +467,7 @@ def cmd_run(args):
     for p in v.problems:
         say(f"FAIL: {p}")
     say(summary_line(info, v, accel))
+    say(f"results in {os.path.relpath(os.path.join(RESULTS, 'run'), TOP)}/")
     print(f"{v.passed} passed, {v.failed} failed, {v.skipped} skipped")
     return 0 if v.ok else 1
 
@@ -354,7 +476,7 @@ def cmd_shell(args):
     info, initrd = prepare(args.kernel)
     accel = choose_accel(info["bzImage"], initrd)
     status = os.path.join(BUILD, "guest", "shell-status.log")
-    argv = qemu_argv(info["bzImage"], initrd, accel, f"{CMDLINE} cmkit.mode=shell",
+    argv = qemu_argv(info["bzImage"], initrd, accel, guest_append(info, "shell", "*"),
                      ["mon:stdio", f"file:{status}"])
     say(f"shell on {info['release']} ({accel}); Ctrl-A X quits QEMU, 'reboot -f' the guest")
     with kernel.machine_lock("a kernel build or another guest"):
@@ -378,8 +500,9 @@ def main(argv):
 
 def dispatch(args):
     if args.cmd == "test":
-        lines, totals, ok = cmd_test(args)
-        final = write_summary(lines, totals)
+        lines, totals, ok, legs = cmd_test(args)
+        final = write_summary(lines, totals, [v.xfail for _, v in legs if v.xfail])
+        write_junit([g for leg, v in legs for g in results.junit_groups_for_leg(leg, v)])
         print("\n".join(lines))
         print(final)
         return 0 if ok else 1

@@ -22,9 +22,11 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kernel  # noqa: E402
+import results  # noqa: E402
 import run  # noqa: E402
 
 TOP = kernel.TOP
@@ -35,9 +37,11 @@ def say(msg):
     print(f"[test] {msg}", flush=True)
 
 
+# Each host check returns [(name, status, message)], status PASS or FAIL.
+
 def header_checks():
-    """(passed, failed, names of failures) for the standalone-header checks."""
-    passed, failed = 0, []
+    """The standalone-header checks."""
+    cases = []
     inc = os.path.join(TOP, "include")
     headers = sorted(glob.glob(os.path.join(inc, "cmkit", "*.h")))
     flags = ["-Wall", "-Wextra", "-Werror", "-fsyntax-only", f"-I{inc}"]
@@ -54,28 +58,32 @@ def header_checks():
             r = subprocess.run(cc + flags + ["-"], input=src, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if r.returncode == 0:
-                passed += 1
+                cases.append((name, "PASS", ""))
             else:
-                failed.append(name)
+                cases.append((name, "FAIL", r.stdout))
                 print(r.stdout)
-    return passed, len(failed), failed
+    return cases
 
 
 def gtest():
     r = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "tests")])
     if r.returncode != 0:
-        return 0, 1, ["building tests/ failed"]
+        return [("build tests/", "FAIL", "building tests/ failed")]
     out = tempfile.mktemp(suffix=".json")
     subprocess.run([os.path.join(HOST_OUT, "cmkit_host_tests"),
                     f"--gtest_output=json:{out}"])
     try:
         data = json.load(open(out))
     except (OSError, ValueError):
-        return 0, 1, ["the GoogleTest binary wrote no results"]
+        return [("run", "FAIL", "the GoogleTest binary wrote no results")]
     os.unlink(out)
-    fails = [f"{s['name']}.{t['name']}" for s in data["testsuites"]
-             for t in s["testsuite"] if t.get("failures")]
-    return data["tests"] - len(fails), len(fails), fails
+    cases = []
+    for s in data["testsuites"]:
+        for t in s["testsuite"]:
+            fails = t.get("failures")
+            cases.append((f"{s['name']}.{t['name']}", "FAIL" if fails else "PASS",
+                          "\n".join(f.get("failure", "") for f in fails or [])))
+    return cases
 
 
 def fuzz_checks():
@@ -83,23 +91,34 @@ def fuzz_checks():
     r = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "tests", "fuzz"), "check"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines = [l for l in r.stdout.splitlines() if l.startswith("fuzz ")]
-    fails = [l for l in lines if not l.endswith(" ok")]
+    cases = [(l.split()[1], "PASS" if l.endswith(" ok") else "FAIL", l) for l in lines]
     if r.returncode != 0 or not lines:
         print(r.stdout[-3000:])
-        fails.append("building the fuzz targets failed")
-    return len(lines) - len([l for l in lines if not l.endswith(" ok")]), len(fails), fails
+        cases.append(("build", "FAIL", "building the fuzz targets failed"))
+    return cases
 
 
 def harness_tests():
-    """Python unittest of scripts/ (the verdict logic), counted."""
+    """Python unittest of scripts/ (the verdict logic), each test named."""
     import unittest
     sys.path.insert(0, os.path.join(TOP, "tests"))
     suite = unittest.defaultTestLoader.discover(os.path.join(TOP, "tests"),
                                                 pattern="test_*.py")
-    res = unittest.TextTestRunner(verbosity=1).run(suite)
-    bad = [str(t) for t, _ in res.failures + res.errors]
-    skipped = len(res.skipped)
-    return res.testsRun - len(bad) - skipped, len(bad), bad, skipped
+
+    class Result(unittest.TextTestResult):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            self.passed = []
+
+        def addSuccess(self, test):
+            super().addSuccess(test)
+            self.passed.append(test)
+
+    res = unittest.TextTestRunner(verbosity=1, resultclass=Result).run(suite)
+    cases = [(t.id(), "PASS", "") for t in res.passed]
+    cases += [(t.id(), "FAIL", tb) for t, tb in res.failures + res.errors]
+    cases += [(t.id(), "SKIP", why) for t, why in res.skipped]
+    return cases
 
 
 def main(argv):
@@ -115,50 +134,61 @@ def main(argv):
         legs = [k for k in legs if not kernel.leg(k).debug]
     args.kernels = " ".join(legs)
 
-    lines, totals, ok = [], [0, 0, 0], True
+    lines, totals, ok, groups = [], [0, 0, 0], True, []
 
-    def account(label, passed, failed, skipped=0, names=()):
+    def account(label, cases):
         nonlocal ok
-        for n in names:
-            say(f"FAIL: {label}: {n}")
+        passed = sum(1 for c in cases if c[1] == "PASS")
+        failed = sum(1 for c in cases if c[1] == "FAIL")
+        skipped = sum(1 for c in cases if c[1] == "SKIP")
+        for name, status, _ in cases:
+            if status == "FAIL":
+                say(f"FAIL: {label}: {name}")
         lines.append(f"host {label} passed={passed} failed={failed} skipped={skipped}")
         say(lines[-1])
         totals[0] += passed
         totals[1] += failed
         totals[2] += skipped
         ok = ok and failed == 0
+        groups.append((f"host.{label}", f"host.{label}",
+                       [(n, st, msg.splitlines()[0] if msg else "", msg, None)
+                        for n, st, msg in cases]))
 
     if not args.host_only:
         # Kernels first: the harness tests use a kernel tree's kunit.py, and no
         # guest boots while a kernel builds.
         for kver in args.kernels.replace(",", " ").split():
+            t0 = time.time()
             kernel.ensure(kver)
+            say(f"{kver}: kernel ready in {time.time() - t0:.1f} s")
 
     say("host: shared headers as C and C++")
-    p, f, names = header_checks()
-    account("headers", p, f, 0, names)
+    account("headers", header_checks())
     say("host: GoogleTest (tests/)")
-    p, f, names = gtest()
-    account("gtest", p, f, 0, names)
+    account("gtest", gtest())
     say("host: fuzz targets (tests/fuzz/): regressions replayed, bounded runs")
-    p, f, names = fuzz_checks()
-    account("fuzz", p, f, 0, names)
+    account("fuzz", fuzz_checks())
     say("host: harness self-tests (tests/test_*.py)")
-    p, f, names, s = harness_tests()
-    account("harness", p, f, s, names)
+    account("harness", harness_tests())
 
+    xfails = []
     if not args.host_only:
-        klines, ktotals, kok = run.cmd_test(argparse.Namespace(
+        klines, ktotals, kok, legs = run.cmd_test(argparse.Namespace(
             kernels=args.kernels, suites=args.suites))
         lines += klines
         totals = [a + b for a, b in zip(totals, ktotals)]
         ok = ok and kok
+        xfails = [v.xfail for _, v in legs if v.xfail]
+        for leg, v in legs:
+            groups += results.junit_groups_for_leg(leg, v)
 
-    final = run.write_summary(lines, totals)
+    final = run.write_summary(lines, totals, xfails)
+    junit = run.write_junit(groups)
     print("\n".join(lines))
     if totals[0] == 0:
         ok = False
         say("FAIL: no test ran")
+    say(f"JUnit: {os.path.relpath(junit, TOP)}")
     print(final)
     return 0 if ok else 1
 
