@@ -27,17 +27,7 @@ struct cmkit_dev_param {
 extern const struct cmkit_dev_param cmkit_dev_params[2];
 void cmkit_dev_param_desc(const struct cmkit_dev_param *p, char *desc);
 
-/*
- * kunit_skip() that also logs "# <case>: SKIP <reason>": 6.1's KUnit prints
- * a skipped parameter's result without its SKIP directive and reason, so the
- * host reads which parameter skipped, and why, from this line.  Use it for
- * every skip.
- */
-#define cmkit_skip(test, fmt, ...) do {					\
-		kunit_info(test, "SKIP " fmt, ##__VA_ARGS__);		\
-		kunit_skip(test, fmt, ##__VA_ARGS__);			\
-	} while (0)
-
+__printf(2, 3) void __noreturn cmkit_skip(struct kunit *test, const char *fmt, ...);
 const char *cmkit_dev_name(const struct cmkit_dev_param *p);
 unsigned long cmkit_test_timeout(void);
 u16 cmkit_test_port(void);
