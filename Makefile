@@ -2,19 +2,14 @@
 #
 # cmkit top-level Makefile.  The kbuild part is in Kbuild.
 #
-#   make                   build cmkit.ko (and cmkit_test.ko) against KDIR,
-#                          default the running kernel's build tree
-#   make KVER=6.12         build against cmkit's cached 6.12 test kernel
-#                          (fetched and built on first use)
-#   make test              host checks + KUnit on 6.1, 6.12, 7.3 and the
-#                          6.12-debug leg (KVERS="6.12" narrows it, DEBUG=0
-#                          drops the debug leg, SUITES=glob picks suites)
-#   make run               boot the 6.12 test kernel and drive each handler
-#   make shell KVER=6.1    a shell in the test guest
-#   make check             host checks only (headers, GoogleTest, harness)
-#   make setup             install the Debian packages cmkit needs
-#   make fuzz              run every libFuzzer target long (FUZZ_SECONDS each)
-#   make update-kernels    move kunit/kernels.pin to the archive's newest packages
+#   make help              every target, one line each
+#
+# Developer checks (against the 6.12 test kernel unless KVER= says otherwise):
+#   make checkpatch        the tree's checkpatch.pl --strict on cmkit's own sources
+#   make sparse            a C=2 build; fails if sparse warns in a cmkit file
+#   make W=1               a build with the kernel's extra warnings, shown
+#   make warnings          a W=1 build that fails on any warning in a cmkit file
+#   make compile_commands.json   for clangd and friends (the tree's generator)
 
 PYTHON ?= python3
 TOP := $(CURDIR)
@@ -32,9 +27,28 @@ KDIR := /lib/modules/$(shell uname -r)/build
 endif
 MODDIR := $(TOP)/build/mod/$(TAG)
 
-.PHONY: all modules setup check test run shell kernels update-kernels fuzz clean
+.PHONY: all modules setup check test run shell kernels update-kernels fuzz clean help \
+	checkpatch sparse warnings compile_commands.json
 
 all: modules
+
+help:
+	@echo "make                      build cmkit.ko and cmkit_test.ko (KVER=6.12: against the cached test kernel)"
+	@echo "make modules              the same"
+	@echo "make setup                install the Debian packages cmkit needs"
+	@echo "make check                host checks only: headers, GoogleTest, fuzz replay, harness tests"
+	@echo "make test                 host checks + KUnit in a guest per kernel (KVERS=, SUITES=, DEBUG=0)"
+	@echo "make run                  boot the 6.12 test kernel and drive each handler (results in build/results/run/)"
+	@echo "make shell                a shell in the test guest (KVER=6.1)"
+	@echo "make kernels              build every test kernel up front (KVERS= narrows)"
+	@echo "make update-kernels       move kunit/kernels.pin to the archive's newest packages"
+	@echo "make fuzz                 run every libFuzzer target long (FUZZ_SECONDS each)"
+	@echo "make checkpatch           the tree's checkpatch.pl --strict --no-tree on cmkit's sources"
+	@echo "make sparse               C=2 build against the 6.12 test kernel; fails on sparse warnings in cmkit files"
+	@echo "make warnings             W=1 build against the 6.12 test kernel; fails on any warning in cmkit files"
+	@echo "make compile_commands.json  compile database via the tree's gen_compile_commands.py"
+	@echo "make clean                remove build/"
+	@echo "make help                 this list"
 
 modules:
 	@set -e; kdir='$(KDIR)'; \
@@ -77,3 +91,45 @@ fuzz: setup
 
 clean:
 	rm -rf build
+
+# ---- developer checks -------------------------------------------------------
+CHECK_KVER := $(or $(KVER),6.12)
+CHECK_MODDIR := $(TOP)/build/mod/$(CHECK_KVER)
+CMKIT_SOURCES = $(wildcard *.c *.h kunit/*.c kunit/*.h)
+# A warning line of the compiler or sparse about one of cmkit's own files
+# (they are symlinked into build/mod/<kver>/).
+CMKIT_WARNING = '^(\./)?(build/mod/[^/]+/|$(TOP)/build/mod/[^/]+/)?[A-Za-z_./]+\.[ch]:[0-9]+(:[0-9]+)?: (warning|error):'
+
+checkpatch:
+	@set -e; src=$$($(PYTHON) scripts/kernel.py source $(CHECK_KVER)); \
+	out=build/checkpatch.txt; mkdir -p build; \
+	perl $$src/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+		--ignore SPDX_LICENSE_TAG -f $(CMKIT_SOURCES) > $$out || true; \
+	grep -E '^[^ ]+:[0-9]+: (ERROR|WARNING|CHECK):' $$out > $$out.findings || true; \
+	n=$$(wc -l < $$out.findings); \
+	if [ "$$n" -gt 0 ]; then cat $$out.findings; echo "checkpatch: $$n finding(s) (list: $$out.findings)"; exit 1; fi; \
+	echo "checkpatch: clean ($(words $(CMKIT_SOURCES)) files)"
+
+sparse:
+	@set -e; mkdir -p build; log=build/sparse-$(CHECK_KVER).log; \
+	$(MAKE) --no-print-directory modules KVER=$(CHECK_KVER) C=2 > $$log 2>&1 || { cat $$log; exit 1; }; \
+	grep -E $(CMKIT_WARNING) $$log | sed 's|^$(CHECK_MODDIR)/||' > $$log.findings || true; \
+	n=$$(wc -l < $$log.findings); \
+	if [ "$$n" -gt 0 ]; then cat $$log.findings; echo "sparse: $$n warning(s) in cmkit files (log: $$log)"; exit 1; fi; \
+	echo "sparse: clean (log: $$log)"
+
+warnings:
+	@set -e; mkdir -p build; log=build/w1-$(CHECK_KVER).log; \
+	$(MAKE) --no-print-directory modules KVER=$(CHECK_KVER) W=1 > $$log 2>&1 || { cat $$log; exit 1; }; \
+	grep -E $(CMKIT_WARNING) $$log | sed 's|^$(CHECK_MODDIR)/||' > $$log.findings || true; \
+	n=$$(wc -l < $$log.findings); \
+	if [ "$$n" -gt 0 ]; then cat $$log.findings; echo "W=1: $$n warning(s) in cmkit files (log: $$log)"; exit 1; fi; \
+	echo "W=1: clean (log: $$log)"
+
+compile_commands.json:
+	@set -e; $(MAKE) --no-print-directory modules KVER=$(CHECK_KVER); \
+	src=$$($(PYTHON) scripts/kernel.py source $(CHECK_KVER)); \
+	kdir=$$($(PYTHON) scripts/kernel.py kdir $(CHECK_KVER)); \
+	$(PYTHON) $$src/scripts/clang-tools/gen_compile_commands.py -d $$kdir \
+		-o $(TOP)/compile_commands.json $(CHECK_MODDIR); \
+	echo "compile_commands.json: $$(grep -c '"file"' compile_commands.json) entries"

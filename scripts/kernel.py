@@ -5,9 +5,13 @@
     kernel.py build LEG       fetch + unpack + build if not cached; print the build dir
     kernel.py kdir LEG        like build, but print only the O= build dir (for make)
     kernel.py info LEG        print the cached build's facts as JSON (builds if needed)
+    kernel.py source LEG      like kdir, but print the kernel source tree
     kernel.py versions        list the default legs (make test's matrix)
     kernel.py legs            list every leg with its series and fragments
     kernel.py update          move the pins in kunit/kernels.pin to the archive's newest
+    kernel.py cache-key LEG   the key a CI cache of LEG's build goes by: the leg, its
+                              pinned package version and the options hash (as the
+                              cache directory is keyed)
 
 A leg is a kernel series of the matrix built with a list of config fragments:
 "6.1", "6.12" and "7.3" with kunit/cmkit.config, and "6.12-debug" with
@@ -573,8 +577,15 @@ def ensure(name):
     return kdir
 
 
+def cache_key(name):
+    """<leg>-<pinned version>-<options hash>: what names LEG's cached build."""
+    lg = leg(name)
+    pinned = read_pins().get(lg.series, (None, "unpinned"))[1]
+    return f"{lg.name}-{safe(pinned)}-{options_hash(lg)}"
+
+
 def main(argv):
-    cmds = ("build", "kdir", "info", "versions", "legs", "update")
+    cmds = ("build", "kdir", "source", "info", "versions", "legs", "update", "cache-key")
     if len(argv) < 2 or argv[1] not in cmds:
         print(__doc__, file=sys.stderr)
         return 2
@@ -594,13 +605,20 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     name = argv[2]
-    if argv[1] == "kdir":
+    if argv[1] == "cache-key":
+        print(cache_key(name))
+        return 0
+    if argv[1] in ("kdir", "source"):
         # Keep stdout clean for $(shell ...): progress goes to stderr.
         real = sys.stdout
         sys.stdout = sys.stderr
         kdir = ensure(name)
         sys.stdout = real
-        print(os.path.join(kdir, "build"))
+        if argv[1] == "source":
+            with open(os.path.join(kdir, "done.json")) as f:
+                print(json.load(f)["source"])
+        else:
+            print(os.path.join(kdir, "build"))
         return 0
     kdir = ensure(name)
     if argv[1] == "info":
