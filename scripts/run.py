@@ -131,7 +131,7 @@ class Boot:
         t0 = time.time()
         p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT)
-        seen = 0
+        seen, con_off, con_part = 0, 0, ""
         while True:
             try:
                 self.rc = p.wait(timeout=0.2)
@@ -147,6 +147,14 @@ class Boot:
                 for line in complete[seen:]:
                     live(line)
                 seen = max(seen, len(complete))
+                if hasattr(live, "console"):
+                    with open(self.console, "rb") as f:
+                        f.seek(con_off)
+                        chunk = f.read()
+                    con_off += len(chunk)
+                    *whole, con_part = (con_part + chunk.decode(errors="replace")).split("\n")
+                    for line in whole:
+                        live.console(line)
             if self.exited:
                 break
             if time.time() - t0 > timeout:
@@ -352,8 +360,9 @@ def summary_line(info, v, accel):
 
 
 class Live:
-    """make test's running commentary, from the status port as it comes:
-    each suite as it starts, each case result, each suite's totals."""
+    """make test's running commentary as the guest goes: each suite as it
+    starts (status port), each case's result (console, where KUnit prints it
+    as the case ends), each suite's totals and time (status port)."""
 
     def __init__(self, leg):
         self.leg, self.suite, self.counts = leg, None, [0, 0, 0]
@@ -374,16 +383,21 @@ class Live:
             print(f"  guest error: {line[len('CMKIT error '):]}", flush=True)
         elif line.startswith("CMKIT kmemleak "):
             print(f"  kmemleak found something after {words[2]} (see status.log)", flush=True)
-        elif self.suite:
-            m = re.match(r"^( +)(not ok|ok) \d+ (.*)$", line)
-            if not m or len(m.group(1)) not in (4, 8):
-                return
-            print(f"  {line[2:]}", flush=True)
-            param = len(m.group(1)) == 8
-            if param or not self.had_params:
-                i = 2 if "# SKIP" in line else (0 if m.group(2) == "ok" else 1)
-                self.counts[i] += 1
-            self.had_params = param
+
+    def console(self, raw):
+        """KUnit prints each result to the console as it ends: shown live."""
+        if not self.suite:
+            return
+        line = results.klog_message(raw)
+        m = re.match(r"^( +)(not ok|ok) \d+ (.*)$", line)
+        if not m or len(m.group(1)) not in (4, 8):
+            return
+        print(f"  {line[2:]}", flush=True)
+        param = len(m.group(1)) == 8
+        if param or not self.had_params:
+            i = 2 if "# SKIP" in line else (0 if m.group(2) == "ok" else 1)
+            self.counts[i] += 1
+        self.had_params = param
 
 
 def cmd_test(args):

@@ -81,6 +81,33 @@ class Workflow(unittest.TestCase):
             self.assertTrue(kernel.kernel_dir(lg, ver).endswith(key[len(name) + 1:]))
 
 
+class LiveOutput(unittest.TestCase):
+    def test_suites_cases_and_totals_as_they_come(self):
+        import contextlib
+        import io
+        live = run.Live("6.12")
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            live.console("[    5.1]     ok 1 before_any_suite")
+            live("CMKIT begin cmkit_smoke")
+            for line in ["[    5.3]         # Subtest: smoke_port_is_active",
+                         "[    5.4]         ok 1 rxe0",
+                         "[    5.5]         ok 2 siw0 # SKIP no RDMA device named siw0",
+                         "[    5.6]     ok 1 smoke_port_is_active",
+                         "[    5.7] cmkit_test: client: established",
+                         "[    5.8]     not ok 2 smoke_loopback"]:
+                live.console(line)
+            live("CMKIT end cmkit_smoke 0")
+            live("CMKIT time cmkit_smoke 21.5")
+        out = buf.getvalue()
+        self.assertNotIn("before_any_suite", out)
+        self.assertIn("--- 6.12: cmkit_smoke ---", out)
+        self.assertIn("      ok 2 siw0 # SKIP", out)
+        self.assertIn("cmkit_smoke: 1 passed, 1 failed, 1 skipped", out)
+        self.assertIn("cmkit_smoke: 21.5 s in the guest", out)
+        self.assertNotIn("established", out)
+
+
 class Accel(unittest.TestCase):
     def setUp(self):
         self.path = os.path.join(tempfile.mkdtemp(prefix="cmkit-accel-"), "a", "k.json")
