@@ -213,6 +213,7 @@ class GuestReport:
         self.kmemleak = []        # (where, report text)
         self.blocked = []         # (where, dump of blocked tasks)
         self.timeouts = []        # (step, suite, seconds)
+        self.modules = {}         # module -> address of its .text when loaded
         self.in_progress = None   # suite begun and never ended
         self.step = None          # the last "CMKIT rmmod ..." step announced
         self.lines = []           # every status line, in order
@@ -262,6 +263,8 @@ class GuestReport:
                 self.times[words[2]] = float(words[3])
             elif kind == "taint" and len(words) > 4:
                 self.taints.append((words[2], int(words[3]), int(words[4])))
+            elif kind == "module" and len(words) > 3 and re.match(r"0x[0-9a-f]+$", words[3]):
+                self.modules[words[2]] = int(words[3], 16)
             elif kind == "rmmod":
                 self.step = " ".join(words[1:])
             elif kind == "error":
@@ -626,13 +629,45 @@ def new_taint(before, after):
     return after & ~before & ~IGNORED_TAINT
 
 
-_KML_FRAME = re.compile(r"^\s+(?:\[<[0-9a-f]+>\] )?(\S+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\S+\])?)")
+_KML_FRAME = re.compile(r"^\s+(?:\[<[0-9a-f]+>\] )?(\S+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\S+\])?|"
+                        r"0x[0-9a-f]{8,})\s*$")
 _KML_SKIP = re.compile(r"^(kmemleak_|__kmalloc|kmalloc|__kmem_cache|kmem_cache_alloc|"
                        r"slab_post_alloc|__slab_alloc|kvmalloc|__kvmalloc|krealloc|"
                        r"__do_kmalloc|kzalloc|__alloc_pages|alloc_pages|kasan_)")
 
 
-def kmemleak_objects(text):
+def text_symbols(objdump_t):
+    """[(start, size, name)] of the .text functions in `objdump -t` of a .ko."""
+    syms = []
+    for line in objdump_t.splitlines():
+        m = re.match(r"^([0-9a-f]+) .* F \.text\s+([0-9a-f]+) (\S+)$", line)
+        if m:
+            syms.append((int(m.group(1), 16), int(m.group(2), 16), m.group(3)))
+    return syms
+
+
+def symbolize(frame, modules, symtabs):
+    """A raw address in a backtrace as <function>+<off>/<size> [<module>].
+
+    kmemleak prints a frame of a module that has been unloaded (the guest
+    scans after rmmod) as a bare address; @modules maps each module to the
+    address its .text was loaded at (CMKIT module lines), @symtabs each to
+    its text_symbols()."""
+    if not frame.startswith("0x") or not modules:
+        return frame
+    addr = int(frame, 16)
+    below = [(base, mod) for mod, base in modules.items() if base <= addr]
+    if not below:
+        return frame
+    base, mod = max(below)
+    off = addr - base
+    for start, size, name in symtabs.get(mod, []):
+        if start <= off < start + size:
+            return f"{name}+{off - start:#x}/{size:#x} [{mod}]"
+    return f"{mod}+{off:#x} (.text)" if off < (16 << 20) else frame
+
+
+def kmemleak_objects(text, modules=None, symtabs=None):
     """[(size, comm, [frames])] of a kmemleak report; allocator frames dropped."""
     objs = []
     for entry in re.split(r"(?m)^(?=unreferenced object )", text):
@@ -645,7 +680,7 @@ def kmemleak_objects(text):
         for line in after.splitlines()[1:]:
             f = _KML_FRAME.match(line)
             if f and not _KML_SKIP.match(f.group(1)):
-                frames.append(f.group(1))
+                frames.append(symbolize(f.group(1), modules or {}, symtabs or {}))
         objs.append((int(m.group(1)), comm.group(1) if comm else "?", frames))
     return objs
 
@@ -655,8 +690,8 @@ def where_text(where):
     return "unloading cmkit.ko" if where == "cmkit.ko" else f"suite {where}"
 
 
-def kmemleak_problem(where, text):
-    objs = kmemleak_objects(text)
+def kmemleak_problem(where, text, modules=None, symtabs=None):
+    objs = kmemleak_objects(text, modules, symtabs)
     where = where_text(where)
     if not objs:
         return f"kmemleak after {where}: {text.strip().splitlines()[0][:200]}"
@@ -820,7 +855,7 @@ class Verdict:
 
 def judge(report, console_text, kunit_rc, counts, hung, powered_off, leaves=None,
           leg=None, expectations=None, patterns="*", package=None, version=None,
-          lost=None):
+          lost=None, symtabs=None):
     """Everything that fails a kernel's run, as a Verdict."""
     v = Verdict()
     v.report = report
@@ -881,7 +916,7 @@ def judge(report, console_text, kunit_rc, counts, hung, powered_off, leaves=None
             v.add("taint", f"{where_text(where_)} tainted the kernel: {taint_letters(bits)} "
                            f"({before} -> {after})")
     for where_, text in report.kmemleak:
-        v.add("kmemleak", kmemleak_problem(where_, text))
+        v.add("kmemleak", kmemleak_problem(where_, text, report.modules, symtabs))
     if expectations is not None and leg is not None:
         probs, notes = check_expected(v.leaves, lost or {}, expectations, leg, report,
                                       patterns)
@@ -915,7 +950,8 @@ def explained_by_known_issue(v, console_text, package, version):
 
 
 def analyse(status_text, console_text, kunit_py, outdir, hung=False, powered_off=True,
-            leg=None, patterns="*", expectations=None, package=None, version=None):
+            leg=None, patterns="*", expectations=None, package=None, version=None,
+            symtabs=None):
     """Judge one boot from its texts; write kunit.ktap/json/txt under @outdir.
 
     Returns the Verdict (with .parsed, kunit.py's report).  Used by run.py
@@ -940,7 +976,7 @@ def analyse(status_text, console_text, kunit_py, outdir, hung=False, powered_off
         n_lost = lost_param_skips(ktap)
         counts = (counts[0] - n_lost, counts[1], counts[2] + n_lost)
     v = judge(report, console_text, rc, counts, hung, powered_off, leaves, leg,
-              expectations, patterns, package, version, lost)
+              expectations, patterns, package, version, lost, symtabs)
     if have_json:
         mine = leaf_counts(v.leaves)
         unresolved = sum(lost.values()) - sum(1 for l in v.leaves if l.assumed)

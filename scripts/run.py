@@ -282,6 +282,18 @@ def guest_append(info, mode, suites):
     return " ".join(e for e in extra if e)
 
 
+def module_symbols(info):
+    """{module: text_symbols} of the leg's cmkit.ko and cmkit_test.ko, to name
+    the frames of an unloaded module in a kmemleak backtrace."""
+    syms = {}
+    for mod in ("cmkit", "cmkit_test"):
+        ko = os.path.join(BUILD, "mod", info.get("leg", info["kver"]), f"{mod}.ko")
+        r = subprocess.run(["objdump", "-t", ko], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        syms[mod] = results.text_symbols(r.stdout)
+    return syms
+
+
 def boot_and_judge(info, initrd, accel, out, append, live, suites="*"):
     """One boot: its results written under @out, judged."""
     shutil.rmtree(out, ignore_errors=True)
@@ -297,7 +309,7 @@ def boot_and_judge(info, initrd, accel, out, append, live, suites="*"):
     verdict = results.analyse(status, console, kunit_py, out, boot.hung, boot.exited,
                               leg=info.get("leg", info["kver"]), patterns=suites,
                               expectations=expectations, package=info.get("package"),
-                              version=info.get("version"))
+                              version=info.get("version"), symtabs=module_symbols(info))
     verdict.boot_seconds = boot.boot_seconds
     verdict.parse_seconds = time.time() - t0
     verdict.guest_seconds = boot.seconds

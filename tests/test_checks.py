@@ -191,6 +191,23 @@ class Leaks(Base):
                              "smoke_loopback+0x1c/0x2a0 [cmkit_test] <- kunit_try_run_case")
         self.assertFalse(any("__kmalloc" in p for p in v.problems), v.problems)
 
+    def test_a_frame_of_an_unloaded_module_is_named(self):
+        raw = KMEMLEAK.replace("    smoke_loopback+0x1c/0x2a0 [cmkit_test]\n",
+                               "    0xffffffffa004a0eb\n")
+        status = status_log([("cmkit_smoke", SMOKE)], extra=[
+            "CMKIT module cmkit_test 0xffffffffa0048000",
+            "CMKIT kmemleak cmkit_smoke", raw.rstrip("\n"), "CMKIT kmemleak-end cmkit_smoke"])
+        objdump = ("0000000000000000 l     F .text\t0000000000000020 cmkit_res_init\n"
+                   "0000000000001ffa l     F .text\t000000000000027a smoke_port_is_active\n")
+        syms = {"cmkit_test": results.text_symbols(objdump)}
+        report = results.GuestReport(status)
+        problem = results.kmemleak_problem("cmkit_smoke", report.kmemleak[0][1],
+                                           report.modules, syms)
+        self.assertIn("smoke_port_is_active+0xf1/0x27a [cmkit_test] <- kunit_try_run_case",
+                      problem)
+        self.assertIn("0xffffffffa004a0eb", results.kmemleak_problem(
+            "cmkit_smoke", report.kmemleak[0][1]))
+
     def test_kmemleak_after_cmkit_unload_is_named(self):
         status = status_log([("cmkit_smoke", SMOKE)], extra=[
             "CMKIT kmemleak cmkit.ko", KMEMLEAK.rstrip("\n"), "CMKIT kmemleak-end cmkit.ko"])
