@@ -381,12 +381,16 @@ class Live:
     def __init__(self, leg):
         self.leg, self.suite, self.counts = leg, None, [0, 0, 0]
         self.had_params, self.block = False, []
+        self.shown = None         # the suite whose results the console is printing
+        self.last = None          # the last suite a header was printed for
 
     def __call__(self, line):
         words = line.split()
         if line.startswith("CMKIT begin "):
-            self.suite, self.counts, self.block = words[2], [0, 0, 0], []
-            print(f"--- {self.leg}: {self.suite} ---", flush=True)
+            if self.last != words[2]:
+                self.last = words[2]
+                print(f"--- {self.leg}: {words[2]} ---", flush=True)
+            self.suite, self.block = words[2], []
         elif line.startswith("CMKIT end ") and self.suite:
             # The suite's own KTAP (debugfs) has every result, even those the
             # console had not shown yet.
@@ -408,10 +412,22 @@ class Live:
             print(f"  kmemleak found something after {words[2]} (see status.log)", flush=True)
 
     def console(self, raw):
-        """KUnit prints each result to the console as it ends: shown live."""
-        if not self.suite:
-            return
+        """KUnit prints each result to the console as it ends: shown live.
+        The console is read before the status port, so it says itself which
+        suite its lines belong to."""
         line = results.klog_message(raw)
+        sub = re.match(r"^    # Subtest: (\S+)$", line)
+        if sub:
+            self.shown, self.counts, self.had_params = sub.group(1), [0, 0, 0], False
+            if self.last != self.shown:
+                self.last = self.shown
+                print(f"--- {self.leg}: {self.shown} ---", flush=True)
+            return
+        if re.match(r"^(not ok|ok) \d+ ", line):
+            self.shown = None       # the suite's own result: it ended
+            return
+        if not self.shown:
+            return
         m = re.match(r"^( +)(not ok|ok) \d+ (.*)$", line)
         if not m or len(m.group(1)) not in (4, 8):
             return
