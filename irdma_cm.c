@@ -176,6 +176,8 @@ void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
 	/* Socket work may still post; events may still drop references. */
 	drain_workqueue(cm_core->sock_wq);
 	drain_workqueue(cm_core->event_wq);
+	if (!irdma_cm_core_empty(cm_core))
+		irdma_cm_hook(cm_core, IRDMA_HOOK_CLEANUP_WAITS, NULL);
 	while (!wait_event_timeout(cm_core->wait, irdma_cm_core_empty(cm_core),
 				   30 * HZ))
 		pr_warn("cleanup: waiting for connections still referenced (%d made, %d freed)\n",
@@ -285,6 +287,7 @@ void irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node)
 	spin_lock(&cm_core->ht_lock);
 	list_del(&cm_node->list);
 	spin_unlock(&cm_core->ht_lock);
+	irdma_cm_hook(cm_core, IRDMA_HOOK_NODE_UNLISTED, cm_node);
 	irdma_destroy_connection(cm_node);
 }
 EXPORT_SYMBOL_IF_KUNIT(irdma_rem_ref_cm_node);
@@ -462,6 +465,7 @@ static void irdma_cm_event_closed(struct irdma_cm_node *cm_node,
 	switch (cm_node->ul_state) {
 	case IRDMA_CM_UL_CONN_SENT:
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
+		irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_LAST_UPCALL, cm_node);
 		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CONNECT_REPLY,
 				    reply_status);
 		irdma_cm_node_put_base(cm_node);
@@ -470,6 +474,7 @@ static void irdma_cm_event_closed(struct irdma_cm_node *cm_node,
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
 		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_DISCONNECT,
 				    disconn_status);
+		irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_LAST_UPCALL, cm_node);
 		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CLOSE, 0);
 		irdma_cm_node_put_base(cm_node);
 		break;

@@ -81,6 +81,21 @@ enum {
 	IRDMA_CM_NODE_UNLISTENED,	/* its listener's destroy has dealt with it */
 };
 
+/*
+ * Points where a test may stop the core to pin the order of a race (KUnit
+ * only: irdma_cm_core->test_hook; compiled out without CONFIG_KUNIT).
+ */
+enum irdma_cm_hook {
+	IRDMA_HOOK_CONNECT_NODE_MADE,	/* connect: node made, no socket yet */
+	IRDMA_HOOK_CONNECT_ISSUED,	/* connect: TCP connect issued, node unlocked */
+	IRDMA_HOOK_LISTEN_READY,	/* create_listen: socket listening, not published */
+	IRDMA_HOOK_LISTEN_PUBLISHED,	/* create_listen: published */
+	IRDMA_HOOK_NODE_UNLISTED,	/* last reference gone, node not yet destroyed */
+	IRDMA_HOOK_CLEANUP_WAITS,	/* cleanup must wait for live objects */
+	IRDMA_HOOK_LAST_UPCALL,		/* the handler is about to make a last upcall */
+	IRDMA_HOOK_API_NODE_HELD,	/* close/accept/reject hold the node, unlocked */
+};
+
 struct dentry;
 struct irdma_cm_core;
 struct irdma_cm_listener;
@@ -252,6 +267,8 @@ struct irdma_cm_stats {
  * @ird: IRD a connect advertises when its parameters ask for none
  * @wait: woken when a node is made, and when a node or listener is freed
  * @stats: counters
+ * @test_hook: KUnit only: called at each enum irdma_cm_hook point
+ * @test_data: KUnit only: for @test_hook
  */
 struct irdma_cm_core {
 	struct workqueue_struct *event_wq;
@@ -263,7 +280,25 @@ struct irdma_cm_core {
 	u8 mpa_version;
 	wait_queue_head_t wait;
 	struct irdma_cm_stats stats;
+#if IS_ENABLED(CONFIG_KUNIT)
+	void (*test_hook)(struct irdma_cm_core *cm_core, enum irdma_cm_hook where,
+			  void *arg);
+	void *test_data;
+#endif
 };
+
+/* Let a test stop here (KUnit only). */
+static inline void irdma_cm_hook(struct irdma_cm_core *cm_core,
+				 enum irdma_cm_hook where, void *arg)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	void (*hook)(struct irdma_cm_core *, enum irdma_cm_hook, void *);
+
+	hook = READ_ONCE(cm_core->test_hook);
+	if (unlikely(hook))
+		hook(cm_core, where, arg);
+#endif
+}
 
 /* irdma_cm.c: core, nodes, events, upcalls */
 int irdma_setup_cm_core(struct irdma_cm_core *cm_core);

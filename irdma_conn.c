@@ -550,6 +550,7 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	cm_node = irdma_make_cm_node(cm_core, cm_id, &info);
 	if (!cm_node)
 		return -ENOMEM;
+	irdma_cm_hook(cm_core, IRDMA_HOOK_CONNECT_NODE_MADE, cm_node);
 	irdma_add_ref_cm_node(cm_node);	/* ours, until we are done with it */
 	cm_node->ird_size = min_t(u32, conn_param->ird, CMKIT_MPA_V2_IRD_ORD_MASK);
 	cm_node->ord_size = min_t(u32, conn_param->ord, CMKIT_MPA_V2_IRD_ORD_MASK);
@@ -594,6 +595,7 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 		cm_node->rem_port, cm_node->mpa_rev);
 	irdma_cm_queue_sock_work(cm_node);
 	mutex_unlock(&cm_node->lock);
+	irdma_cm_hook(cm_core, IRDMA_HOOK_CONNECT_ISSUED, cm_node);
 	irdma_rem_ref_cm_node(cm_node);
 	return 0;
 
@@ -628,6 +630,7 @@ int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_par
 		return -EINVAL;
 	/* The handler may end the connection before we are done with it. */
 	irdma_add_ref_cm_node(cm_node);
+	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_API_NODE_HELD, cm_node);
 	mutex_lock(&cm_node->lock);
 	if (cm_node->state != IRDMA_CM_STATE_MPAREQ_RCVD || !cm_node->sock) {
 		rc = -ECONNRESET;
@@ -701,6 +704,7 @@ int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 		pdata_len = 0;
 		rc = -EINVAL;
 	}
+	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_API_NODE_HELD, cm_node);
 	mutex_lock(&cm_node->lock);
 	if (cm_node->state == IRDMA_CM_STATE_MPAREQ_RCVD && cm_node->sock) {
 		if (irdma_cm_send_mpa(cm_node, true, pdata, pdata_len) == 0)
@@ -740,6 +744,7 @@ int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 		return -EINVAL;
 	/* A RESET posted here may free the node before we unlock. */
 	irdma_add_ref_cm_node(cm_node);
+	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_API_NODE_HELD, cm_node);
 	mutex_lock(&cm_node->lock);
 	/* A reset may also end our orderly close. */
 	up = cm_node->state == IRDMA_CM_STATE_OFFLOADED ||

@@ -169,6 +169,7 @@ int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm
 	if (rc)
 		goto out_release;
 
+	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_READY, listener);
 	spin_lock(&cm_core->ht_lock);
 	if (cm_core->dying) {
 		spin_unlock(&cm_core->ht_lock);
@@ -178,6 +179,7 @@ int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm
 	listener->listening = true;
 	list_add_tail(&listener->list, &cm_core->listeners);
 	spin_unlock(&cm_core->ht_lock);
+	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_PUBLISHED, cm_id);
 	cm_id->add_ref(cm_id);
 	cm_id->provider_data = listener;
 	write_lock_bh(&sk->sk_callback_lock);
