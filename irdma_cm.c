@@ -13,6 +13,12 @@
  * whatever the socket does meanwhile: one CONNECT_REPLY per connect,
  * ESTABLISHED only after an accept, DISCONNECT then CLOSE, once, and
  * nothing after CLOSE.
+ *
+ * cm_id->provider_data names a connection's node from a connect (or, set by
+ * the consumer, from a CONNECT_REQUEST) until its last upcall or answer,
+ * and is read and cleared only under irdma_cm_id_lock: the consumer API
+ * takes its node reference there, so a close racing the last upcall either
+ * holds the node or finds the id empty (-EINVAL), never a freed node.
  */
 #define pr_fmt(fmt) "cmkit: irdma: " fmt
 
@@ -30,6 +36,99 @@
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_irdma_create_event);
 
 static struct irdma_cm_core cmkit_irdma_core;
+
+/* Orders the consumer API's reads of cm_id->provider_data with its clearing. */
+DEFINE_SPINLOCK(irdma_cm_id_lock);
+
+static const char * const irdma_fault_steps[] = {
+	[IRDMA_FAULT_EVENT_WQ] = "event_wq_alloc",
+	[IRDMA_FAULT_SOCK_WQ] = "sock_wq_alloc",
+	[IRDMA_FAULT_NODE_ALLOC] = "node_alloc",
+	[IRDMA_FAULT_EVENT_ALLOC] = "event_alloc",
+	[IRDMA_FAULT_LISTENER_ALLOC] = "listener_alloc",
+	[IRDMA_FAULT_SOCK_CREATE] = "sock_create",
+	[IRDMA_FAULT_BIND] = "bind",
+	[IRDMA_FAULT_CONNECT] = "connect",
+	[IRDMA_FAULT_LISTEN] = "listen",
+	[IRDMA_FAULT_ACCEPT] = "accept",
+	[IRDMA_FAULT_MPA_ALLOC] = "mpa_alloc",
+	[IRDMA_FAULT_SENDMSG] = "sendmsg",
+};
+
+/* The fault points of connect, listen and accept, on the kernel's framework. */
+struct cmkit_fault irdma_fault_points = CMKIT_FAULT_INIT("irdma", irdma_fault_steps);
+EXPORT_SYMBOL_IF_KUNIT(irdma_fault_points);
+
+/**
+ * irdma_fault - should this step fail now?
+ * @step: the step about to run
+ *
+ * Armed from cmkit/irdma/fail_steps or by a test (cmkit_fault_arm()).
+ *
+ * Return: true if the caller must fail the step with the errno its real
+ * failure would give (see enum irdma_fault).
+ */
+bool irdma_fault(enum irdma_fault step)
+{
+	if (!cmkit_should_fail(&irdma_fault_points, step))
+		return false;
+	trace_cmkit_irdma_fault(step);
+	return true;
+}
+
+/**
+ * irdma_cm_id_get_node - the node a consumer's id names, with a reference
+ * @cm_id: an id given to the consumer API
+ *
+ * Return: the node, referenced, or NULL when the id names none (its
+ * connection ended, or it never had one).
+ */
+struct irdma_cm_node *irdma_cm_id_get_node(struct iw_cm_id *cm_id)
+{
+	struct irdma_cm_node *cm_node;
+
+	spin_lock(&irdma_cm_id_lock);
+	cm_node = cm_id->provider_data;
+	if (cm_node && !refcount_inc_not_zero(&cm_node->refcnt))
+		cm_node = NULL;
+	spin_unlock(&irdma_cm_id_lock);
+	return cm_node;
+}
+
+/**
+ * irdma_cm_id_publish - have an id name a node or listener
+ * @cm_id: the id
+ * @obj: the node or listener
+ */
+void irdma_cm_id_publish(struct iw_cm_id *cm_id, void *obj)
+{
+	spin_lock(&irdma_cm_id_lock);
+	cm_id->provider_data = obj;
+	spin_unlock(&irdma_cm_id_lock);
+}
+
+/**
+ * irdma_cm_id_clear - have an id name nothing, if it still names @obj
+ * @cm_id: the id
+ * @obj: the node or listener it may name
+ */
+void irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj)
+{
+	spin_lock(&irdma_cm_id_lock);
+	if (cm_id->provider_data == obj)
+		cm_id->provider_data = NULL;
+	spin_unlock(&irdma_cm_id_lock);
+}
+
+/**
+ * irdma_cm_core_put - a node or listener of a core is gone
+ * @cm_core: the core; not touched after the last one (cleanup may return)
+ */
+void irdma_cm_core_put(struct irdma_cm_core *cm_core)
+{
+	if (atomic_dec_and_test(&cm_core->live))
+		wake_up_var(&cm_core->live);
+}
 
 /**
  * cmkit_irdma_cm_core - the core of cmkit's one virtual irdma device
@@ -107,12 +206,15 @@ int irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 	INIT_LIST_HEAD(&cm_core->listeners);
 	init_waitqueue_head(&cm_core->wait);
 	cm_core->mpa_version = CMKIT_MPA_REV2;
-	cm_core->event_wq = alloc_ordered_workqueue("cmkit-iwarp-event-wq", 0);
+	if (!irdma_fault(IRDMA_FAULT_EVENT_WQ))
+		cm_core->event_wq = alloc_ordered_workqueue("cmkit-iwarp-event-wq", 0);
 	if (!cm_core->event_wq)
 		return -ENOMEM;
-	cm_core->sock_wq = alloc_workqueue("cmkit-iwarp-sock-wq", WQ_UNBOUND, 0);
+	if (!irdma_fault(IRDMA_FAULT_SOCK_WQ))
+		cm_core->sock_wq = alloc_workqueue("cmkit-iwarp-sock-wq", WQ_UNBOUND, 0);
 	if (!cm_core->sock_wq) {
 		destroy_workqueue(cm_core->event_wq);
+		cm_core->event_wq = NULL;
 		return -ENOMEM;
 	}
 	return 0;
@@ -137,16 +239,6 @@ static struct irdma_cm_node *irdma_cm_next_unreaped(struct irdma_cm_core *cm_cor
 	return found;
 }
 
-static bool irdma_cm_core_empty(struct irdma_cm_core *cm_core)
-{
-	bool empty;
-
-	spin_lock(&cm_core->ht_lock);
-	empty = list_empty(&cm_core->nodes) && list_empty(&cm_core->listeners);
-	spin_unlock(&cm_core->ht_lock);
-	return empty;
-}
-
 /**
  * irdma_cleanup_cm_core - tear down every listener and connection of a core
  * @cm_core: a core set up by irdma_setup_cm_core()
@@ -154,9 +246,12 @@ static bool irdma_cm_core_empty(struct irdma_cm_core *cm_core)
  * Listeners stop; every live connection is reset and its upper layer gets
  * its last upcall (CONNECT_REPLY(-ECONNRESET) for a connect still waiting,
  * DISCONNECT(-ECONNRESET) and CLOSE for an established one); the upcalls
- * are delivered before this returns, and every node and listener is freed.
- * A CONNECT_REQUEST must have been answered (accept or reject) first: the
- * node of an unanswered one lives until then, and this waits for it.
+ * are delivered before this returns, and every node and listener is freed,
+ * including one still being made (its connect or listen then fails with
+ * -ENODEV) and one whose last reference is being dropped meanwhile.  A
+ * CONNECT_REQUEST must have been answered (accept or reject) first: the node
+ * of an unanswered one lives until then, and this waits for it; after
+ * CMKIT_TEARDOWN_WAIT a live object is reported as a leak ("cmkit: LEAK:").
  *
  * Context: process context; sleeps.
  */
@@ -173,16 +268,18 @@ void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
 		irdma_cm_node_abort(cm_node);
 		irdma_rem_ref_cm_node(cm_node);
 	}
-	/* Socket work may still post; events may still drop references. */
-	drain_workqueue(cm_core->sock_wq);
-	drain_workqueue(cm_core->event_wq);
-	if (!irdma_cm_core_empty(cm_core))
+	/*
+	 * Events still queued, socket work, a consumer's call in progress, an
+	 * object being made or destroyed: each holds what it works on, so
+	 * once none is live, no work can be queued any more.
+	 */
+	if (atomic_read(&cm_core->live))
 		irdma_cm_hook(cm_core, IRDMA_HOOK_CLEANUP_WAITS, NULL);
-	while (!wait_event_timeout(cm_core->wait, irdma_cm_core_empty(cm_core),
-				   30 * HZ))
-		pr_warn("cleanup: waiting for connections still referenced (%d made, %d freed)\n",
-			atomic_read(&cm_core->stats.nodes_made),
-			atomic_read(&cm_core->stats.nodes_freed));
+	cmkit_wait_released(&cm_core->live, !atomic_read(&cm_core->live),
+			    "irdma: %d connections and listeners still alive at cleanup (%d nodes made, %d freed)\n",
+			    atomic_read(&cm_core->live),
+			    atomic_read(&cm_core->stats.nodes_made),
+			    atomic_read(&cm_core->stats.nodes_freed));
 	destroy_workqueue(cm_core->sock_wq);
 	destroy_workqueue(cm_core->event_wq);
 	cm_core->sock_wq = NULL;
@@ -200,7 +297,8 @@ EXPORT_SYMBOL_IF_KUNIT(irdma_cleanup_cm_core);
  * drops (irdma_cm_node_put_base()).  No reference on @cm_id is taken here.
  *
  * Context: process context.
- * Return: the node, or NULL when memory is short or @cm_core is going away.
+ * Return: the node, or ERR_PTR(-ENOMEM) when memory is short, or
+ * ERR_PTR(-ENODEV) when @cm_core is going away.
  */
 struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 					 struct iw_cm_id *cm_id,
@@ -208,13 +306,15 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 {
 	struct irdma_cm_node *cm_node;
 
+	if (irdma_fault(IRDMA_FAULT_NODE_ALLOC))
+		return ERR_PTR(-ENOMEM);
 	cm_node = kzalloc_obj(*cm_node, GFP_KERNEL);
 	if (!cm_node)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	cm_node->spare_event = kzalloc_obj(*cm_node->spare_event, GFP_KERNEL);
 	if (!cm_node->spare_event) {
 		kfree(cm_node);
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	}
 	cm_node->cm_core = cm_core;
 	cm_node->cm_id = cm_id;
@@ -232,9 +332,10 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 		spin_unlock(&cm_core->ht_lock);
 		kfree(cm_node->spare_event);
 		kfree(cm_node);
-		return NULL;
+		return ERR_PTR(-ENODEV);
 	}
 	list_add_tail(&cm_node->list, &cm_core->nodes);
+	atomic_inc(&cm_core->live);
 	spin_unlock(&cm_core->ht_lock);
 	cm_node->id = atomic_inc_return(&cm_core->stats.nodes_made);
 	wake_up_all(&cm_core->wait);	/* for tests that wait for a peer's node */
@@ -266,6 +367,7 @@ static void irdma_destroy_connection(struct irdma_cm_node *cm_node)
 	kfree(cm_node);
 	atomic_inc(&cm_core->stats.nodes_freed);
 	wake_up_all(&cm_core->wait);
+	irdma_cm_core_put(cm_core);	/* last: cleanup may return now */
 }
 
 /**
@@ -313,6 +415,26 @@ static bool irdma_cm_event_ends_connection(enum irdma_cm_event_type type)
 }
 
 /**
+ * irdma_cm_alloc_event - allocate an event, to queue later
+ *
+ * For a caller that must know it can post an event before it acts (an
+ * accept allocates its ESTABLISHED before its reply goes out).
+ *
+ * Context: process context.
+ * Return: the event, or NULL.
+ */
+struct irdma_cm_event *irdma_cm_alloc_event(void)
+{
+	struct irdma_cm_event *event;
+
+	might_sleep();
+	if (irdma_fault(IRDMA_FAULT_EVENT_ALLOC))
+		return NULL;
+	return kzalloc_obj(*event, GFP_KERNEL);
+}
+EXPORT_SYMBOL_IF_KUNIT(irdma_cm_alloc_event);
+
+/**
  * irdma_create_event - make an event for a node and post it
  * @cm_node: the node, which must have an upper layer (cm_id)
  * @type: what happened
@@ -330,18 +452,31 @@ struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
 {
 	struct irdma_cm_event *event;
 
-	might_sleep();
 	if (!cm_node->cm_id)
 		return NULL;
-	event = kzalloc_obj(*event, GFP_KERNEL);
+	event = irdma_cm_alloc_event();
 	if (!event && irdma_cm_event_ends_connection(type))
 		event = xchg(&cm_node->spare_event, NULL);
 	if (!event) {
-		pr_warn("no memory for a %s event of %pI4h:%u\n",
-			irdma_cm_event_name(type), &cm_node->rem_addr,
-			cm_node->rem_port);
+		pr_warn_ratelimited("no memory for a %s event of %pI4h:%u\n",
+				    irdma_cm_event_name(type), &cm_node->rem_addr,
+				    cm_node->rem_port);
 		return NULL;
 	}
+	irdma_cm_queue_event(cm_node, event, type);
+	return event;
+}
+EXPORT_SYMBOL_IF_KUNIT(irdma_create_event);
+
+/**
+ * irdma_cm_queue_event - fill an allocated event and post it
+ * @cm_node: the node, which must have an upper layer (cm_id)
+ * @event: from irdma_cm_alloc_event(); the handler frees it
+ * @type: what happened
+ */
+void irdma_cm_queue_event(struct irdma_cm_node *cm_node, struct irdma_cm_event *event,
+			  enum irdma_cm_event_type type)
+{
 	event->type = type;
 	event->cm_node = cm_node;
 	event->cm_info.cm_id = cm_node->cm_id;
@@ -350,9 +485,7 @@ struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
 	event->cm_info.loc_port = cm_node->loc_port;
 	event->cm_info.rem_port = cm_node->rem_port;
 	irdma_cm_post_event(event);
-	return event;
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_create_event);
 
 /**
  * irdma_cm_post_event - queue an event for the handler
@@ -440,22 +573,19 @@ int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
 	case IW_CM_EVENT_CLOSE:
 		break;
 	default:
-		pr_debug("no upcall for iw_cm event %d\n", type);
 		return -EINVAL;
 	}
 	trace_cmkit_irdma_send_cm_event(cm_node, type, status);
 	atomic_inc(&cm_node->cm_core->stats.upcalls);
-	if (cm_node->sock || cm_node->rem_port)
-		pr_info("%pI4h:%u -> %pI4h:%u: %s (status %d)\n",
-			&cm_node->loc_addr, cm_node->loc_port, &cm_node->rem_addr,
-			cm_node->rem_port, irdma_iw_event_name(type), status);
 	return cm_id->event_handler(cm_id, &event);
 }
 EXPORT_SYMBOL_IF_KUNIT(irdma_send_cm_event);
 
 /*
  * The connection is over: tell the upper layer what its state calls for,
- * and drop the base reference if a last upcall was made.
+ * and drop the base reference.  Before the last upcall the id stops naming
+ * the node, so a consumer call racing it finds no node (-EINVAL) or holds
+ * its own reference.
  */
 static void irdma_cm_event_closed(struct irdma_cm_node *cm_node,
 				  int reply_status, int disconn_status)
@@ -465,32 +595,45 @@ static void irdma_cm_event_closed(struct irdma_cm_node *cm_node,
 	switch (cm_node->ul_state) {
 	case IRDMA_CM_UL_CONN_SENT:
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
+		irdma_cm_id_clear(cm_id, cm_node);
 		irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_LAST_UPCALL, cm_node);
 		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CONNECT_REPLY,
 				    reply_status);
-		irdma_cm_node_put_base(cm_node);
 		break;
 	case IRDMA_CM_UL_ESTABLISHED:
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
 		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_DISCONNECT,
 				    disconn_status);
+		irdma_cm_id_clear(cm_id, cm_node);
 		irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_LAST_UPCALL, cm_node);
 		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CLOSE, 0);
-		irdma_cm_node_put_base(cm_node);
+		break;
+	case IRDMA_CM_UL_CLOSED:
+		/* An end after the last upcall: nothing more to say. */
 		break;
 	default:
-		/* Never connected from the upper layer's view: nothing to say. */
-		pr_debug("end of %pI4h:%u in upper-layer state %d: no upcall\n",
-			 &cm_node->rem_addr, cm_node->rem_port, cm_node->ul_state);
+		/* No producer ends a connection its upper layer was not told of. */
+		WARN_ONCE(1, "cmkit: irdma: end of node %u in upper-layer state %d\n",
+			  cm_node->id, cm_node->ul_state);
+		if (cm_node->ul_state == IRDMA_CM_UL_REQ_INDICATED)
+			return;	/* the consumer's answer holds the node */
+		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
 		break;
 	}
+	irdma_cm_node_put_base(cm_node);
 }
 
+/*
+ * A request for the upper layer.  As iw_cm's contract has it, a non-zero
+ * answer does not consume the request: the consumer still answers it, with
+ * a reject (iw_cm's cm_conn_req_handler() calls iw_cm_reject() on the child),
+ * so the node waits for that answer and the peer gets an MPA reject.
+ */
 static void irdma_cm_event_mpa_req(struct irdma_cm_node *cm_node)
 {
 	struct irdma_cm_listener *listener = cm_node->listener;
 	struct irdma_cm_core *cm_core = cm_node->cm_core;
-	bool listening = false;
+	bool listening = true;
 	int rc;
 
 	if (cm_node->ul_state != IRDMA_CM_UL_NONE)
@@ -498,21 +641,25 @@ static void irdma_cm_event_mpa_req(struct irdma_cm_node *cm_node)
 	if (listener) {
 		spin_lock(&cm_core->ht_lock);
 		listening = listener->listening;
+		if (listening)
+			atomic_inc(&listener->indicating);
 		spin_unlock(&cm_core->ht_lock);
 	}
-	if (!listener || listening) {
-		cm_node->ul_state = IRDMA_CM_UL_REQ_INDICATED;
-		rc = irdma_send_cm_event(cm_node, cm_node->cm_id,
-					 IW_CM_EVENT_CONNECT_REQUEST, 0);
-		if (!rc)
-			return;
-		/* Like iw_cm: a refused indication rejects the request. */
-		pr_info("upper layer refused the request of %pI4h:%u: %d\n",
-			&cm_node->rem_addr, cm_node->rem_port, rc);
+	if (!listening) {
+		/* Its listener is being destroyed: refuse, as iw_cm does. */
+		trace_cmkit_irdma_indicate(cm_node, -ENOENT);
+		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
+		set_bit(IRDMA_CM_NODE_ANSWERED, &cm_node->flags);
+		irdma_cm_node_reject(cm_node, NULL, 0);
+		irdma_cm_node_put_base(cm_node);
+		return;
 	}
-	cm_node->ul_state = IRDMA_CM_UL_CLOSED;
-	irdma_cm_node_abort(cm_node);
-	irdma_cm_node_put_base(cm_node);
+	cm_node->ul_state = IRDMA_CM_UL_REQ_INDICATED;
+	rc = irdma_send_cm_event(cm_node, cm_node->cm_id,
+				 IW_CM_EVENT_CONNECT_REQUEST, 0);
+	trace_cmkit_irdma_indicate(cm_node, rc);
+	if (listener && atomic_dec_and_test(&listener->indicating))
+		wake_up_var(&listener->indicating);
 }
 
 static void irdma_cm_check_order(struct irdma_cm_node *cm_node,
@@ -520,8 +667,8 @@ static void irdma_cm_check_order(struct irdma_cm_node *cm_node,
 {
 	if (event->seq != cm_node->ev_handled) {
 		atomic_inc(&cm_node->cm_core->stats.events_misordered);
-		pr_warn("event %u of %pI4h:%u handled when %u was due\n", event->seq,
-			&cm_node->rem_addr, cm_node->rem_port, cm_node->ev_handled);
+		pr_warn_ratelimited("event %u of node %u handled when %u was due\n",
+				    event->seq, cm_node->id, cm_node->ev_handled);
 	}
 	cm_node->ev_handled = event->seq + 1;
 }
@@ -532,12 +679,14 @@ static void irdma_cm_check_order(struct irdma_cm_node *cm_node,
  *
  * MPA_REQ: CONNECT_REQUEST on the listener's id.  CONNECTED: CONNECT_REPLY(0)
  * with the peer's private data and IRD/ORD.  MPA_REJECT:
- * CONNECT_REPLY(-ECONNREFUSED).  ABORTED: CONNECT_REPLY(-ECONNRESET), or for
- * an established connection DISCONNECT(-ECONNRESET) and CLOSE.  ESTABLISHED
+ * CONNECT_REPLY(-ECONNREFUSED).  ABORTED: CONNECT_REPLY with the cause
+ * (-ETIMEDOUT when TCP gave up on the SYN, -ECONNREFUSED when the peer
+ * refused it, -ECONNRESET otherwise), or for an established connection
+ * DISCONNECT(-ECONNRESET) and CLOSE.  ESTABLISHED
  * (an accept): ESTABLISHED.  RESET: DISCONNECT(-ECONNRESET) then CLOSE.
  * DISCONN: DISCONNECT(0) then CLOSE.  Each only when the upper layer's state
  * allows it; an upcall that ends the connection also drops its base
- * reference.  Unknown types are logged.  Every event, whatever its type,
+ * reference.  Unknown types are traced.  Every event, whatever its type,
  * drops the node reference it holds and is freed.
  *
  * Context: process context, no locks held; the upper layer may sleep.
@@ -574,6 +723,8 @@ void irdma_cm_event_handler(struct work_struct *work)
 		irdma_cm_event_closed(cm_node, -ECONNREFUSED, -ECONNRESET);
 		break;
 	case IRDMA_CM_EVENT_ABORTED:
+		irdma_cm_event_closed(cm_node, cm_node->err ?: -ECONNRESET, -ECONNRESET);
+		break;
 	case IRDMA_CM_EVENT_RESET:
 		irdma_cm_event_closed(cm_node, -ECONNRESET, -ECONNRESET);
 		break;
@@ -581,9 +732,7 @@ void irdma_cm_event_handler(struct work_struct *work)
 		irdma_cm_event_closed(cm_node, -ECONNRESET, 0);
 		break;
 	default:
-		pr_warn_ratelimited("bad event type %d (%s) for %pI4h:%u\n", event->type,
-				    irdma_cm_event_name(event->type), &cm_node->rem_addr,
-				    cm_node->rem_port);
+		/* Traced above; upstream logs "bad event type" at debug level. */
 		break;
 	}
 	atomic_inc(&cm_core->stats.events_handled);

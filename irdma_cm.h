@@ -12,9 +12,17 @@
  * context, add_ref/rem_ref, addresses): never one made by the kernel's
  * iw_cm, which BUG()s on events it does not expect.  There is no irdma
  * hardware, so no QP is bound: provider_data names the cm_node (after a
- * CONNECT_REQUEST, a connect and an accept alike), and bytes the peer sends
- * after the MPA exchange (its RDMA traffic) are counted and dropped.  IPv4
- * only.
+ * CONNECT_REQUEST, a connect and an accept alike) until the connection's
+ * last upcall (CLOSE, a failed CONNECT_REPLY) or its answer (a reject, a
+ * failed accept), and bytes the peer sends after the MPA exchange (its RDMA
+ * traffic) are counted and dropped.  IPv4 only.
+ *
+ * Private data: RFC 5044 allows 512 bytes in an MPA frame, siw sends and
+ * takes at most 256 (RDMA_MAX_PRIVATE_DATA), and an iw_cm_event carries at
+ * most 255 (its private_data_len is a u8).  cmkit keeps to the smallest, both
+ * ways: it sends at most 255 bytes (a connect or accept asking for more fails
+ * with -EINVAL), and a peer's request or reply (accepting or rejecting) with
+ * more than 255 ends the connection rather than reaching the upper layer cut.
  */
 #ifndef CMKIT_IRDMA_CM_H
 #define CMKIT_IRDMA_CM_H
@@ -27,7 +35,11 @@
 #include <linux/workqueue.h>
 #include <rdma/iw_cm.h>
 
+#include "cmkit.h"
 #include "cmkit/mpa.h"
+
+/* Private data an upcall carries whole; the most cmkit sends or takes. */
+#define IRDMA_CM_MAX_PDATA	U8_MAX
 
 /* What irdma's producers tell the event handler; values as upstream. */
 enum irdma_cm_event_type {
@@ -79,6 +91,43 @@ enum {
 	IRDMA_CM_NODE_REAPED,		/* cleanup has aborted it */
 	IRDMA_CM_NODE_SOCK_QUEUED,	/* sock_work queued, holding a reference */
 	IRDMA_CM_NODE_UNLISTENED,	/* its listener's destroy has dealt with it */
+	IRDMA_CM_NODE_ANSWERED,		/* a passive node's request got accept or reject */
+};
+
+/**
+ * enum irdma_fault - steps of a connect, a listen and an accept that can be
+ * made to fail (irdma_fault_points: cmkit/irdma/fail_steps, cmkit_fault_arm())
+ * @IRDMA_FAULT_EVENT_WQ: the core's event workqueue (-ENOMEM)
+ * @IRDMA_FAULT_SOCK_WQ: the core's socket workqueue (-ENOMEM)
+ * @IRDMA_FAULT_NODE_ALLOC: a connection's node (-ENOMEM)
+ * @IRDMA_FAULT_EVENT_ALLOC: an event for the handler (-ENOMEM; an event that
+ *	ends a connection falls back on the node's spare)
+ * @IRDMA_FAULT_LISTENER_ALLOC: a listener (-ENOMEM)
+ * @IRDMA_FAULT_SOCK_CREATE: a TCP socket, to connect or to listen (-ENOMEM)
+ * @IRDMA_FAULT_BIND: binding it (-EADDRINUSE)
+ * @IRDMA_FAULT_CONNECT: the TCP connect (-ENETUNREACH)
+ * @IRDMA_FAULT_LISTEN: the listen (-EADDRINUSE)
+ * @IRDMA_FAULT_ACCEPT: taking a connection off the listener (-ENOMEM: the
+ *	connection is reset)
+ * @IRDMA_FAULT_MPA_ALLOC: the buffer of an MPA request, reply or reject
+ *	(-ENOMEM)
+ * @IRDMA_FAULT_SENDMSG: sending it (-EAGAIN)
+ * @IRDMA_FAULT_NR: number of steps
+ */
+enum irdma_fault {
+	IRDMA_FAULT_EVENT_WQ,
+	IRDMA_FAULT_SOCK_WQ,
+	IRDMA_FAULT_NODE_ALLOC,
+	IRDMA_FAULT_EVENT_ALLOC,
+	IRDMA_FAULT_LISTENER_ALLOC,
+	IRDMA_FAULT_SOCK_CREATE,
+	IRDMA_FAULT_BIND,
+	IRDMA_FAULT_CONNECT,
+	IRDMA_FAULT_LISTEN,
+	IRDMA_FAULT_ACCEPT,
+	IRDMA_FAULT_MPA_ALLOC,
+	IRDMA_FAULT_SENDMSG,
+	IRDMA_FAULT_NR,
 };
 
 /*
@@ -94,6 +143,15 @@ enum irdma_cm_hook {
 	IRDMA_HOOK_CLEANUP_WAITS,	/* cleanup must wait for live objects */
 	IRDMA_HOOK_LAST_UPCALL,		/* the handler is about to make a last upcall */
 	IRDMA_HOOK_API_NODE_HELD,	/* close/accept/reject hold the node, unlocked */
+};
+
+/* The consumer API calls, as traced (cmkit_irdma_api). */
+enum cmkit_irdma_api_op {
+	CMKIT_IRDMA_API_CONNECT,
+	CMKIT_IRDMA_API_ACCEPT,
+	CMKIT_IRDMA_API_REJECT,
+	CMKIT_IRDMA_API_CLOSE,
+	CMKIT_IRDMA_API_RESET,
 };
 
 struct dentry;
@@ -149,6 +207,7 @@ struct irdma_cm_info {
  * @rx_len: bytes of the MPA frame received so far
  * @rx_buf: the MPA frame being received
  * @rx_dropped: bytes received after the MPA exchange (no data path)
+ * @err: why an active connection failed: its CONNECT_REPLY's status
  * @ev_lock: orders sequence numbers with queueing
  * @ev_seq: sequence number of the next posted event
  * @ev_handled: sequence number the handler expects next
@@ -183,6 +242,7 @@ struct irdma_cm_node {
 	size_t rx_len;
 	u8 rx_buf[CMKIT_MPA_MAX_FRAME];
 	u64 rx_dropped;
+	int err;
 	spinlock_t ev_lock;		/* @ev_seq and queueing */
 	u32 ev_seq;
 	u32 ev_handled;
@@ -207,11 +267,14 @@ struct irdma_cm_event {
 
 /**
  * struct irdma_cm_listener - a listening address and port
- * @list: in cm_core->listeners, under cm_core->ht_lock
+ * @list: in cm_core->listeners once published, under cm_core->ht_lock
  * @cm_core: the core it belongs to
  * @cm_id: the upper layer's listening id (an add_ref() is held)
  * @refcnt: the listen reference plus one per passive node
- * @listening: cleared by cmkit_irdma_destroy_listen(), under cm_core->ht_lock
+ * @listening: set when published, cleared when stopped, under
+ *	cm_core->ht_lock
+ * @indicating: CONNECT_REQUESTs being delivered on @cm_id (taken under
+ *	cm_core->ht_lock while @listening); a destroy waits for none
  * @loc_addr: local address, host order
  * @loc_port: local port, host order
  * @backlog: the listen backlog
@@ -225,6 +288,7 @@ struct irdma_cm_listener {
 	struct iw_cm_id *cm_id;
 	refcount_t refcnt;
 	bool listening;
+	atomic_t indicating;
 	u32 loc_addr;
 	u16 loc_port;
 	int backlog;
@@ -260,9 +324,13 @@ struct irdma_cm_stats {
  * @ht_lock: protects @nodes, @listeners, @dying and each listener's
  *	listening flag (lookups under it take node references only with
  *	refcount_inc_not_zero())
- * @nodes: every live node
- * @listeners: every live listener
+ * @nodes: every live node (from its making to its last reference)
+ * @listeners: every published listener not yet freed
  * @dying: irdma_cleanup_cm_core() has begun; nothing new is made
+ * @live: nodes and listeners being made or alive: counted from their
+ *	allocation to the end of their destruction, so cleanup waits for all
+ *	of them (an empty list is not enough: a node off it is still being
+ *	destroyed, a listener not on it yet is being made)
  * @mpa_version: MPA revision of new active connections (1 or 2)
  * @ird: IRD a connect advertises when its parameters ask for none
  * @wait: woken when a node is made, and when a node or listener is freed
@@ -277,6 +345,7 @@ struct irdma_cm_core {
 	struct list_head nodes;
 	struct list_head listeners;
 	bool dying;
+	atomic_t live;
 	u8 mpa_version;
 	wait_queue_head_t wait;
 	struct irdma_cm_stats stats;
@@ -300,7 +369,15 @@ static inline void irdma_cm_hook(struct irdma_cm_core *cm_core,
 #endif
 }
 
+extern struct cmkit_fault irdma_fault_points;
+extern spinlock_t irdma_cm_id_lock;
+
 /* irdma_cm.c: core, nodes, events, upcalls */
+bool irdma_fault(enum irdma_fault step);
+void irdma_cm_core_put(struct irdma_cm_core *cm_core);
+struct irdma_cm_node *irdma_cm_id_get_node(struct iw_cm_id *cm_id);
+void irdma_cm_id_publish(struct iw_cm_id *cm_id, void *obj);
+void irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj);
 int irdma_setup_cm_core(struct irdma_cm_core *cm_core);
 void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core);
 struct irdma_cm_core *cmkit_irdma_cm_core(void);
@@ -310,6 +387,9 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 void irdma_add_ref_cm_node(struct irdma_cm_node *cm_node);
 void irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node);
 void irdma_cm_node_put_base(struct irdma_cm_node *cm_node);
+struct irdma_cm_event *irdma_cm_alloc_event(void);
+void irdma_cm_queue_event(struct irdma_cm_node *cm_node, struct irdma_cm_event *event,
+			  enum irdma_cm_event_type type);
 struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
 					  enum irdma_cm_event_type type);
 void irdma_cm_post_event(struct irdma_cm_event *event);
@@ -321,23 +401,26 @@ const char *irdma_iw_event_name(enum iw_cm_event_type type);
 
 /* irdma_listen.c: listeners */
 int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
-			int backlog);
+			      int backlog);
 int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id);
 void irdma_cm_put_listener(struct irdma_cm_listener *listener);
 void irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core);
 
 /* irdma_conn.c: a connection's socket, MPA, and the consumer API */
 int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
-		  struct iw_cm_conn_param *conn_param);
+			struct iw_cm_conn_param *conn_param);
 int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param);
 int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
 int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt);
+int irdma_cm_sock_create(struct socket **sock);
+int irdma_cm_sock_bind(struct socket *sock, struct sockaddr_in *sin);
 void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
 			       struct socket *sock);
 void irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node);
 void irdma_cm_node_release_sock(struct irdma_cm_node *cm_node);
 void irdma_cm_node_abort(struct irdma_cm_node *cm_node);
 void irdma_cm_abort_unindicated(struct irdma_cm_node *cm_node);
-
+void irdma_cm_node_reject(struct irdma_cm_node *cm_node, const void *pdata,
+			  u8 pdata_len);
 
 #endif /* CMKIT_IRDMA_CM_H */

@@ -11,8 +11,10 @@
  * listener's) work on the core's socket workqueue, holding a node
  * reference for it.  The work runs under cm_node->lock, reads no more than
  * the MPA frame it is receiving, and posts events for the handler.  A
- * malformed, truncated or oversized frame aborts the connection with a log
- * line naming the peer and the reason.
+ * malformed, truncated or oversized frame aborts the connection.  Nothing a
+ * peer does is logged (a peer could fill the log): each decision is a
+ * tracepoint (events/cmkit_irdma/), and aborts are counted in the core's
+ * stats.
  */
 #define pr_fmt(fmt) "cmkit: irdma: " fmt
 
@@ -26,6 +28,33 @@
 #include "irdma_trace.h"
 
 static void irdma_cm_sock_work(struct work_struct *work);
+
+/**
+ * irdma_cm_sock_create - a kernel TCP socket for a connect or a listen
+ * @sock: set to the socket
+ *
+ * Return: 0, or a negative errno (fault step sock_create: -ENOMEM).
+ */
+int irdma_cm_sock_create(struct socket **sock)
+{
+	if (irdma_fault(IRDMA_FAULT_SOCK_CREATE))
+		return -ENOMEM;
+	return sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, sock);
+}
+
+/**
+ * irdma_cm_sock_bind - bind a socket of irdma_cm_sock_create()
+ * @sock: the socket
+ * @sin: the local IPv4 address and port (port 0: TCP's choice)
+ *
+ * Return: 0, or a negative errno (fault step bind: -EADDRINUSE).
+ */
+int irdma_cm_sock_bind(struct socket *sock, struct sockaddr_in *sin)
+{
+	if (irdma_fault(IRDMA_FAULT_BIND))
+		return -EADDRINUSE;
+	return kernel_bind(sock, CMKIT_SA(sin), sizeof(*sin));
+}
 
 /**
  * irdma_cm_queue_sock_work - have the node's socket work run
@@ -126,6 +155,8 @@ static int irdma_cm_send(struct irdma_cm_node *cm_node, const u8 *buf, int len)
 
 	if (!cm_node->sock)
 		return -ENOTCONN;
+	if (irdma_fault(IRDMA_FAULT_SENDMSG))
+		return -EAGAIN;
 	rc = kernel_sendmsg(cm_node->sock, &msg, &iov, 1, len);
 	if (rc < 0)
 		return rc;
@@ -159,10 +190,11 @@ static int irdma_cm_send_mpa(struct irdma_cm_node *cm_node, bool reject,
 {
 	enum cmkit_mpa_kind kind = cm_node->passive ? CMKIT_MPA_REPLY :
 				   CMKIT_MPA_REQUEST;
-	u8 *buf;
+	u8 *buf = NULL;
 	int len, rc;
 
-	buf = kmalloc(CMKIT_MPA_MAX_FRAME, GFP_KERNEL);
+	if (!irdma_fault(IRDMA_FAULT_MPA_ALLOC))
+		buf = kmalloc(CMKIT_MPA_MAX_FRAME, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	if (test_bit(IRDMA_CM_NODE_ENHANCED, &cm_node->flags))
@@ -172,12 +204,9 @@ static int irdma_cm_send_mpa(struct irdma_cm_node *cm_node, bool reject,
 	else
 		len = irdma_build_mpa_v1(buf, CMKIT_MPA_MAX_FRAME, kind, reject,
 					 pdata, pdata_len);
-	if (len < 0) {
-		pr_warn("%pI4h:%u: cannot build the MPA %s: %s\n",
-			&cm_node->rem_addr, cm_node->rem_port,
-			kind == CMKIT_MPA_REQUEST ? "request" : "reply",
-			cmkit_mpa_strerror(len));
-		kfree(buf);
+	if (WARN_ONCE(len < 0, "cmkit: irdma: cannot build an MPA frame: %s\n",
+		      cmkit_mpa_strerror(len))) {
+		kfree(buf);	/* the API checked what it was given */
 		return -EINVAL;
 	}
 	irdma_cm_trace_tx(cm_node, buf, len);
@@ -201,10 +230,7 @@ static int irdma_cm_recv_mpa(struct irdma_cm_node *cm_node,
 	for (;;) {
 		rc = irdma_parse_mpa(cm_node->rx_buf, cm_node->rx_len, kind, f);
 		if (rc < 0) {
-			pr_warn("%pI4h:%u: bad MPA %s (%s): aborting the connection\n",
-				&cm_node->rem_addr, cm_node->rem_port,
-				kind == CMKIT_MPA_REQUEST ? "request" : "reply",
-				cmkit_mpa_strerror(rc));
+			trace_cmkit_irdma_bad_frame(cm_node, kind, rc, cm_node->rx_len);
 			return -EPROTO;
 		}
 		if (rc > 0) {
@@ -220,10 +246,8 @@ static int irdma_cm_recv_mpa(struct irdma_cm_node *cm_node,
 		if (rc == -EAGAIN)
 			return 0;
 		if (rc == 0) {
-			pr_warn("%pI4h:%u: peer closed after %zu bytes of the MPA %s\n",
-				&cm_node->rem_addr, cm_node->rem_port,
-				cm_node->rx_len,
-				kind == CMKIT_MPA_REQUEST ? "request" : "reply");
+			/* The peer closed mid-frame. */
+			trace_cmkit_irdma_bad_frame(cm_node, kind, 0, cm_node->rx_len);
 			return -ECONNABORTED;
 		}
 		if (rc < 0)
@@ -263,32 +287,28 @@ static void irdma_cm_post_end(struct irdma_cm_node *cm_node,
 			  cm_node->rem_port);
 }
 
-static const char *irdma_cm_state_name(enum irdma_cm_node_state state)
+/* What a failed connect tells its upper layer: TCP's cause, else a reset. */
+static int irdma_cm_connect_status(int err)
 {
-	static const char * const names[] = {
-		[IRDMA_CM_STATE_UNKNOWN] = "UNKNOWN",
-		[IRDMA_CM_STATE_SYN_SENT] = "SYN_SENT",
-		[IRDMA_CM_STATE_ESTABLISHED] = "ESTABLISHED",
-		[IRDMA_CM_STATE_MPAREQ_SENT] = "MPAREQ_SENT",
-		[IRDMA_CM_STATE_MPAREQ_RCVD] = "MPAREQ_RCVD",
-		[IRDMA_CM_STATE_MPAREJ_RCVD] = "MPAREJ_RCVD",
-		[IRDMA_CM_STATE_OFFLOADED] = "OFFLOADED",
-		[IRDMA_CM_STATE_FIN_WAIT1] = "FIN_WAIT1",
-		[IRDMA_CM_STATE_CLOSED] = "CLOSED",
-	};
-
-	if ((unsigned int)state < ARRAY_SIZE(names))
-		return names[state];
-	return "?";
+	switch (err) {
+	case -ETIMEDOUT:	/* nobody answered the SYN */
+	case -ECONNREFUSED:	/* RST to the SYN */
+	case -EHOSTUNREACH:
+	case -ENETUNREACH:
+		return err;
+	default:
+		return -ECONNRESET;
+	}
 }
 
 /*
  * End the connection with a reset (cm_node->lock held), and tell whom it
- * concerns: a connect still waiting gets ABORTED (CONNECT_REPLY
- * (-ECONNRESET)), an established connection RESET (DISCONNECT(-ECONNRESET),
- * CLOSE).  A passive connection the upper layer has not heard of ends
- * silently; one it has (an unanswered CONNECT_REQUEST) keeps its base
- * reference for the answer, which then finds the connection gone.
+ * concerns: a connect still waiting gets ABORTED (CONNECT_REPLY with the
+ * cause, see irdma_cm_connect_status()), an established connection RESET
+ * (DISCONNECT(-ECONNRESET), CLOSE).  A passive connection the upper layer
+ * has not heard of ends silently; one it has (an unanswered CONNECT_REQUEST)
+ * keeps its base reference for the answer, which then finds the connection
+ * gone.
  */
 static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
 {
@@ -302,11 +322,11 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
 	}
 	trace_cmkit_irdma_abort(cm_node, state, err);
 	atomic_inc(&cm_node->cm_core->stats.aborts);
-	pr_info("%pI4h:%u: connection ends in state %s: %d\n", &cm_node->rem_addr,
-		cm_node->rem_port, irdma_cm_state_name(state), err);
 	switch (state) {
 	case IRDMA_CM_STATE_SYN_SENT:
 	case IRDMA_CM_STATE_MPAREQ_SENT:
+		cm_node->err = irdma_cm_connect_status(err);
+		cm_node->pdata_len = 0;	/* ours, or a reply cut short: not the peer's */
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_ABORTED);
 		break;
 	case IRDMA_CM_STATE_OFFLOADED:
@@ -328,7 +348,8 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
  *
  * A connect still waiting gets CONNECT_REPLY(-ECONNRESET), an established
  * connection DISCONNECT(-ECONNRESET) and CLOSE; a connection the upper
- * layer has not heard of ends silently.
+ * layer has not heard of ends silently, and one it has been asked about (a
+ * CONNECT_REQUEST) waits for the consumer's answer, which finds it gone.
  */
 void irdma_cm_node_abort(struct irdma_cm_node *cm_node)
 {
@@ -365,10 +386,8 @@ static void irdma_cm_save_pdata(struct irdma_cm_node *cm_node,
 static void irdma_cm_process_request(struct irdma_cm_node *cm_node,
 				     const struct cmkit_mpa_frame *f)
 {
-	if (f->pdata_len > U8_MAX) {
+	if (f->pdata_len > IRDMA_CM_MAX_PDATA) {
 		/* Valid MPA, but an iw_cm_event cannot carry it. */
-		pr_warn("%pI4h:%u: %u bytes of private data: more than an upcall carries\n",
-			&cm_node->rem_addr, cm_node->rem_port, f->pdata_len);
 		irdma_cm_fail(cm_node, -EMSGSIZE);
 		return;
 	}
@@ -391,29 +410,27 @@ static void irdma_cm_process_reply(struct irdma_cm_node *cm_node,
 {
 	bool enhanced = test_bit(IRDMA_CM_NODE_ENHANCED, &cm_node->flags);
 
+	if (f->pdata_len > IRDMA_CM_MAX_PDATA) {
+		/* As for a request: the upper layer gets it whole or not at all. */
+		irdma_cm_fail(cm_node, -EMSGSIZE);
+		return;
+	}
 	irdma_cm_save_pdata(cm_node, f);
 	if (f->flags & CMKIT_MPA_FLAG_REJECT) {
-		pr_info("%pI4h:%u: peer rejected the connection (%u bytes of private data)\n",
-			&cm_node->rem_addr, cm_node->rem_port, f->pdata_len);
 		cm_node->state = IRDMA_CM_STATE_MPAREJ_RCVD;
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_MPA_REJECT);
 		irdma_cm_node_release_sock(cm_node);
 		return;
 	}
 	if (f->rev > cm_node->mpa_rev || (enhanced && !f->enhanced)) {
-		pr_warn("%pI4h:%u: MPA reply revision %u%s to a revision %u%s request\n",
-			&cm_node->rem_addr, cm_node->rem_port, f->rev,
-			f->enhanced ? " enhanced" : "", cm_node->mpa_rev,
-			enhanced ? " enhanced" : "");
+		/* A reply of another revision than our request (traced as rx). */
 		irdma_cm_fail(cm_node, -EPROTO);
 		return;
 	}
 	if (enhanced && irdma_negotiate_mpa_v2_ird_ord(1, &cm_node->ird_size,
 						       &cm_node->ord_size,
 						       f->ird, f->ord)) {
-		pr_warn("%pI4h:%u: our IRD %u is short of the peer's ORD %u\n",
-			&cm_node->rem_addr, cm_node->rem_port, cm_node->ird_size,
-			f->ord);
+		/* Our IRD is short of the peer's ORD. */
 		irdma_cm_fail(cm_node, -EPROTO);
 		return;
 	}
@@ -479,10 +496,7 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 		return;
 	if (rc == -ENODATA && cm_node->state != IRDMA_CM_STATE_MPAREQ_RCVD) {
 		/* Orderly close; answer the peer's FIN with ours. */
-		pr_info("%pI4h:%u: closed by %s (%llu bytes dropped)\n",
-			&cm_node->rem_addr, cm_node->rem_port,
-			cm_node->state == IRDMA_CM_STATE_FIN_WAIT1 ? "us" : "the peer",
-			cm_node->rx_dropped);
+		trace_cmkit_irdma_closed(cm_node, cm_node->state, cm_node->rx_dropped);
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_DISCONN);
 		cm_node->state = IRDMA_CM_STATE_CLOSED;
 		kernel_sock_shutdown(cm_node->sock, SHUT_RDWR);
@@ -510,24 +524,37 @@ static int irdma_cm_sin_check(const struct sockaddr_storage *ss)
 	return ss->ss_family == AF_INET ? 0 : -EAFNOSUPPORT;
 }
 
+static int irdma_cm_check_param(const struct iw_cm_conn_param *conn_param)
+{
+	if (conn_param->private_data_len > IRDMA_CM_MAX_PDATA ||
+	    (conn_param->private_data_len && !conn_param->private_data))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * cmkit_irdma_connect - connect to an iWARP peer
  * @cm_core: the core to connect through
  * @cm_id: the upper layer: m_local_addr (address or port 0 for any; both
  *	are set to TCP's choice), m_remote_addr,
  *	event_handler, add_ref and rem_ref set
- * @conn_param: private data, IRD and ORD; qpn is ignored (no QP is bound)
+ * @conn_param: private data (at most IRDMA_CM_MAX_PDATA bytes), IRD and
+ *	ORD; qpn is ignored (no QP is bound)
  *
  * Sends an MPA request of cm_core->mpa_version (revision 2: enhanced, with
  * IRD and ORD) once TCP is up.  The upper layer then gets exactly one
- * CONNECT_REPLY: 0 with the peer's private data and the negotiated IRD/ORD,
- * -ECONNREFUSED with the peer's private data if it rejected, -ECONNRESET if
- * the connection failed.  cm_id->provider_data names the node from here on.
+ * CONNECT_REPLY: 0 with the peer's private data and the negotiated IRD/ORD;
+ * -ECONNREFUSED with the peer's private data if it rejected, or without
+ * any if TCP refused the connection; -ETIMEDOUT if TCP gave up on the SYN;
+ * -ECONNRESET if the connection failed otherwise.  cm_id->provider_data
+ * names the node from here until that CONNECT_REPLY fails, or until CLOSE.
  *
- * Return: 0, or a negative errno and then no event is delivered.
+ * Return: 0, or a negative errno and then no event is delivered: -EINVAL
+ * (bad parameters), -ENODEV (@cm_core is being cleaned up), -ENOMEM, or
+ * what creating, binding or connecting the socket returned.
  */
 int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
-		  struct iw_cm_conn_param *conn_param)
+			struct iw_cm_conn_param *conn_param)
 {
 	struct sockaddr_in *laddr = (struct sockaddr_in *)&cm_id->m_local_addr;
 	struct sockaddr_in *raddr = (struct sockaddr_in *)&cm_id->m_remote_addr;
@@ -539,8 +566,7 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	if (irdma_cm_sin_check(&cm_id->m_local_addr) ||
 	    irdma_cm_sin_check(&cm_id->m_remote_addr))
 		return -EAFNOSUPPORT;
-	if (conn_param->private_data_len > CMKIT_MPA_MAX_PD_LEN - CMKIT_MPA_IRD_ORD_LEN ||
-	    (conn_param->private_data_len && !conn_param->private_data))
+	if (irdma_cm_check_param(conn_param))
 		return -EINVAL;
 	info.cm_id = cm_id;
 	info.loc_addr = ntohl(laddr->sin_addr.s_addr);
@@ -548,8 +574,10 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	info.rem_addr = ntohl(raddr->sin_addr.s_addr);
 	info.rem_port = ntohs(raddr->sin_port);
 	cm_node = irdma_make_cm_node(cm_core, cm_id, &info);
-	if (!cm_node)
-		return -ENOMEM;
+	if (IS_ERR(cm_node)) {
+		trace_cmkit_irdma_api(0, CMKIT_IRDMA_API_CONNECT, PTR_ERR(cm_node));
+		return PTR_ERR(cm_node);
+	}
 	irdma_cm_hook(cm_core, IRDMA_HOOK_CONNECT_NODE_MADE, cm_node);
 	irdma_add_ref_cm_node(cm_node);	/* ours, until we are done with it */
 	cm_node->ird_size = min_t(u32, conn_param->ird, CMKIT_MPA_V2_IRD_ORD_MASK);
@@ -559,10 +587,10 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	cm_node->pdata_len = conn_param->private_data_len;
 	memcpy(cm_node->pdata_buf, conn_param->private_data, cm_node->pdata_len);
 
-	rc = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	rc = irdma_cm_sock_create(&sock);
 	if (rc)
 		goto out_put;
-	rc = kernel_bind(sock, CMKIT_SA(laddr), sizeof(*laddr));
+	rc = irdma_cm_sock_bind(sock, laddr);
 	if (rc) {
 		sock_release(sock);
 		goto out_put;
@@ -570,19 +598,25 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	tcp_sock_set_nodelay(sock->sk);
 
 	mutex_lock(&cm_node->lock);
+	if (test_bit(IRDMA_CM_NODE_REAPED, &cm_node->flags)) {
+		/* Cleanup began after the node was made and passed it by. */
+		mutex_unlock(&cm_node->lock);
+		sock_release(sock);
+		rc = -ENODEV;
+		goto out_put;
+	}
 	irdma_cm_node_attach_sock(cm_node, sock);
-	cm_id->add_ref(cm_id);
-	set_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags);
-	cm_id->provider_data = cm_node;
 	cm_node->state = IRDMA_CM_STATE_SYN_SENT;
-	rc = kernel_connect(sock, CMKIT_SA(raddr), sizeof(*raddr), O_NONBLOCK);
+	rc = irdma_fault(IRDMA_FAULT_CONNECT) ? -ENETUNREACH :
+	     kernel_connect(sock, CMKIT_SA(raddr), sizeof(*raddr), O_NONBLOCK);
 	if (rc && rc != -EINPROGRESS) {
 		cm_node->state = IRDMA_CM_STATE_CLOSED;
 		irdma_cm_node_release_sock(cm_node);
 		mutex_unlock(&cm_node->lock);
-		cm_id->provider_data = NULL;
 		goto out_put;
 	}
+	cm_id->add_ref(cm_id);
+	set_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags);
 	/* The source address and port TCP chose, when the caller left them open. */
 	if (kernel_getsockname(sock, (struct sockaddr *)laddr) >= 0) {
 		cm_node->loc_addr = ntohl(laddr->sin_addr.s_addr);
@@ -590,9 +624,8 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 		memcpy(&cm_id->local_addr, laddr, sizeof(*laddr));
 	}
 	cm_node->ul_state = IRDMA_CM_UL_CONN_SENT;
-	pr_info("%pI4h:%u: connecting to %pI4h:%u, MPA revision %u\n",
-		&cm_node->loc_addr, cm_node->loc_port, &cm_node->rem_addr,
-		cm_node->rem_port, cm_node->mpa_rev);
+	irdma_cm_id_publish(cm_id, cm_node);
+	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_CONNECT, 0);
 	irdma_cm_queue_sock_work(cm_node);
 	mutex_unlock(&cm_node->lock);
 	irdma_cm_hook(cm_core, IRDMA_HOOK_CONNECT_ISSUED, cm_node);
@@ -600,47 +633,73 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	return 0;
 
 out_put:
-	pr_info("connect to %pI4h:%u failed: %d\n", &info.rem_addr, info.rem_port, rc);
+	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_CONNECT, rc);
 	irdma_cm_node_put_base(cm_node);
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
 CMKIT_EXPORT(cmkit_irdma_connect);
 
+/*
+ * The node a CONNECT_REQUEST named, for its one answer: referenced, or NULL
+ * (-EINVAL) when @cm_id names none, or a node that is not a request or
+ * was answered already.
+ */
+static struct irdma_cm_node *irdma_cm_answering(struct iw_cm_id *cm_id)
+{
+	struct irdma_cm_node *cm_node = irdma_cm_id_get_node(cm_id);
+
+	if (!cm_node)
+		return NULL;
+	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_API_NODE_HELD, cm_node);
+	if (!cm_node->passive ||
+	    test_and_set_bit(IRDMA_CM_NODE_ANSWERED, &cm_node->flags)) {
+		irdma_rem_ref_cm_node(cm_node);
+		return NULL;
+	}
+	return cm_node;
+}
+
 /**
  * cmkit_irdma_accept - accept a connection indicated by CONNECT_REQUEST
  * @cm_id: the upper layer's id for the connection; provider_data is the
  *	event's provider_data
- * @conn_param: private data for the reply, our IRD and ORD (ORD lowered
- *	to the peer's IRD for an enhanced request)
+ * @conn_param: private data for the reply (at most IRDMA_CM_MAX_PDATA
+ *	bytes), our IRD and ORD (ORD lowered to the peer's IRD for an
+ *	enhanced request)
  *
  * Sends the MPA reply; ESTABLISHED follows on @cm_id, then eventually
- * DISCONNECT and CLOSE.  Accept or reject must answer every request.
+ * DISCONNECT and CLOSE.  Accept or reject must answer every request, once.
  *
- * Return: 0, or a negative errno (-ECONNRESET when the peer is gone) and
- * then no event is delivered on @cm_id.
+ * Return: 0, or a negative errno and then no event is delivered on @cm_id:
+ * -EINVAL for bad parameters (the request still awaits its answer) or an
+ * id that names no unanswered request; -ECONNRESET when the peer is gone,
+ * -ENOMEM, or the reply's send error (the peer is reset; the request is
+ * answered).
  */
 int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param)
 {
-	struct irdma_cm_node *cm_node = cm_id->provider_data;
+	struct irdma_cm_event *event;
+	struct irdma_cm_node *cm_node;
 	u16 ird, ord;
-	int rc = 0;
+	int rc;
 
+	if (irdma_cm_check_param(conn_param))
+		return -EINVAL;
+	cm_node = irdma_cm_answering(cm_id);
 	if (!cm_node)
 		return -EINVAL;
-	/* The handler may end the connection before we are done with it. */
-	irdma_add_ref_cm_node(cm_node);
-	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_API_NODE_HELD, cm_node);
+	/* ESTABLISHED can always be posted once the reply is out. */
+	event = irdma_cm_alloc_event();
 	mutex_lock(&cm_node->lock);
-	if (cm_node->state != IRDMA_CM_STATE_MPAREQ_RCVD || !cm_node->sock) {
+	if (!event)
+		rc = -ENOMEM;
+	else if (cm_node->state != IRDMA_CM_STATE_MPAREQ_RCVD || !cm_node->sock)
 		rc = -ECONNRESET;
+	else
+		rc = 0;
+	if (rc)
 		goto out_fail;
-	}
-	if (conn_param->private_data_len > CMKIT_MPA_MAX_PD_LEN - CMKIT_MPA_IRD_ORD_LEN ||
-	    (conn_param->private_data_len && !conn_param->private_data)) {
-		rc = -EINVAL;
-		goto out_fail;
-	}
 	ird = min_t(u32, conn_param->ird, CMKIT_MPA_V2_IRD_ORD_MASK);
 	ord = min_t(u32, conn_param->ord, CMKIT_MPA_V2_IRD_ORD_MASK);
 	if (test_bit(IRDMA_CM_NODE_ENHANCED, &cm_node->flags))
@@ -648,25 +707,21 @@ int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_par
 					       cm_node->ord_size);
 	cm_node->ird_size = ird;
 	cm_node->ord_size = ord;
+	rc = irdma_cm_send_mpa(cm_node, false, conn_param->private_data,
+			       conn_param->private_data_len);
+	if (rc)
+		goto out_fail;
 
 	cm_id->add_ref(cm_id);
 	cm_node->cm_id = cm_id;
 	set_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags);
 	cm_node->ul_state = IRDMA_CM_UL_ACCEPTED;
-	/* Queued before the reply goes out, so it precedes any close. */
-	if (!irdma_create_event(cm_node, IRDMA_CM_EVENT_ESTABLISHED)) {
-		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
-		rc = -ENOMEM;
-		goto out_fail;
-	}
 	cm_node->state = IRDMA_CM_STATE_OFFLOADED;
-	rc = irdma_cm_send_mpa(cm_node, false, conn_param->private_data,
-			       conn_param->private_data_len);
-	if (rc)
-		irdma_cm_fail(cm_node, rc);	/* RESET follows ESTABLISHED */
-	else
-		irdma_cm_queue_sock_work(cm_node);
+	/* Under the lock: the socket work cannot post a close before it. */
+	irdma_cm_queue_event(cm_node, event, IRDMA_CM_EVENT_ESTABLISHED);
+	irdma_cm_queue_sock_work(cm_node);
 	mutex_unlock(&cm_node->lock);
+	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_ACCEPT, 0);
 	irdma_rem_ref_cm_node(cm_node);
 	return 0;
 
@@ -675,12 +730,38 @@ out_fail:
 		cm_node->state = IRDMA_CM_STATE_CLOSED;
 		irdma_cm_reset_sock(cm_node);
 	}
+	cm_node->ul_state = IRDMA_CM_UL_CLOSED;
 	mutex_unlock(&cm_node->lock);
+	kfree(event);
+	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_ACCEPT, rc);
+	irdma_cm_id_clear(cm_id, cm_node);
 	irdma_cm_node_put_base(cm_node);
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
 CMKIT_EXPORT(cmkit_irdma_accept);
+
+/**
+ * irdma_cm_node_reject - refuse a request with an MPA reject, and close
+ * @cm_node: a passive node; the caller holds a reference, not its lock
+ * @pdata: private data for the peer, or NULL
+ * @pdata_len: its length
+ *
+ * A reject that cannot be sent (or a peer already gone) ends in a reset.
+ */
+void irdma_cm_node_reject(struct irdma_cm_node *cm_node, const void *pdata,
+			  u8 pdata_len)
+{
+	mutex_lock(&cm_node->lock);
+	if (cm_node->state == IRDMA_CM_STATE_MPAREQ_RCVD && cm_node->sock &&
+	    !irdma_cm_send_mpa(cm_node, true, pdata, pdata_len))
+		kernel_sock_shutdown(cm_node->sock, SHUT_WR);
+	else if (cm_node->sock)
+		sock_no_linger(cm_node->sock->sk);
+	cm_node->state = IRDMA_CM_STATE_CLOSED;
+	irdma_cm_node_release_sock(cm_node);
+	mutex_unlock(&cm_node->lock);
+}
 
 /**
  * cmkit_irdma_reject - refuse a connection indicated by CONNECT_REQUEST
@@ -689,13 +770,16 @@ CMKIT_EXPORT(cmkit_irdma_accept);
  * @pdata_len: its length
  *
  * Sends an MPA reply with the reject flag and closes the connection.  No
- * event follows.
+ * event follows, and @cm_id names no node any more.  This is also the
+ * answer to a request whose CONNECT_REQUEST upcall returned non-zero.
  *
- * Return: 0, or -EINVAL for a bad argument (the request is still rejected).
+ * Return: 0; -EINVAL for @pdata_len without @pdata (the request is still
+ * rejected, without private data), or for an id that names no unanswered
+ * request.
  */
 int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 {
-	struct irdma_cm_node *cm_node = cm_id->provider_data;
+	struct irdma_cm_node *cm_node = irdma_cm_answering(cm_id);
 	int rc = 0;
 
 	if (!cm_node)
@@ -704,19 +788,14 @@ int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 		pdata_len = 0;
 		rc = -EINVAL;
 	}
-	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_API_NODE_HELD, cm_node);
+	irdma_cm_id_clear(cm_id, cm_node);
 	mutex_lock(&cm_node->lock);
-	if (cm_node->state == IRDMA_CM_STATE_MPAREQ_RCVD && cm_node->sock) {
-		if (irdma_cm_send_mpa(cm_node, true, pdata, pdata_len) == 0)
-			kernel_sock_shutdown(cm_node->sock, SHUT_WR);
-		pr_info("%pI4h:%u: rejected, %u bytes of private data\n",
-			&cm_node->rem_addr, cm_node->rem_port, pdata_len);
-	}
-	cm_node->state = IRDMA_CM_STATE_CLOSED;
 	cm_node->ul_state = IRDMA_CM_UL_CLOSED;
-	irdma_cm_node_release_sock(cm_node);
 	mutex_unlock(&cm_node->lock);
+	irdma_cm_node_reject(cm_node, pdata, pdata_len);
+	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_REJECT, rc);
 	irdma_cm_node_put_base(cm_node);
+	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
 CMKIT_EXPORT(cmkit_irdma_reject);
@@ -731,19 +810,18 @@ CMKIT_EXPORT(cmkit_irdma_reject);
  * (-ECONNRESET) and CLOSE; this also ends an orderly close whose peer never
  * sends its FIN (as iw_cm's destroy does after a disconnect).
  *
- * Return: 0, or -ENOTCONN when the connection is not established (or, for
- * an orderly close, already closing).
+ * Return: 0, -EINVAL when @cm_id names no node (its connection ended: its
+ * last upcall was made), or -ENOTCONN when the connection is not
+ * established (or, for an orderly close, already closing).
  */
 int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 {
-	struct irdma_cm_node *cm_node = cm_id->provider_data;
+	struct irdma_cm_node *cm_node = irdma_cm_id_get_node(cm_id);
 	int rc = 0;
 	bool up;
 
 	if (!cm_node)
 		return -EINVAL;
-	/* A RESET posted here may free the node before we unlock. */
-	irdma_add_ref_cm_node(cm_node);
 	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_API_NODE_HELD, cm_node);
 	mutex_lock(&cm_node->lock);
 	/* A reset may also end our orderly close. */
@@ -763,6 +841,8 @@ int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 		rc = 0;
 	}
 	mutex_unlock(&cm_node->lock);
+	trace_cmkit_irdma_api(cm_node->id, abrupt ? CMKIT_IRDMA_API_RESET :
+			      CMKIT_IRDMA_API_CLOSE, rc);
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }

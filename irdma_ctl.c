@@ -269,7 +269,9 @@ static void irdma_ctl_conn_param(struct iw_cm_conn_param *param,
 /*
  * A listener's CONNECT_REQUEST: a passive id answers it, accepting or
  * rejecting as the listener's policy says.  Without memory for one, the
- * upcall fails, and cmkit refuses the request itself (as iw_cm's would).
+ * request is rejected through a transient id and the upcall fails: as with
+ * iw_cm, a failed CONNECT_REQUEST upcall does not answer the request, its
+ * consumer does.
  */
 static int irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 {
@@ -284,21 +286,24 @@ static int irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 	lid->ird = ev->ird;
 	lid->ord = ev->ord;
 	spin_unlock(&irdma_ctl_lock);
-	pr_info("ctl: listener %u: request from %pISpc, %u bytes of private data, IRD %u ORD %u: %s\n",
-		lid->n, &ev->remote_addr, ev->private_data_len, ev->ird, ev->ord,
-		lid->reject ? "rejecting" : "accepting");
+	pr_info_ratelimited("ctl: listener %u: request from %pISpc, %u bytes of private data, IRD %u ORD %u: %s\n",
+			    lid->n, &ev->remote_addr, ev->private_data_len, ev->ird,
+			    ev->ord, lid->reject ? "rejecting" : "accepting");
 
 	child = irdma_ctl_create(IRDMA_CTL_PASSIVE, &ev->local_addr, &ev->remote_addr,
 				 NULL, false);
 	if (!child) {
+		/* Only provider_data is read: a transient id answers. */
+		struct iw_cm_id tmp = { .provider_data = ev->provider_data };
+
 		atomic_inc(&irdma_ctl_stats.rejected);
+		cmkit_irdma_reject(&tmp, NULL, 0);
 		return -ENOMEM;
 	}
 	irdma_ctl_keep_peer_pdata(child, ev);
 	child->id.provider_data = ev->provider_data;
 	if (lid->reject) {
 		rc = cmkit_irdma_reject(&child->id, lid->pdata, lid->pdata_len);
-		child->id.provider_data = NULL;	/* the connection is gone */
 		irdma_ctl_set_state(child, "rejected", rc);
 		atomic_inc(&irdma_ctl_stats.rejected);
 		mutex_unlock(&child->lock);
@@ -311,7 +316,7 @@ static int irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 	child->live = !rc;
 	if (rc) {
 		/* Only the list holds it now: a destroy waiting on the lock frees it. */
-		pr_info("ctl: %u: accept failed: %d\n", child->n, rc);
+		pr_info_ratelimited("ctl: %u: accept failed: %d\n", child->n, rc);
 		irdma_ctl_set_state(child, "accept-failed", rc);
 	} else {
 		atomic_inc(&irdma_ctl_stats.accepted);
@@ -634,6 +639,7 @@ static const struct cmkit_ctl_file irdma_ctl_files[] = {
 void irdma_ctl_init(void)
 {
 	cmkit_ctl_register(&irdma_ctl, irdma_ctl_files, ARRAY_SIZE(irdma_ctl_files));
+	cmkit_fault_debugfs(&irdma_fault_points, irdma_ctl.dir);
 }
 
 /**
@@ -659,5 +665,6 @@ void irdma_ctl_check_freed(void)
 	int alive = atomic_read(&irdma_ctl_stats.ids_created) -
 		    atomic_read(&irdma_ctl_stats.ids_freed);
 
-	WARN(alive, "cmkit: irdma: %d control-plane ids still referenced at unload\n", alive);
+	WARN(alive, "cmkit: LEAK: irdma: %d control-plane ids still referenced at unload\n",
+	     alive);
 }

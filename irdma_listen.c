@@ -14,6 +14,7 @@
 #include <net/tcp_states.h>
 
 #include "irdma_cm.h"
+#include "irdma_trace.h"
 
 static void irdma_cm_listen_data_ready(struct sock *sk)
 {
@@ -49,9 +50,9 @@ static void irdma_cm_passive_node(struct irdma_cm_listener *listener,
 	info.rem_addr = ntohl(sin.sin_addr.s_addr);
 	info.rem_port = ntohs(sin.sin_port);
 	cm_node = irdma_make_cm_node(listener->cm_core, listener->cm_id, &info);
-	if (!cm_node) {
-		pr_warn("%pI4h:%u: no node for the connection: refused\n",
-			&info.rem_addr, info.rem_port);
+	if (IS_ERR(cm_node)) {
+		trace_cmkit_irdma_refused(listener->loc_port, info.rem_addr,
+					  info.rem_port, PTR_ERR(cm_node));
 		goto out_release;
 	}
 	cm_node->passive = true;
@@ -60,6 +61,13 @@ static void irdma_cm_passive_node(struct irdma_cm_listener *listener,
 	tcp_sock_set_nodelay(sock->sk);
 	irdma_add_ref_cm_node(cm_node);	/* the socket work may end it at once */
 	mutex_lock(&cm_node->lock);
+	if (test_bit(IRDMA_CM_NODE_REAPED, &cm_node->flags)) {
+		/* Cleanup passed it by while it had no socket. */
+		mutex_unlock(&cm_node->lock);
+		irdma_cm_node_put_base(cm_node);
+		irdma_rem_ref_cm_node(cm_node);
+		goto out_release;
+	}
 	irdma_cm_node_attach_sock(cm_node, sock);
 	cm_node->state = IRDMA_CM_STATE_ESTABLISHED;
 	irdma_cm_queue_sock_work(cm_node);	/* the request may be in already */
@@ -78,8 +86,16 @@ static void irdma_cm_accept_work(struct work_struct *work)
 							  accept_work);
 	struct socket *sock;
 
-	while (!kernel_accept(listener->sock, &sock, O_NONBLOCK))
+	while (!kernel_accept(listener->sock, &sock, O_NONBLOCK)) {
+		if (irdma_fault(IRDMA_FAULT_ACCEPT)) {
+			/* As if the child could not be set up: reset the peer. */
+			trace_cmkit_irdma_refused(listener->loc_port, 0, 0, -ENOMEM);
+			sock_no_linger(sock->sk);
+			sock_release(sock);
+			continue;
+		}
 		irdma_cm_passive_node(listener, sock);
+	}
 }
 
 /**
@@ -100,6 +116,19 @@ void irdma_cm_put_listener(struct irdma_cm_listener *listener)
 	listener->cm_id->rem_ref(listener->cm_id);
 	kfree(listener);
 	wake_up_all(&cm_core->wait);
+	irdma_cm_core_put(cm_core);	/* last: cleanup may return now */
+}
+
+/* Give the listening socket its callbacks back, and wait out the accept work. */
+static void irdma_cm_unhook_listener(struct irdma_cm_listener *listener)
+{
+	struct sock *sk = listener->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = listener->saved_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cancel_work_sync(&listener->accept_work);
 }
 
 /* Stop accepting; the first caller (destroy or cleanup) wins. */
@@ -107,7 +136,6 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
 {
 	struct irdma_cm_core *cm_core = listener->cm_core;
 	bool was_listening;
-	struct sock *sk;
 
 	spin_lock(&cm_core->ht_lock);
 	was_listening = listener->listening;
@@ -115,16 +143,10 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
 	spin_unlock(&cm_core->ht_lock);
 	if (!was_listening)
 		return;
-	sk = listener->sock->sk;
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = listener->saved_data_ready;
-	write_unlock_bh(&sk->sk_callback_lock);
-	cancel_work_sync(&listener->accept_work);
+	irdma_cm_unhook_listener(listener);
 	sock_release(listener->sock);
-	listener->cm_id->provider_data = NULL;	/* a later destroy: -EINVAL */
-	pr_info("%pI4h:%u: no longer listening\n", &listener->loc_addr,
-		listener->loc_port);
+	irdma_cm_id_clear(listener->cm_id, listener);	/* a later destroy: -EINVAL */
+	trace_cmkit_irdma_listen(listener->loc_addr, listener->loc_port, false, 0);
 	irdma_cm_put_listener(listener);
 }
 
@@ -135,66 +157,98 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
  *	rem_ref; it gets a CONNECT_REQUEST per MPA request received
  * @backlog: TCP listen backlog
  *
+ * The listener is published whole (socket, callbacks, the reference on
+ * @cm_id, cm_id->provider_data naming it), so a cleanup that finds it can
+ * stop it at once; a cleanup that begins before it is published makes this
+ * fail with -ENODEV.  A cleanup right after it was published may have
+ * stopped it again by the time this returns 0 (provider_data is then NULL).
+ *
  * Return: 0 (cm_id->provider_data names the listener), or a negative errno.
  */
 int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
-			int backlog)
+			      int backlog)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)&cm_id->m_local_addr;
-	struct irdma_cm_listener *listener;
+	struct irdma_cm_listener *listener = NULL;
+	u32 addr = ntohl(sin->sin_addr.s_addr);
+	u16 port = ntohs(sin->sin_port);
 	struct sock *sk;
 	int rc;
 
 	if (cm_id->m_local_addr.ss_family != AF_INET)
 		return -EAFNOSUPPORT;
-	listener = kzalloc_obj(*listener, GFP_KERNEL);
-	if (!listener)
-		return -ENOMEM;
+	if (!irdma_fault(IRDMA_FAULT_LISTENER_ALLOC))
+		listener = kzalloc_obj(*listener, GFP_KERNEL);
+	if (!listener) {
+		rc = -ENOMEM;
+		goto out_trace;
+	}
 	listener->cm_core = cm_core;
 	listener->cm_id = cm_id;
+	INIT_LIST_HEAD(&listener->list);
 	refcount_set(&listener->refcnt, 1);
-	listener->loc_addr = ntohl(sin->sin_addr.s_addr);
-	listener->loc_port = ntohs(sin->sin_port);
+	listener->loc_addr = addr;
+	listener->loc_port = port;
 	listener->backlog = backlog;
 	INIT_WORK(&listener->accept_work, irdma_cm_accept_work);
-	rc = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP,
-			      &listener->sock);
+	/* Counted from here: cleanup waits for a listener being made too. */
+	spin_lock(&cm_core->ht_lock);
+	if (cm_core->dying) {
+		spin_unlock(&cm_core->ht_lock);
+		kfree(listener);
+		rc = -ENODEV;
+		goto out_trace;
+	}
+	atomic_inc(&cm_core->live);
+	spin_unlock(&cm_core->ht_lock);
+
+	rc = irdma_cm_sock_create(&listener->sock);
 	if (rc)
 		goto out_free;
 	sk = listener->sock->sk;
 	sock_set_reuseaddr(sk);
-	rc = kernel_bind(listener->sock, CMKIT_SA(sin), sizeof(*sin));
+	rc = irdma_cm_sock_bind(listener->sock, sin);
 	if (!rc)
-		rc = kernel_listen(listener->sock, backlog);
+		rc = irdma_fault(IRDMA_FAULT_LISTEN) ? -EADDRINUSE :
+		     kernel_listen(listener->sock, backlog);
 	if (rc)
 		goto out_release;
-
 	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_READY, listener);
-	spin_lock(&cm_core->ht_lock);
-	if (cm_core->dying) {
-		spin_unlock(&cm_core->ht_lock);
-		rc = -ENODEV;
-		goto out_release;
-	}
-	listener->listening = true;
-	list_add_tail(&listener->list, &cm_core->listeners);
-	spin_unlock(&cm_core->ht_lock);
-	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_PUBLISHED, cm_id);
+
 	cm_id->add_ref(cm_id);
-	cm_id->provider_data = listener;
+	irdma_cm_id_publish(cm_id, listener);
 	write_lock_bh(&sk->sk_callback_lock);
 	listener->saved_data_ready = sk->sk_data_ready;
 	sk->sk_user_data = listener;
 	sk->sk_data_ready = irdma_cm_listen_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
-	queue_work(cm_core->sock_wq, &listener->accept_work);
-	pr_info("%pI4h:%u: listening\n", &listener->loc_addr, listener->loc_port);
+	queue_work(cm_core->sock_wq, &listener->accept_work);	/* already queued ones */
+
+	spin_lock(&cm_core->ht_lock);
+	if (cm_core->dying) {
+		spin_unlock(&cm_core->ht_lock);
+		irdma_cm_unhook_listener(listener);
+		sock_release(listener->sock);
+		irdma_cm_id_clear(cm_id, listener);
+		irdma_cm_put_listener(listener);	/* rem_ref, and the live count */
+		rc = -ENODEV;
+		goto out_trace;
+	}
+	listener->listening = true;
+	list_add_tail(&listener->list, &cm_core->listeners);
+	spin_unlock(&cm_core->ht_lock);
+	/* Cleanup may stop and free it from here on: it is not touched again. */
+	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_PUBLISHED, cm_id);
+	trace_cmkit_irdma_listen(addr, port, true, 0);
 	return 0;
 
 out_release:
 	sock_release(listener->sock);
 out_free:
 	kfree(listener);
+	irdma_cm_core_put(cm_core);
+out_trace:
+	trace_cmkit_irdma_listen(addr, port, true, rc);
 	return rc;
 }
 CMKIT_EXPORT(cmkit_irdma_create_listen);
@@ -238,25 +292,34 @@ static void irdma_cm_abort_hanging_nodes(struct irdma_cm_listener *listener)
  * answer, and peers that have not sent their request yet are reset.
  * @cm_id is released (rem_ref) when the last of them is gone.
  *
- * Context: process context, not from an upcall (it flushes the event
- * workqueue).
+ * Context: process context, not from an upcall on @cm_id (it waits for a
+ * CONNECT_REQUEST being delivered there, for at most CMKIT_TEARDOWN_WAIT).
  * Return: 0, or -EINVAL when @cm_id is not listening.
  */
 int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 {
-	struct irdma_cm_listener *listener = cm_id->provider_data;
-	struct irdma_cm_core *cm_core;
+	struct irdma_cm_listener *listener;
 
+	spin_lock(&irdma_cm_id_lock);
+	listener = cm_id->provider_data;
+	if (listener) {
+		cm_id->provider_data = NULL;
+		/* Stopping drops the listen reference, which it still holds. */
+		refcount_inc(&listener->refcnt);
+	}
+	spin_unlock(&irdma_cm_id_lock);
 	if (!listener)
 		return -EINVAL;
-	cm_core = listener->cm_core;
-	cm_id->provider_data = NULL;
-	refcount_inc(&listener->refcnt);	/* stopping drops the listen reference */
 	irdma_cm_stop_listener(listener);
 	irdma_cm_abort_hanging_nodes(listener);
+	/*
+	 * A request queued before the stop is refused by the handler; one
+	 * being indicated now must be over before we return.
+	 */
+	cmkit_wait_released(&listener->indicating, !atomic_read(&listener->indicating),
+			    "irdma: a CONNECT_REQUEST on destroyed listener %pI4h:%u is still being delivered\n",
+			    &listener->loc_addr, listener->loc_port);
 	irdma_cm_put_listener(listener);
-	/* An MPA_REQ already queued must not reach @cm_id after we return. */
-	flush_workqueue(cm_core->event_wq);
 	return 0;
 }
 CMKIT_EXPORT(cmkit_irdma_destroy_listen);

@@ -32,6 +32,42 @@ TRACE_DEFINE_ENUM(IW_CM_EVENT_ESTABLISHED);
 TRACE_DEFINE_ENUM(IW_CM_EVENT_DISCONNECT);
 TRACE_DEFINE_ENUM(IW_CM_EVENT_CLOSE);
 
+TRACE_DEFINE_ENUM(CMKIT_IRDMA_API_CONNECT);
+TRACE_DEFINE_ENUM(CMKIT_IRDMA_API_ACCEPT);
+TRACE_DEFINE_ENUM(CMKIT_IRDMA_API_REJECT);
+TRACE_DEFINE_ENUM(CMKIT_IRDMA_API_CLOSE);
+TRACE_DEFINE_ENUM(CMKIT_IRDMA_API_RESET);
+
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_UNKNOWN);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_SYN_SENT);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_ESTABLISHED);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_MPAREQ_SENT);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_MPAREQ_RCVD);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_MPAREJ_RCVD);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_OFFLOADED);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_FIN_WAIT1);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_CLOSED);
+
+#define cmkit_irdma_show_state(x)						\
+	__print_symbolic(x,							\
+			 { IRDMA_CM_STATE_UNKNOWN, "UNKNOWN" },			\
+			 { IRDMA_CM_STATE_SYN_SENT, "SYN_SENT" },		\
+			 { IRDMA_CM_STATE_ESTABLISHED, "ESTABLISHED" },		\
+			 { IRDMA_CM_STATE_MPAREQ_SENT, "MPAREQ_SENT" },		\
+			 { IRDMA_CM_STATE_MPAREQ_RCVD, "MPAREQ_RCVD" },		\
+			 { IRDMA_CM_STATE_MPAREJ_RCVD, "MPAREJ_RCVD" },		\
+			 { IRDMA_CM_STATE_OFFLOADED, "OFFLOADED" },		\
+			 { IRDMA_CM_STATE_FIN_WAIT1, "FIN_WAIT1" },		\
+			 { IRDMA_CM_STATE_CLOSED, "CLOSED" })
+
+#define cmkit_irdma_show_api(x)							\
+	__print_symbolic(x,							\
+			 { CMKIT_IRDMA_API_CONNECT, "connect" },		\
+			 { CMKIT_IRDMA_API_ACCEPT, "accept" },			\
+			 { CMKIT_IRDMA_API_REJECT, "reject" },			\
+			 { CMKIT_IRDMA_API_CLOSE, "close" },			\
+			 { CMKIT_IRDMA_API_RESET, "reset" })
+
 #define cmkit_irdma_show_event(x)						\
 	__print_symbolic(x,							\
 			 { IRDMA_CM_EVENT_UNKNOWN, "UNKNOWN" },			\
@@ -134,8 +170,116 @@ TRACE_EVENT(cmkit_irdma_abort,
 	    TP_fast_assign(__entry->node = cm_node->id;
 			   __entry->state = state;
 			   __entry->err = err;),
-	    TP_printk("node=%u state=%d err=%d", __entry->node, __entry->state,
-		      __entry->err)
+	    TP_printk("node=%u state=%s err=%d", __entry->node,
+		      cmkit_irdma_show_state(__entry->state), __entry->err)
+);
+
+/* A frame that can never be a valid MPA frame, or a peer gone mid-frame (err 0). */
+TRACE_EVENT(cmkit_irdma_bad_frame,
+	    TP_PROTO(const struct irdma_cm_node *cm_node, int kind, int mpa_err,
+		     size_t rx_len),
+	    TP_ARGS(cm_node, kind, mpa_err, rx_len),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(u32, rem_addr)
+			     __field(u16, rem_port)
+			     __field(int, kind)
+			     __field(int, mpa_err)
+			     __field(u32, rx_len)),
+	    TP_fast_assign(__entry->node = cm_node->id;
+			   __entry->rem_addr = cm_node->rem_addr;
+			   __entry->rem_port = cm_node->rem_port;
+			   __entry->kind = kind;
+			   __entry->mpa_err = mpa_err;
+			   __entry->rx_len = rx_len;),
+	    TP_printk("node=%u peer=%pI4h:%u %s %s after %u bytes", __entry->node,
+		      &__entry->rem_addr, __entry->rem_port,
+		      __entry->kind ? "reply" : "request",
+		      __entry->mpa_err ? cmkit_mpa_strerror(__entry->mpa_err) :
+		      "peer closed", __entry->rx_len)
+);
+
+/* An orderly close completed (the peer's FIN arrived). */
+TRACE_EVENT(cmkit_irdma_closed,
+	    TP_PROTO(const struct irdma_cm_node *cm_node, int state, u64 dropped),
+	    TP_ARGS(cm_node, state, dropped),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(int, state)
+			     __field(u64, dropped)),
+	    TP_fast_assign(__entry->node = cm_node->id;
+			   __entry->state = state;
+			   __entry->dropped = dropped;),
+	    TP_printk("node=%u closed by %s, %llu bytes dropped", __entry->node,
+		      __entry->state == IRDMA_CM_STATE_FIN_WAIT1 ? "us" : "the peer",
+		      __entry->dropped)
+);
+
+/* A CONNECT_REQUEST indicated (rc: the upper layer's answer), or refused. */
+TRACE_EVENT(cmkit_irdma_indicate,
+	    TP_PROTO(const struct irdma_cm_node *cm_node, int rc),
+	    TP_ARGS(cm_node, rc),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->node = cm_node->id;
+			   __entry->rc = rc;),
+	    TP_printk("node=%u %s rc=%d", __entry->node,
+		      __entry->rc == -ENOENT ? "refused: listener gone" :
+		      __entry->rc ? "indicated, refused: the consumer rejects" :
+		      "indicated", __entry->rc)
+);
+
+/* A consumer API call and its result (node 0: none was made). */
+TRACE_EVENT(cmkit_irdma_api,
+	    TP_PROTO(u32 node, int op, int rc),
+	    TP_ARGS(node, op, rc),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(int, op)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->node = node;
+			   __entry->op = op;
+			   __entry->rc = rc;),
+	    TP_printk("node=%u %s rc=%d", __entry->node,
+		      cmkit_irdma_show_api(__entry->op), __entry->rc)
+);
+
+/* A listener started (on) or stopped. */
+TRACE_EVENT(cmkit_irdma_listen,
+	    TP_PROTO(u32 addr, u16 port, bool on, int rc),
+	    TP_ARGS(addr, port, on, rc),
+	    TP_STRUCT__entry(__field(u32, addr)
+			     __field(u16, port)
+			     __field(bool, on)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->addr = addr;
+			   __entry->port = port;
+			   __entry->on = on;
+			   __entry->rc = rc;),
+	    TP_printk("%pI4h:%u %s rc=%d", &__entry->addr, __entry->port,
+		      __entry->on ? "listen" : "stopped", __entry->rc)
+);
+
+/* A TCP connection to a listener refused before it had a node (reset). */
+TRACE_EVENT(cmkit_irdma_refused,
+	    TP_PROTO(u16 loc_port, u32 rem_addr, u16 rem_port, int err),
+	    TP_ARGS(loc_port, rem_addr, rem_port, err),
+	    TP_STRUCT__entry(__field(u16, loc_port)
+			     __field(u32, rem_addr)
+			     __field(u16, rem_port)
+			     __field(int, err)),
+	    TP_fast_assign(__entry->loc_port = loc_port;
+			   __entry->rem_addr = rem_addr;
+			   __entry->rem_port = rem_port;
+			   __entry->err = err;),
+	    TP_printk("port=%u peer=%pI4h:%u err=%d", __entry->loc_port,
+		      &__entry->rem_addr, __entry->rem_port, __entry->err)
+);
+
+/* A fault injected at a step (enum irdma_fault). */
+TRACE_EVENT(cmkit_irdma_fault,
+	    TP_PROTO(int step),
+	    TP_ARGS(step),
+	    TP_STRUCT__entry(__field(int, step)),
+	    TP_fast_assign(__entry->step = step;),
+	    TP_printk("step=%d", __entry->step)
 );
 
 #endif /* CMKIT_IRDMA_TRACE_H */

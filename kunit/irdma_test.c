@@ -11,10 +11,12 @@
  * peer, constructed nodes on a private core check the event references and
  * per-node ordering.
  */
+#include <linux/kmsg_dump.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/trace_events.h>
+#include <linux/umh.h>
 #include <net/sock.h>
 
 #include "cmkit_test.h"
@@ -53,6 +55,7 @@ struct ul_rec {
  * @lock: protects everything below
  * @wait: woken on every upcall and reference drop
  * @refs: add_ref() minus rem_ref()
+ * @req_rc: what the handler answers a CONNECT_REQUEST (0: take it)
  * @accepted: cmkit_irdma_accept() was called on @id
  * @n: upcalls per iw_cm event type
  * @nr: upcalls recorded in @rec
@@ -67,6 +70,7 @@ struct ul {
 	spinlock_t lock;	/* everything below */
 	wait_queue_head_t wait;
 	int refs;
+	int req_rc;
 	bool accepted;
 	unsigned int n[IW_CM_EVENT_CLOSE + 1];
 	unsigned int nr;
@@ -159,7 +163,7 @@ static int ul_event_handler(struct iw_cm_id *id, struct iw_cm_event *ev)
 	}
 	spin_unlock(&ul->lock);
 	wake_up_all(&ul->wait);
-	return 0;
+	return ev->event == IW_CM_EVENT_CONNECT_REQUEST ? ul->req_rc : 0;
 }
 
 static void ul_add_ref(struct iw_cm_id *id)
@@ -319,6 +323,82 @@ static void expect_pdata(struct kunit *test, const struct ul_rec *r, const char 
 	KUNIT_EXPECT_EQ(test, memcmp(r->pdata, want, len), 0);
 }
 
+static void conn_param_init(struct iw_cm_conn_param *p, const char *pdata, u32 ird,
+			    u32 ord)
+{
+	memset(p, 0, sizeof(*p));
+	p->private_data = pdata;
+	p->private_data_len = pdata ? strlen(pdata) + 1 : 0;
+	p->ird = ird;
+	p->ord = ord;
+}
+
+/*
+ * After its last upcall (CLOSE, a failed CONNECT_REPLY) or its answer (a
+ * reject), an id names no node, and the consumer API refuses it rather than
+ * touching the node, which is gone.
+ */
+static void expect_id_released(struct kunit *test, struct ul *ul)
+{
+	struct iw_cm_conn_param param;
+	unsigned int nr = ul->nr;
+
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&ul->id, true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&ul->id, false), -EINVAL);
+	conn_param_init(&param, NULL, 1, 1);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_accept(&ul->id, &param), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&ul->id, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_NULL(test, ul->id.provider_data);
+	KUNIT_EXPECT_EQ(test, ul->nr, nr);
+}
+
+/* ---- what cmkit's irdma writes to the kernel log ------------------------ */
+
+/*
+ * A remote peer must not be able to fill the log: nothing cmkit's irdma
+ * does for a peer, good or bad, logs a line (it traces).  log_mark() puts a
+ * numbered line in the log; log_lines_since() counts cmkit irdma lines after
+ * it, reading the log buffer back as kmsg_dump does.
+ */
+#define LOG_LINE_MAX	512
+
+static int log_mark(void)
+{
+	static atomic_t next = ATOMIC_INIT(0);
+	int n = atomic_inc_return(&next);
+
+	pr_info("cmkit_test: irdma log mark %d\n", n);
+	return n;
+}
+
+static int log_lines_since(struct kunit *test, int mark)
+{
+	char *line = kunit_kzalloc(test, LOG_LINE_MAX, GFP_KERNEL);
+	struct kmsg_dump_iter iter;
+	char want[48];
+	int count = 0;
+	bool seen = false;
+	size_t len;
+
+	if (!line)
+		return -ENOMEM;
+	snprintf(want, sizeof(want), "cmkit_test: irdma log mark %d\n", mark);
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, line, LOG_LINE_MAX - 1, &len)) {
+		line[len] = '\0';
+		if (!seen) {
+			seen = strstr(line, want);
+			continue;
+		}
+		if (strstr(line, "cmkit: irdma: ")) {
+			if (!count)
+				kunit_info(test, "logged: %s", line);
+			count++;
+		}
+	}
+	return seen ? count : -ENOENT;
+}
+
 /* ---- constructed nodes: no peer ---------------------------------------- */
 
 static void traces_resume(struct kunit_resource *res)
@@ -406,8 +486,15 @@ static const struct event_case event_cases[] = {
 	/* Upper layer in the wrong state: no upcall, reference still dropped. */
 	{ IRDMA_CM_EVENT_CONNECTED, IRDMA_CM_UL_NONE, UL_ACTIVE },
 	{ IRDMA_CM_EVENT_ESTABLISHED, IRDMA_CM_UL_NONE, UL_PASSIVE },
-	{ IRDMA_CM_EVENT_ABORTED, IRDMA_CM_UL_NONE, UL_ACTIVE },
-	{ IRDMA_CM_EVENT_RESET, IRDMA_CM_UL_CLOSED, UL_ACTIVE },
+	/*
+	 * An end after the last upcall: nothing more to say, and the base
+	 * reference goes (if anything still held it).  An end in a state no
+	 * producer posts one in (the upper layer never heard of a connection)
+	 * WARNs, which the test kernels' panic_on_warn makes untestable here.
+	 */
+	{ IRDMA_CM_EVENT_RESET, IRDMA_CM_UL_CLOSED, UL_ACTIVE, true },
+	{ IRDMA_CM_EVENT_ABORTED, IRDMA_CM_UL_CLOSED, UL_ACTIVE, true },
+	{ IRDMA_CM_EVENT_DISCONN, IRDMA_CM_UL_CLOSED, UL_PASSIVE, true },
 	{ IRDMA_CM_EVENT_MPA_REQ, IRDMA_CM_UL_NONE, UL_LISTEN, false,
 	  IW_CM_EVENT_CONNECT_REQUEST, 0, 0 },
 };
@@ -431,8 +518,9 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 		ul = ul_create(test, "constructed", c->role, NULL, NULL);
 		ul->accepted = c->ul_state == IRDMA_CM_UL_ACCEPTED;
 		node = irdma_make_cm_node(core, &ul->id, &info);
-		KUNIT_ASSERT_NOT_NULL(test, node);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, node);
 		node->ul_state = c->ul_state;
+		node->passive = c->role == UL_LISTEN;	/* a listener's node */
 		irdma_add_ref_cm_node(node);	/* keep it to look at */
 		if (c->connected)
 			KUNIT_ASSERT_NOT_NULL(test, irdma_create_event(node, connected));
@@ -502,7 +590,7 @@ static void irdma_10000_events_keep_per_node_order(struct kunit *test)
 	for (i = 0; i < ORDER_NODES; i++) {
 		uls[i] = ul_create(test, "ordered", UL_ACTIVE, NULL, NULL);
 		nodes[i] = irdma_make_cm_node(core, &uls[i]->id, &info);
-		KUNIT_ASSERT_NOT_NULL(test, nodes[i]);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nodes[i]);
 		nodes[i]->ul_state = IRDMA_CM_UL_CONN_SENT;
 	}
 	for (k = 0; k < ORDER_EVENTS; k++) {
@@ -559,16 +647,6 @@ static void connect_param_desc(const struct connect_param *p, char *desc)
 
 KUNIT_ARRAY_PARAM(irdma_mpa, connect_params, connect_param_desc);
 
-static void conn_param_init(struct iw_cm_conn_param *p, const char *pdata, u32 ird,
-			    u32 ord)
-{
-	memset(p, 0, sizeof(*p));
-	p->private_data = pdata;
-	p->private_data_len = pdata ? strlen(pdata) + 1 : 0;
-	p->ird = ird;
-	p->ord = ord;
-}
-
 /* Connect @ul (created here) from siw0's address to @dst with @version. */
 static struct ul *cmkit_connect(struct kunit *test, struct irdma_cm_core *core,
 				const struct sockaddr_in *dst, u8 version)
@@ -593,6 +671,7 @@ static void irdma_connects_siw_accepts_then_cmkit_closes(struct kunit *test)
 {
 	const struct connect_param *cp = test->param_value;
 	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int mark = log_mark();
 	int made0 = atomic_read(&core->stats.nodes_made);
 	int freed0 = atomic_read(&core->stats.nodes_freed);
 	struct cmkit_cm_record pr;
@@ -632,7 +711,9 @@ static void irdma_connects_siw_accepts_then_cmkit_closes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ul_count(ul, IW_CM_EVENT_CLOSE), 1U);
 	ul_expect_clean(test, ul);
 	expect_nodes_freed(test, core, made0, freed0);
+	expect_id_released(test, ul);
 	KUNIT_EXPECT_EQ(test, cmkit_peer_count(srv, CMKIT_ERROR_EVENTS), 0U);
+	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
 }
 
 static void irdma_connects_siw_accepts_then_cmkit_resets(struct kunit *test)
@@ -689,8 +770,10 @@ static void irdma_connects_siw_rejects_with_private_data(struct kunit *test)
 	ul_expect_clean(test, ul);
 	KUNIT_EXPECT_EQ(test, ul->nr, 1U);
 	expect_nodes_freed(test, core, made0, freed0);
+	expect_id_released(test, ul);
 }
 
+/* TCP refuses the connection (RST to our SYN): the cause reaches the upper layer. */
 static void irdma_connect_without_listener_is_refused_once(struct kunit *test)
 {
 	struct irdma_cm_core *core = cmkit_irdma_cm_core();
@@ -704,12 +787,13 @@ static void irdma_connect_without_listener_is_refused_once(struct kunit *test)
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	ul = cmkit_connect(test, core, &addr, CMKIT_MPA_REV2);
 	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
-	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, r.status, -ECONNREFUSED);
 	/* Not our own request's private data handed back as the peer's. */
 	KUNIT_EXPECT_EQ(test, r.pdata_len, 0);
 	ul_expect_clean(test, ul);
 	KUNIT_EXPECT_EQ(test, ul->nr, 1U);
 	expect_nodes_freed(test, core, made0, freed0);
+	expect_id_released(test, ul);
 }
 
 /* ---- siw connects to cmkit ----------------------------------------------- */
@@ -765,6 +849,7 @@ static struct ul *cmkit_accept(struct kunit *test, const struct ul_rec *req)
 static void siw_connects_cmkit_accepts_then_siw_closes(struct kunit *test)
 {
 	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int mark = log_mark();
 	int made0 = atomic_read(&core->stats.nodes_made);
 	int freed0 = atomic_read(&core->stats.nodes_freed);
 	struct cmkit_cm_record pr;
@@ -801,7 +886,9 @@ static void siw_connects_cmkit_accepts_then_siw_closes(struct kunit *test)
 	ul_expect_clean(test, lul);
 	KUNIT_EXPECT_EQ(test, ul_count(lul, IW_CM_EVENT_CONNECT_REQUEST), 1U);
 	expect_nodes_freed(test, core, made0, freed0);
+	expect_id_released(test, child);
 	KUNIT_EXPECT_EQ(test, cmkit_peer_count(cli, CMKIT_ERROR_EVENTS), 0U);
+	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
 }
 
 static void siw_connects_cmkit_rejects(struct kunit *test)
@@ -830,6 +917,7 @@ static void siw_connects_cmkit_rejects(struct kunit *test)
 	ul_expect_clean(test, lul);
 	ul_expect_clean(test, child);
 	expect_nodes_freed(test, core, made0, freed0);
+	expect_id_released(test, child);
 }
 
 /* ---- misbehaving peers: plain kernel TCP sockets ------------------------ */
@@ -919,24 +1007,61 @@ static int raw_recv(struct raw_peer *raw, u8 *buf, size_t len)
 	return got;
 }
 
-/* Receive cmkit's MPA request and check it with the shared parser. */
-static void raw_recv_request(struct kunit *test, struct raw_peer *raw)
+/* Receive one whole MPA frame of @kind into @buf and decode it into @f. */
+static void raw_recv_frame(struct kunit *test, struct raw_peer *raw,
+			   enum cmkit_mpa_kind kind, u8 *buf, struct cmkit_mpa_frame *f)
 {
-	u8 buf[CMKIT_MPA_MAX_FRAME];
-	struct cmkit_mpa_frame f;
 	int n;
 
 	n = raw_recv(raw, buf, CMKIT_MPA_HDR_LEN);
 	KUNIT_ASSERT_EQ(test, n, CMKIT_MPA_HDR_LEN);
-	KUNIT_ASSERT_EQ(test, irdma_parse_mpa(buf, n, CMKIT_MPA_REQUEST, &f), 0);
+	KUNIT_ASSERT_EQ(test, irdma_parse_mpa(buf, n, kind, f), 0);
 	n += raw_recv(raw, buf + n, cmkit_get_be16(buf + 18));
-	KUNIT_ASSERT_EQ(test, irdma_parse_mpa(buf, n, CMKIT_MPA_REQUEST, &f), n);
+	KUNIT_ASSERT_EQ(test, irdma_parse_mpa(buf, n, kind, f), n);
+}
+
+static u8 *raw_frame_buf(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, CMKIT_MPA_MAX_FRAME, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	return buf;
+}
+
+/* Receive cmkit's MPA request and check it with the shared parser. */
+static void raw_recv_request(struct kunit *test, struct raw_peer *raw)
+{
+	u8 *buf = raw_frame_buf(test);
+	struct cmkit_mpa_frame f;
+
+	raw_recv_frame(test, raw, CMKIT_MPA_REQUEST, buf, &f);
 	KUNIT_EXPECT_TRUE(test, f.enhanced);
 	KUNIT_EXPECT_EQ(test, f.ird, 4);
 	KUNIT_EXPECT_EQ(test, f.ord, 4);
 	KUNIT_EXPECT_EQ(test, f.ird_ctrl, 0);	/* no peer-to-peer mode */
 	KUNIT_EXPECT_EQ(test, f.pdata_len, sizeof(cmkit_req));
 	KUNIT_EXPECT_EQ(test, memcmp(f.pdata, cmkit_req, sizeof(cmkit_req)), 0);
+}
+
+/* Send an enhanced MPA frame of @kind (IRD/ORD 2/2), a reject if @reject. */
+static void raw_send_mpa(struct kunit *test, struct raw_peer *raw, enum cmkit_mpa_kind kind,
+			 bool reject, const void *pdata, u16 pdata_len)
+{
+	u8 *buf = raw_frame_buf(test);
+	int n;
+
+	n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, kind, reject, 2, 2, 0, 0,
+			       pdata, pdata_len);
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
+}
+
+/* cmkit reset the connection: the peer reads the reset, and nothing before it. */
+static void raw_expect_reset(struct kunit *test, struct raw_peer *raw)
+{
+	u8 byte;
+
+	KUNIT_EXPECT_EQ(test, raw_recv(raw, &byte, 1), -ECONNRESET);
 }
 
 static void raw_reset(struct raw_peer *raw)
@@ -946,25 +1071,30 @@ static void raw_reset(struct raw_peer *raw)
 	raw->sock = NULL;
 }
 
+/* cmkit connects to @raw, listening on @addr, which accepts and reads the request. */
+static struct ul *raw_server_gets_request(struct kunit *test, struct irdma_cm_core *core,
+					  struct raw_peer *raw, struct sockaddr_in *addr)
+{
+	struct ul *ul;
+
+	raw_listen(test, raw, addr);
+	ul = cmkit_connect(test, core, addr, CMKIT_MPA_REV2);
+	raw_accept(test, raw);
+	raw_recv_request(test, raw);
+	return ul;
+}
+
 static const char raw_rep[] = "raw-accepts";
+static const char raw_req[] = "raw-requests";
 
 /* cmkit connects to @raw, which accepts with IRD/ORD 2/2: @r is the reply. */
 static struct ul *raw_peer_accepts(struct kunit *test, struct irdma_cm_core *core,
 				   struct raw_peer *raw, struct sockaddr_in *addr,
 				   struct ul_rec *r)
 {
-	u8 buf[CMKIT_MPA_MAX_FRAME];
-	struct ul *ul;
-	int n;
+	struct ul *ul = raw_server_gets_request(test, core, raw, addr);
 
-	raw_listen(test, raw, addr);
-	ul = cmkit_connect(test, core, addr, CMKIT_MPA_REV2);
-	raw_accept(test, raw);
-	raw_recv_request(test, raw);
-	n = irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 0, 2, 2, 0, 0,
-			       raw_rep, sizeof(raw_rep));
-	KUNIT_ASSERT_GT(test, n, 0);
-	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
+	raw_send_mpa(test, raw, CMKIT_MPA_REPLY, false, raw_rep, sizeof(raw_rep));
 	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, r), 0);
 	KUNIT_ASSERT_EQ(test, r->status, 0);
 	return ul;
@@ -976,6 +1106,7 @@ static void irdma_established_peer_resets(struct kunit *test)
 	int made0 = atomic_read(&core->stats.nodes_made);
 	int freed0 = atomic_read(&core->stats.nodes_freed);
 	struct raw_peer *raw = raw_create(test);
+	int mark = log_mark();
 	struct sockaddr_in addr;
 	struct ul_rec r;
 	struct ul *ul;
@@ -991,6 +1122,7 @@ static void irdma_established_peer_resets(struct kunit *test)
 	raw_reset(raw);
 	expect_ended_by_reset(test, ul);
 	expect_nodes_freed(test, core, made0, freed0);
+	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
 }
 
 /* An orderly close the peer never answers with its FIN ends with a reset. */
@@ -1018,6 +1150,15 @@ static void irdma_reset_ends_a_close_the_peer_ignores(struct kunit *test)
 	expect_nodes_freed(test, core, made0, freed0);
 }
 
+/* Wait until cmkit's listener has made a node for a peer's connection. */
+static void wait_node_made(struct kunit *test, struct irdma_cm_core *core, int made0)
+{
+	KUNIT_ASSERT_NE_MSG(test, wait_event_timeout(core->wait,
+						     atomic_read(&core->stats.nodes_made) > made0,
+						     cmkit_test_timeout()), 0,
+			    "the listener made no node for the connection");
+}
+
 /*
  * A peer that connected but never finished its request does not keep a
  * destroyed listener (and its id) alive: it is reset.
@@ -1030,19 +1171,15 @@ static void irdma_destroy_listen_resets_a_peer_without_request(struct kunit *tes
 	struct raw_peer *raw = raw_create(test);
 	struct sockaddr_in addr;
 	struct ul *lul;
-	u8 byte;
 
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	lul = cmkit_listen(test, core, &addr);
 	raw_connect(test, raw, &addr);
 	KUNIT_ASSERT_EQ(test, raw_send(raw, CMKIT_MPA_KEY_REQ, 8), 8);	/* half a key */
-	KUNIT_ASSERT_NE_MSG(test, wait_event_timeout(core->wait,
-						     atomic_read(&core->stats.nodes_made) > made0,
-						     cmkit_test_timeout()), 0,
-			    "the listener made no node for the connection");
+	wait_node_made(test, core, made0);
 
 	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
-	KUNIT_EXPECT_LE(test, raw_recv(raw, &byte, 1), 0);
+	raw_expect_reset(test, raw);
 	ul_expect_clean(test, lul);
 	KUNIT_EXPECT_EQ(test, lul->nr, 0U);
 	expect_nodes_freed(test, core, made0, freed0);
@@ -1054,18 +1191,15 @@ static void irdma_peer_goes_away_mid_mpa(struct kunit *test)
 	int made0 = atomic_read(&core->stats.nodes_made);
 	int freed0 = atomic_read(&core->stats.nodes_freed);
 	struct raw_peer *raw = raw_create(test);
-	u8 buf[CMKIT_MPA_MAX_FRAME];
+	u8 *buf = raw_frame_buf(test);
 	struct sockaddr_in addr;
 	struct ul_rec r;
 	struct ul *ul;
 	int n;
 
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
-	raw_listen(test, raw, &addr);
-	ul = cmkit_connect(test, core, &addr, CMKIT_MPA_REV2);
-	raw_accept(test, raw);
-	raw_recv_request(test, raw);
-	n = irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 0, 2, 2, 0, 0,
+	ul = raw_server_gets_request(test, core, raw, &addr);
+	n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REPLY, 0, 2, 2, 0, 0,
 			       raw_rep, sizeof(raw_rep));
 	KUNIT_ASSERT_GT(test, n, 0);
 	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n - 5), n - 5);	/* then FIN */
@@ -1111,42 +1245,41 @@ static void irdma_garbage_instead_of_mpa_reply_aborts(struct kunit *test)
 	int made0 = atomic_read(&core->stats.nodes_made);
 	int freed0 = atomic_read(&core->stats.nodes_freed);
 	struct raw_peer *raw = raw_create(test);
+	int mark = log_mark();
 	struct sockaddr_in addr;
 	struct ul_rec r;
 	struct ul *ul;
-	u8 byte;
 
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
-	raw_listen(test, raw, &addr);
-	ul = cmkit_connect(test, core, &addr, CMKIT_MPA_REV2);
-	raw_accept(test, raw);
-	raw_recv_request(test, raw);
+	ul = raw_server_gets_request(test, core, raw, &addr);
 	KUNIT_ASSERT_EQ(test, raw_send(raw, g->bytes, g->len), g->len);
 	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
 	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
-	/* cmkit reset the connection: the peer reads no more than that. */
-	KUNIT_EXPECT_LE(test, raw_recv(raw, &byte, 1), 0);
+	raw_expect_reset(test, raw);
 	ul_expect_clean(test, ul);
 	KUNIT_EXPECT_EQ(test, ul->nr, 1U);
 	expect_nodes_freed(test, core, made0, freed0);
+	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
 }
 
 enum bad_request {
 	BAD_HTTP,		/* not MPA at all */
 	BAD_REPLY_KEY,		/* a reply where a request belongs */
 	BAD_HALF_THEN_FIN,	/* the peer goes away mid-request */
-	BAD_PDATA_300,		/* valid MPA, more than an upcall carries */
+	BAD_PDATA_256,		/* valid MPA, more than an upcall carries */
+	BAD_PDATA_300,		/* likewise */
 };
 
 static const char * const bad_request_names[] = {
 	[BAD_HTTP] = "HTTP",
 	[BAD_REPLY_KEY] = "reply key in a request",
 	[BAD_HALF_THEN_FIN] = "half a request, then FIN",
+	[BAD_PDATA_256] = "256 bytes of private data",
 	[BAD_PDATA_300] = "300 bytes of private data",
 };
 
 static const enum bad_request bad_requests[] = {
-	BAD_HTTP, BAD_REPLY_KEY, BAD_HALF_THEN_FIN, BAD_PDATA_300,
+	BAD_HTTP, BAD_REPLY_KEY, BAD_HALF_THEN_FIN, BAD_PDATA_256, BAD_PDATA_300,
 };
 
 static void bad_request_desc(const enum bad_request *p, char *desc)
@@ -1165,14 +1298,13 @@ static void irdma_bad_request_to_listener_aborts_silently(struct kunit *test)
 	int freed0 = atomic_read(&core->stats.nodes_freed);
 	struct raw_peer *raw = raw_create(test);
 	static const char junk[] = "GET / HTTP/1.0\r\nHost: cmkit\r\n\r\n";
-	static u8 pdata[300];
+	static const u8 pdata[300];
+	u8 *buf = raw_frame_buf(test);
+	int mark = log_mark();
 	struct sockaddr_in addr;
 	struct ul *lul;
 	int n = 0;
-	u8 *buf;
 
-	buf = kunit_kzalloc(test, CMKIT_MPA_MAX_FRAME, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
 	switch (*bad) {
 	case BAD_HTTP:
 		n = sizeof(junk);
@@ -1184,6 +1316,10 @@ static void irdma_bad_request_to_listener_aborts_silently(struct kunit *test)
 	case BAD_HALF_THEN_FIN:
 		n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0, 1, 1,
 				       0, 0, siw_req, sizeof(siw_req)) - 5;
+		break;
+	case BAD_PDATA_256:
+		n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0, 1, 1,
+				       0, 0, pdata, 256);
 		break;
 	case BAD_PDATA_300:
 		n = irdma_build_mpa_v1(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0,
@@ -1198,12 +1334,1017 @@ static void irdma_bad_request_to_listener_aborts_silently(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
 	if (*bad == BAD_HALF_THEN_FIN)
 		kernel_sock_shutdown(raw->sock, SHUT_WR);
-	/* cmkit resets the connection; nothing comes back. */
-	KUNIT_EXPECT_LE(test, raw_recv(raw, buf, 1), 0);
+	raw_expect_reset(test, raw);
 	expect_nodes_freed(test, core, made0, freed0);
 	KUNIT_EXPECT_EQ(test, lul->nr, 0U);
 	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
 	ul_expect_clean(test, lul);
+	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
+}
+
+/* ---- private data: 255 bytes, what one upcall carries, both ways -------- */
+
+struct pdata_param {
+	const char *desc;
+	bool reply;		/* in a reply to cmkit's connect (else a request) */
+	bool reject;		/* the reply rejects */
+	u16 len;
+};
+
+static const struct pdata_param pdata_params[] = {
+	{ "request of 255 bytes", false, false, 255 },
+	{ "reply of 255 bytes", true, false, 255 },
+	{ "reply of 256 bytes", true, false, 256 },
+	{ "reject of 256 bytes", true, true, 256 },
+	{ "reply of 300 bytes", true, false, 300 },
+};
+
+static void pdata_param_desc(const struct pdata_param *p, char *desc)
+{
+	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(irdma_pdata, pdata_params, pdata_param_desc);
+
+/*
+ * Up to 255 bytes of the peer's private data reach the upper layer whole;
+ * more than that ends the connection, in a request (no upcall) and in a
+ * reply alike (CONNECT_REPLY(-ECONNRESET), no private data): nothing is cut.
+ */
+static void irdma_peer_private_data_whole_or_refused(struct kunit *test)
+{
+	const struct pdata_param *p = test->param_value;
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	struct raw_peer *raw = raw_create(test);
+	u8 *pdata = raw_frame_buf(test);
+	struct sockaddr_in addr;
+	struct ul *lul, *ul;
+	struct ul_rec r;
+	int i;
+
+	for (i = 0; i < p->len; i++)
+		pdata[i] = i;
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	if (!p->reply) {
+		lul = cmkit_listen(test, core, &addr);
+		raw_connect(test, raw, &addr);
+		raw_send_mpa(test, raw, CMKIT_MPA_REQUEST, false, pdata, p->len);
+		KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &r), 0);
+		KUNIT_EXPECT_EQ(test, r.pdata_len, (u8)p->len);
+		KUNIT_EXPECT_EQ(test, memcmp(r.pdata, pdata, CMKIT_PEER_PDATA_MAX), 0);
+		ul = ul_create(test, "rejected child", UL_PASSIVE, NULL, NULL);
+		ul->id.provider_data = r.provider_data;
+		KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&ul->id, NULL, 0), 0);
+		KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+		ul_expect_clean(test, lul);
+		expect_nodes_freed(test, core, made0, freed0);
+		return;
+	}
+
+	ul = raw_server_gets_request(test, core, raw, &addr);
+	raw_send_mpa(test, raw, CMKIT_MPA_REPLY, p->reject, pdata, p->len);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	if (p->len <= U8_MAX) {
+		KUNIT_EXPECT_EQ(test, r.status, 0);
+		KUNIT_EXPECT_EQ(test, r.pdata_len, (u8)p->len);
+		KUNIT_EXPECT_EQ(test, memcmp(r.pdata, pdata, CMKIT_PEER_PDATA_MAX), 0);
+		KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&ul->id, true), 0);
+		expect_ended_by_reset(test, ul);
+	} else {
+		KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
+		KUNIT_EXPECT_EQ(test, r.pdata_len, 0);
+		if (!r.status) {	/* cut short and taken: end it */
+			KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&ul->id, true), 0);
+			expect_ended_by_reset(test, ul);
+			return;
+		}
+		raw_expect_reset(test, raw);
+		KUNIT_EXPECT_EQ(test, ul->nr, 1U);
+		ul_expect_clean(test, ul);
+	}
+	expect_nodes_freed(test, core, made0, freed0);
+}
+
+/* What cmkit sends is held to the same limit: more than 255 bytes is refused. */
+static void irdma_private_data_over_255_not_sent(struct kunit *test)
+{
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	struct raw_peer *raw = raw_create(test);
+	u8 *pdata = raw_frame_buf(test);
+	struct sockaddr_in addr, src, nobody;
+	struct iw_cm_conn_param param;
+	struct ul *ul, *lul, *child;
+	struct ul_rec req;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	cmkit_test_addr(siw_param, cmkit_test_port(), &nobody);
+	cmkit_test_addr(siw_param, 0, &src);
+	memset(&param, 0, sizeof(param));
+	param.private_data = pdata;
+	param.private_data_len = U8_MAX + 1;
+
+	/* A connect: refused before anything is made. */
+	ul = ul_create(test, "oversized connect", UL_ACTIVE, &src, &nobody);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_connect(core, &ul->id, &param), -EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.nodes_made), made0);
+
+	/* An accept: refused, and the request still needs its answer. */
+	lul = cmkit_listen(test, core, &addr);
+	raw_connect(test, raw, &addr);
+	raw_send_mpa(test, raw, CMKIT_MPA_REQUEST, false, raw_req, sizeof(raw_req));
+	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+	child = ul_create(test, "oversized accept", UL_PASSIVE, NULL, NULL);
+	child->id.provider_data = req.provider_data;
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_accept(&child->id, &param), -EINVAL);
+	param.private_data_len = U8_MAX;
+	child->accepted = true;
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_accept(&child->id, &param), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(child, IW_CM_EVENT_ESTABLISHED, &req), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&child->id, true), 0);
+	expect_ended_by_reset(test, child);
+	ul_expect_clean(test, lul);
+	ul_expect_clean(test, ul);
+	expect_nodes_freed(test, core, made0, freed0);
+}
+
+/* ---- a CONNECT_REQUEST the upper layer refuses --------------------------- */
+
+/*
+ * iw_cm's contract: a non-zero answer to CONNECT_REQUEST does not consume
+ * the request; the consumer then rejects it (iw_cm's cm_conn_req_handler()
+ * calls iw_cm_reject() on the child and destroys it).  So the node must
+ * outlive the upcall until that reject, and the peer gets an MPA reject
+ * frame, not a reset.
+ */
+static void irdma_refused_request_is_rejected_by_the_consumer(struct kunit *test)
+{
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	struct raw_peer *raw = raw_create(test);
+	u8 *buf = raw_frame_buf(test);
+	struct cmkit_mpa_frame f;
+	struct sockaddr_in addr;
+	struct ul *lul, *child;
+	struct ul_rec req;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = cmkit_listen(test, core, &addr);
+	lul->req_rc = -EBUSY;
+	raw_connect(test, raw, &addr);
+	raw_send_mpa(test, raw, CMKIT_MPA_REQUEST, false, raw_req, sizeof(raw_req));
+	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+	/* The upcall has returned -EBUSY: the node awaits the consumer's answer. */
+	flush_workqueue(core->event_wq);
+	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&core->stats.nodes_freed), freed0,
+			    "the refused request's node was freed before its answer");
+
+	child = ul_create(test, "refusing child", UL_PASSIVE, NULL, NULL);
+	child->id.provider_data = req.provider_data;
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&child->id, cmkit_rej, sizeof(cmkit_rej)), 0);
+	raw_recv_frame(test, raw, CMKIT_MPA_REPLY, buf, &f);
+	KUNIT_EXPECT_TRUE(test, f.flags & CMKIT_MPA_FLAG_REJECT);
+	KUNIT_EXPECT_EQ(test, f.pdata_len, sizeof(cmkit_rej));
+	KUNIT_EXPECT_EQ(test, memcmp(f.pdata, cmkit_rej, sizeof(cmkit_rej)), 0);
+	KUNIT_EXPECT_EQ(test, raw_recv(raw, buf, 1), 0);	/* then our FIN */
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+	ul_expect_clean(test, lul);
+	ul_expect_clean(test, child);
+	KUNIT_EXPECT_EQ(test, child->nr, 0U);
+	expect_nodes_freed(test, core, made0, freed0);
+	expect_id_released(test, child);
+}
+
+/* ---- a SYN nobody answers ------------------------------------------------ */
+
+static void syn_retries_restore(struct kunit_resource *res)
+{
+	WRITE_ONCE(init_net.ipv4.sysctl_tcp_syn_retries, (u8)(uintptr_t)res->data);
+}
+
+/*
+ * TCP gives up on a SYN nobody answers (an address on a dummy interface,
+ * where packets vanish): the upper layer learns -ETIMEDOUT, not a reset.
+ * One SYN retry (as net.ipv4.tcp_syn_retries=1) makes that about 3 s.
+ */
+static void irdma_connect_syn_timeout_reports_etimedout(struct kunit *test)
+{
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	u8 saved = READ_ONCE(init_net.ipv4.sysctl_tcp_syn_retries);
+	struct sockaddr_in addr;
+	struct ul_rec r;
+	struct ul *ul;
+
+	cmkit_test_device(test, siw_param);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, ul_res_init,
+							 syn_retries_restore, GFP_KERNEL,
+							 (void *)(uintptr_t)saved));
+	WRITE_ONCE(init_net.ipv4.sysctl_tcp_syn_retries, 1);
+	/* The no-RDMA dummy's subnet, an address nobody has. */
+	cmkit_test_nodev_addr(cmkit_test_port(), &addr);
+	addr.sin_addr.s_addr = htonl(ntohl(addr.sin_addr.s_addr) + 1);
+	ul = cmkit_connect(test, core, &addr, CMKIT_MPA_REV2);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.status, -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, r.pdata_len, 0);
+	ul_expect_clean(test, ul);
+	KUNIT_EXPECT_EQ(test, ul->nr, 1U);
+	expect_nodes_freed(test, core, made0, freed0);
+}
+
+/* ---- races pinned by hooks (private cores) ------------------------------- */
+
+/**
+ * struct pin - stop a private core at one hook point and run something there
+ * @test: the test
+ * @at: where to stop (the first time only)
+ * @fired: @at was reached
+ * @cleanup: cleanup runs on @work, started at @at
+ * @work: runs irdma_cleanup_cm_core() for @cleanup
+ * @settled: cleanup reached a wait for live objects, or returned
+ * @done: cleanup returned
+ * @core: the core
+ * @ul: an upper layer whose references cleanup's return is checked against
+ * @refs_at_return: @ul's references when cleanup returned
+ * @freed_at_return: nodes freed when cleanup returned
+ * @run: called at @at instead of starting cleanup (may be NULL)
+ * @data: for @run
+ * @arg: the hook point's argument, for @run
+ */
+struct pin {
+	struct kunit *test;
+	enum irdma_cm_hook at;
+	bool fired;
+	bool cleanup;
+	struct work_struct work;
+	struct completion settled;
+	struct completion done;
+	struct irdma_cm_core *core;
+	struct ul *ul;
+	int refs_at_return;
+	int freed_at_return;
+	void (*run)(struct pin *pin);
+	void *data;
+	void *arg;
+};
+
+static void pin_cleanup_work(struct work_struct *work)
+{
+	struct pin *pin = container_of(work, struct pin, work);
+
+	irdma_cleanup_cm_core(pin->core);
+	pin->refs_at_return = pin->ul ? ul_refs(pin->ul) : 0;
+	pin->freed_at_return = atomic_read(&pin->core->stats.nodes_freed);
+	complete_all(&pin->settled);
+	complete_all(&pin->done);
+}
+
+static void pin_hook(struct irdma_cm_core *core, enum irdma_cm_hook where, void *arg)
+{
+	struct pin *pin = core->test_data;
+
+	if (where == IRDMA_HOOK_CLEANUP_WAITS) {
+		complete_all(&pin->settled);
+		return;
+	}
+	if (where != pin->at || pin->fired)
+		return;
+	pin->fired = true;
+	pin->arg = arg;
+	if (pin->run) {
+		pin->run(pin);
+		return;
+	}
+	/* Cleanup runs as far as it can while this path stands still here. */
+	queue_work(system_unbound_wq, &pin->work);
+	KUNIT_EXPECT_NE_MSG(pin->test, wait_for_completion_timeout(&pin->settled,
+								   cmkit_test_timeout()), 0,
+			    "cleanup neither returned nor waited");
+}
+
+static void pin_res_free(struct kunit_resource *res)
+{
+	struct pin *pin = res->data;
+
+	WRITE_ONCE(pin->core->test_hook, NULL);
+	if (pin->cleanup && pin->fired)
+		wait_for_completion(&pin->done);
+	kfree(pin);
+}
+
+/* Pin @core at @at: cleanup starts there (or @run runs there). */
+static struct pin *pin_core(struct kunit *test, struct irdma_cm_core *core,
+			    enum irdma_cm_hook at, void (*run)(struct pin *pin))
+{
+	struct pin *pin = kzalloc_obj(*pin, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pin);
+	pin->test = test;
+	pin->at = at;
+	pin->core = core;
+	pin->run = run;
+	pin->cleanup = !run;
+	INIT_WORK(&pin->work, pin_cleanup_work);
+	init_completion(&pin->settled);
+	init_completion(&pin->done);
+	if (!kunit_alloc_resource(test, ul_res_init, pin_res_free, GFP_KERNEL, pin)) {
+		kfree(pin);
+		KUNIT_ASSERT_TRUE_MSG(test, false, "no memory for a KUnit resource");
+	}
+	core->test_data = pin;
+	WRITE_ONCE(core->test_hook, pin_hook);
+	return pin;
+}
+
+static void pin_wait_cleanup(struct kunit *test, struct pin *pin)
+{
+	KUNIT_ASSERT_TRUE(test, pin->fired);
+	KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&pin->done,
+							      cmkit_test_timeout()), 0,
+			    "cleanup did not return");
+}
+
+/*
+ * Cleanup while a connect has made its node but has no socket yet: the
+ * connect fails (-ENODEV), nothing is upcalled, and cleanup returns with
+ * nothing left.  (Before: the connect went on after cleanup had reaped the
+ * node, and a peer that never replied would have left cleanup waiting.)
+ */
+static void irdma_cleanup_while_connect_has_no_socket(struct kunit *test)
+{
+	struct irdma_cm_core *core = private_core(test);
+	struct iw_cm_conn_param param;
+	struct sockaddr_in addr, src;
+	struct pin *pin;
+	struct ul *ul;
+
+	cmkit_test_device(test, siw_param);
+	pin = pin_core(test, core, IRDMA_HOOK_CONNECT_NODE_MADE, NULL);
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);	/* nobody listens */
+	cmkit_test_addr(siw_param, 0, &src);
+	ul = ul_create(test, "connect vs cleanup", UL_ACTIVE, &src, &addr);
+	pin->ul = ul;
+	conn_param_init(&param, cmkit_req, 4, 4);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_connect(core, &ul->id, &param), -ENODEV);
+	pin_wait_cleanup(test, pin);
+	KUNIT_EXPECT_EQ(test, ul->nr, 0U);
+	KUNIT_EXPECT_EQ(test, pin->refs_at_return, 0);
+	KUNIT_EXPECT_EQ(test, pin->freed_at_return, atomic_read(&core->stats.nodes_made));
+	KUNIT_EXPECT_NULL(test, ul->id.provider_data);
+	ul_expect_clean(test, ul);
+}
+
+/*
+ * Cleanup once the connect is issued, before cmkit_irdma_connect() returns:
+ * the connect succeeded, so the upper layer gets its one CONNECT_REPLY
+ * (-ECONNRESET), delivered before cleanup returns.
+ */
+static void irdma_cleanup_after_connect_issued(struct kunit *test)
+{
+	struct irdma_cm_core *core = private_core(test);
+	struct raw_peer *raw = raw_create(test);
+	struct iw_cm_conn_param param;
+	struct sockaddr_in addr, src;
+	struct ul_rec r;
+	struct pin *pin;
+	struct ul *ul;
+
+	cmkit_test_device(test, siw_param);
+	pin = pin_core(test, core, IRDMA_HOOK_CONNECT_ISSUED, NULL);
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	cmkit_test_addr(siw_param, 0, &src);
+	raw_listen(test, raw, &addr);	/* accepts, never replies */
+	ul = ul_create(test, "issued connect vs cleanup", UL_ACTIVE, &src, &addr);
+	pin->ul = ul;
+	conn_param_init(&param, cmkit_req, 4, 4);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_connect(core, &ul->id, &param), 0);
+	pin_wait_cleanup(test, pin);
+	KUNIT_EXPECT_EQ(test, pin->refs_at_return, 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, ul->nr, 1U);
+	ul_expect_clean(test, ul);
+	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.nodes_made),
+			atomic_read(&core->stats.nodes_freed));
+}
+
+/* Cleanup before a new listener is published: the listen fails, nothing is held. */
+static void irdma_cleanup_before_listener_published(struct kunit *test)
+{
+	struct irdma_cm_core *core = private_core(test);
+	struct sockaddr_in addr;
+	struct pin *pin;
+	struct ul *lul;
+
+	cmkit_test_device(test, siw_param);
+	pin = pin_core(test, core, IRDMA_HOOK_LISTEN_READY, NULL);
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = ul_create(test, "listener vs cleanup", UL_LISTEN, &addr, NULL);
+	pin->ul = lul;
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_create_listen(core, &lul->id, 4), -ENODEV);
+	pin_wait_cleanup(test, pin);
+	KUNIT_EXPECT_EQ(test, pin->refs_at_return, 0);
+	KUNIT_EXPECT_NULL(test, lul->id.provider_data);
+	ul_expect_clean(test, lul);
+}
+
+/*
+ * Cleanup right after a listener is published: it was whole when published
+ * (callbacks, references, provider_data), so cleanup stops it cleanly and
+ * create_listen still succeeds.  (Before: published first, then completed,
+ * so cleanup released a reference never taken and freed the listener that
+ * create_listen went on to fill in.)
+ */
+static void irdma_cleanup_right_after_listener_published(struct kunit *test)
+{
+	struct irdma_cm_core *core = private_core(test);
+	struct sockaddr_in addr;
+	struct pin *pin;
+	struct ul *lul;
+
+	cmkit_test_device(test, siw_param);
+	pin = pin_core(test, core, IRDMA_HOOK_LISTEN_PUBLISHED, NULL);
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = ul_create(test, "published listener vs cleanup", UL_LISTEN, &addr, NULL);
+	pin->ul = lul;
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_create_listen(core, &lul->id, 4), 0);
+	pin_wait_cleanup(test, pin);
+	KUNIT_EXPECT_EQ(test, pin->refs_at_return, 0);
+	KUNIT_EXPECT_NULL(test, lul->id.provider_data);
+	KUNIT_EXPECT_EQ(test, lul->nr, 0U);
+	ul_expect_clean(test, lul);
+}
+
+/*
+ * Cleanup while a node's last reference is being dropped (off the list, not
+ * yet destroyed): cleanup returns only after the node let go of its upper
+ * layer.  (Before: an empty list counted as done.)
+ */
+static void irdma_cleanup_waits_for_a_node_being_destroyed(struct kunit *test)
+{
+	struct irdma_cm_core *core = private_core(test);
+	struct irdma_cm_info info = { .loc_addr = 1, .rem_addr = 2 };
+	struct irdma_cm_node *node;
+	struct pin *pin;
+	struct ul *ul;
+
+	ul = ul_create(test, "node vs cleanup", UL_ACTIVE, NULL, NULL);
+	node = irdma_make_cm_node(core, &ul->id, &info);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, node);
+	ul->id.add_ref(&ul->id);	/* as a connect does */
+	set_bit(IRDMA_CM_NODE_ID_HELD, &node->flags);
+	pin = pin_core(test, core, IRDMA_HOOK_NODE_UNLISTED, NULL);
+	pin->ul = ul;
+	irdma_cm_node_put_base(node);	/* the last reference */
+	pin_wait_cleanup(test, pin);
+	KUNIT_EXPECT_EQ(test, pin->refs_at_return, 0);
+	KUNIT_EXPECT_EQ(test, pin->freed_at_return, 1);
+	ul_expect_clean(test, ul);
+}
+
+/* An established cmkit -> siw connection on @core; @srv is siw's side. */
+static struct ul *established_to_siw(struct kunit *test, struct irdma_cm_core *core,
+				     struct cmkit_peer **srv)
+{
+	struct cmkit_cm_record pr;
+	struct sockaddr_in addr;
+	struct ul_rec r;
+	struct ul *ul;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	*srv = cmkit_peer_create(test, "siw server");
+	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(*srv, &addr), 0);
+	ul = cmkit_connect(test, core, &addr, CMKIT_MPA_REV2);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.status, 0);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(*srv, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
+	return ul;
+}
+
+/* The test thread's side of a pinned race: @run runs there. */
+struct pin_thread {
+	struct completion at_hook;
+	struct completion go_on;
+	int rc;
+};
+
+/* At the last upcall (event workqueue): let the test thread act, then go on. */
+static void pin_last_upcall(struct pin *pin)
+{
+	struct pin_thread *t = pin->data;
+
+	complete(&t->at_hook);
+	KUNIT_EXPECT_NE(pin->test, wait_for_completion_timeout(&t->go_on,
+							       cmkit_test_timeout()), 0);
+}
+
+/*
+ * The consumer closes while the handler is about to make the last upcall:
+ * the id already names no node, so the close is refused (-EINVAL) without
+ * touching it, and the upper layer still gets DISCONNECT and CLOSE once.
+ */
+static void irdma_close_during_last_upcall_is_refused(struct kunit *test)
+{
+	struct irdma_cm_core *core = private_core(test);
+	struct pin_thread t = {};
+	struct cmkit_peer *srv;
+	struct pin *pin;
+	struct ul_rec r;
+	struct ul *ul;
+
+	cmkit_test_device(test, siw_param);
+	init_completion(&t.at_hook);
+	init_completion(&t.go_on);
+	ul = established_to_siw(test, core, &srv);
+	pin = pin_core(test, core, IRDMA_HOOK_LAST_UPCALL, pin_last_upcall);
+	pin->ul = ul;
+	pin->data = &t;
+	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(srv), 0);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&t.at_hook, cmkit_test_timeout()), 0);
+	KUNIT_EXPECT_EQ(test, ul_count(ul, IW_CM_EVENT_CLOSE), 0U);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&ul->id, true), -EINVAL);
+	complete(&t.go_on);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
+	KUNIT_EXPECT_EQ(test, ul_count(ul, IW_CM_EVENT_DISCONNECT), 1U);
+	ul_expect_clean(test, ul);
+	KUNIT_EXPECT_EQ(test, ul->nr, 3U);
+}
+
+/* In the consumer's close, node held: the connection ends meanwhile. */
+static void pin_close_holds_node(struct pin *pin)
+{
+	struct kunit *test = pin->test;
+	struct cmkit_peer *srv = pin->data;
+	struct ul_rec r;
+	int freed = atomic_read(&pin->core->stats.nodes_freed);
+
+	KUNIT_EXPECT_EQ(test, cmkit_peer_disconnect(srv), 0);
+	KUNIT_EXPECT_EQ(test, ul_wait(pin->ul, IW_CM_EVENT_CLOSE, &r), 0);
+	flush_workqueue(pin->core->event_wq);
+	/* The close's reference keeps the node until it returns. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&pin->core->stats.nodes_freed), freed);
+}
+
+/*
+ * The consumer's close holds the node when the connection's last upcall is
+ * made: the close finds it closed (-ENOTCONN), and its reference keeps the
+ * node until it returns.
+ */
+static void irdma_close_holding_node_across_last_upcall(struct kunit *test)
+{
+	struct irdma_cm_core *core = private_core(test);
+	struct cmkit_peer *srv;
+	struct pin *pin;
+	struct ul *ul;
+	int freed;
+
+	cmkit_test_device(test, siw_param);
+	ul = established_to_siw(test, core, &srv);
+	pin = pin_core(test, core, IRDMA_HOOK_API_NODE_HELD, pin_close_holds_node);
+	pin->ul = ul;
+	pin->data = srv;
+	freed = atomic_read(&core->stats.nodes_freed);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&ul->id, true), -ENOTCONN);
+	KUNIT_EXPECT_TRUE(test, pin->fired);
+	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.nodes_freed), freed + 1);
+	KUNIT_EXPECT_EQ(test, ul_count(ul, IW_CM_EVENT_CLOSE), 1U);
+	ul_expect_clean(test, ul);
+	expect_id_released(test, ul);
+}
+
+/* ---- failures injected at each step (the kernel's fault framework) ------ */
+
+/* Everything @core made is gone, and every event it posted was handled. */
+static void expect_core_idle(struct kunit *test, struct irdma_cm_core *core)
+{
+	KUNIT_EXPECT_NE_MSG(test, wait_var_event_timeout(&core->live, !atomic_read(&core->live),
+							 cmkit_test_timeout()), 0,
+			    "%d nodes and listeners still alive", atomic_read(&core->live));
+	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.nodes_made),
+			atomic_read(&core->stats.nodes_freed));
+	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.events_posted),
+			atomic_read(&core->stats.events_handled));
+	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.events_misordered), 0);
+}
+
+enum fault_role {
+	FAULT_CORE,	/* irdma_setup_cm_core() */
+	FAULT_CONNECT,	/* cmkit_irdma_connect() and what follows, to a raw peer */
+	FAULT_ACCEPT,	/* create_listen, a raw peer's request, cmkit_irdma_accept() */
+};
+
+/**
+ * struct fault_param - one failure injected
+ * @role: the path
+ * @step: the step that fails
+ * @skip: passes of the step that succeed first
+ * @rc: what the call that fails returns (0: it succeeds, and the failure
+ *	comes as an upcall or as a reset of the peer)
+ * @what: which pass of the step, for the case's name
+ */
+struct fault_param {
+	enum fault_role role;
+	enum irdma_fault step;
+	int skip;
+	int rc;
+	const char *what;
+};
+
+static const struct fault_param fault_params[] = {
+	{ FAULT_CORE, IRDMA_FAULT_EVENT_WQ, 0, -ENOMEM, "" },
+	{ FAULT_CORE, IRDMA_FAULT_SOCK_WQ, 0, -ENOMEM, "" },
+	{ FAULT_CONNECT, IRDMA_FAULT_NODE_ALLOC, 0, -ENOMEM, "" },
+	{ FAULT_CONNECT, IRDMA_FAULT_SOCK_CREATE, 0, -ENOMEM, "" },
+	{ FAULT_CONNECT, IRDMA_FAULT_BIND, 0, -EADDRINUSE, "" },
+	{ FAULT_CONNECT, IRDMA_FAULT_CONNECT, 0, -ENETUNREACH, "" },
+	{ FAULT_CONNECT, IRDMA_FAULT_MPA_ALLOC, 0, 0, "request" },
+	{ FAULT_CONNECT, IRDMA_FAULT_SENDMSG, 0, 0, "request" },
+	{ FAULT_CONNECT, IRDMA_FAULT_EVENT_ALLOC, 0, 0, "CONNECTED" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_LISTENER_ALLOC, 0, -ENOMEM, "" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_SOCK_CREATE, 0, -ENOMEM, "" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_BIND, 0, -EADDRINUSE, "" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_LISTEN, 0, -EADDRINUSE, "" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_ACCEPT, 0, 0, "" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_NODE_ALLOC, 0, 0, "" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_EVENT_ALLOC, 0, 0, "MPA_REQ" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_EVENT_ALLOC, 1, -ENOMEM, "ESTABLISHED" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_MPA_ALLOC, 0, -ENOMEM, "reply" },
+	{ FAULT_ACCEPT, IRDMA_FAULT_SENDMSG, 0, -EAGAIN, "reply" },
+};
+
+static void fault_param_desc(const struct fault_param *p, char *desc)
+{
+	static const char * const roles[] = { "core", "connect", "accept" };
+
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s %s", roles[p->role],
+		 irdma_fault_points.steps[p->step], p->what);
+}
+
+KUNIT_ARRAY_PARAM(irdma_fault, fault_params, fault_param_desc);
+
+/* Fail @step once, after @skip passes that succeed. */
+static void fault_arm(const struct fault_param *p)
+{
+	cmkit_fault_arm(&irdma_fault_points, BIT(p->step), 1);
+#ifdef CONFIG_FAULT_INJECTION
+	atomic_set(&irdma_fault_points.attr.space, p->skip ? p->skip + 1 : 0);
+#endif
+}
+
+static void fault_connect(struct kunit *test, const struct fault_param *p,
+			  struct irdma_cm_core *core)
+{
+	struct raw_peer *raw = raw_create(test);
+	struct iw_cm_conn_param param;
+	struct sockaddr_in addr, src;
+	struct ul_rec r;
+	struct ul *ul;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	cmkit_test_addr(siw_param, 0, &src);
+	raw_listen(test, raw, &addr);
+	ul = ul_create(test, "faulty connect", UL_ACTIVE, &src, &addr);
+	conn_param_init(&param, cmkit_req, 4, 4);
+	fault_arm(p);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_connect(core, &ul->id, &param), p->rc);
+	if (p->rc) {
+		/* A connect that fails says so, and nothing else. */
+		KUNIT_EXPECT_EQ(test, ul->nr, 0U);
+		ul_expect_clean(test, ul);
+		return;
+	}
+	raw_accept(test, raw);
+	if (p->step == IRDMA_FAULT_EVENT_ALLOC) {
+		/* The reply arrives, its CONNECTED cannot be posted: a reset. */
+		raw_recv_request(test, raw);
+		raw_send_mpa(test, raw, CMKIT_MPA_REPLY, false, raw_rep, sizeof(raw_rep));
+	}
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, r.pdata_len, 0);
+	raw_expect_reset(test, raw);
+	KUNIT_EXPECT_EQ(test, ul->nr, 1U);
+	ul_expect_clean(test, ul);
+}
+
+static void fault_accept(struct kunit *test, const struct fault_param *p,
+			 struct irdma_cm_core *core)
+{
+	struct raw_peer *raw = raw_create(test);
+	struct iw_cm_conn_param param;
+	struct sockaddr_in addr;
+	struct ul *lul, *child;
+	struct ul_rec req;
+	int rc;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = ul_create(test, "faulty listener", UL_LISTEN, &addr, NULL);
+	if (p->step == IRDMA_FAULT_LISTENER_ALLOC || p->step == IRDMA_FAULT_SOCK_CREATE ||
+	    p->step == IRDMA_FAULT_BIND || p->step == IRDMA_FAULT_LISTEN) {
+		fault_arm(p);
+		KUNIT_EXPECT_EQ(test, cmkit_irdma_create_listen(core, &lul->id, 4), p->rc);
+		KUNIT_EXPECT_NULL(test, lul->id.provider_data);
+		ul_expect_clean(test, lul);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen(core, &lul->id, 4), 0);
+	fault_arm(p);
+	raw_connect(test, raw, &addr);
+	raw_send_mpa(test, raw, CMKIT_MPA_REQUEST, false, raw_req, sizeof(raw_req));
+	if (p->step == IRDMA_FAULT_ACCEPT || p->step == IRDMA_FAULT_NODE_ALLOC ||
+	    (p->step == IRDMA_FAULT_EVENT_ALLOC && !p->skip)) {
+		/* Refused before any upcall: the peer is reset, nobody told. */
+		raw_expect_reset(test, raw);
+		KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+		KUNIT_EXPECT_EQ(test, lul->nr, 0U);
+		ul_expect_clean(test, lul);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+	child = ul_create(test, "faulty child", UL_PASSIVE, NULL, NULL);
+	child->id.provider_data = req.provider_data;
+	child->accepted = true;
+	conn_param_init(&param, cmkit_rep, 4, 4);
+	rc = cmkit_irdma_accept(&child->id, &param);
+	KUNIT_EXPECT_EQ(test, rc, p->rc);
+	/* A failed accept: no upcall on the child, the peer reset, the id empty. */
+	raw_expect_reset(test, raw);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+	ul_expect_clean(test, lul);
+	ul_expect_clean(test, child);
+	KUNIT_EXPECT_EQ(test, child->nr, 0U);
+	expect_id_released(test, child);
+}
+
+/*
+ * A failure injected at each step of connect, listen and accept, through
+ * the kernel's fault framework (irdma_fault_points): the caller gets a clean
+ * error, or the upper layer exactly the upcalls iw_cm allows (one failed
+ * CONNECT_REPLY for a connect; none, or CONNECT_REQUEST and no more, for an
+ * accept); the peer is reset; nothing is left.
+ */
+static void irdma_failure_injected(struct kunit *test)
+{
+	const struct fault_param *p = test->param_value;
+	int fired = atomic_read(&irdma_fault_points.fired);
+	struct irdma_cm_core *core, *bad;
+
+	if (!IS_ENABLED(CONFIG_FAULT_INJECTION))
+		kunit_skip(test, "the kernel has no CONFIG_FAULT_INJECTION");
+	if (p->role == FAULT_CORE) {
+		bad = kunit_kzalloc(test, sizeof(*bad), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, bad);
+		fault_arm(p);
+		KUNIT_EXPECT_EQ(test, irdma_setup_cm_core(bad), p->rc);
+		KUNIT_EXPECT_NULL(test, bad->event_wq);
+		KUNIT_EXPECT_NULL(test, bad->sock_wq);
+		KUNIT_EXPECT_EQ(test, atomic_read(&irdma_fault_points.fired), fired + 1);
+		return;
+	}
+	cmkit_test_device(test, siw_param);
+	core = private_core(test);
+	if (p->role == FAULT_CONNECT)
+		fault_connect(test, p, core);
+	else
+		fault_accept(test, p, core);
+	KUNIT_EXPECT_EQ(test, atomic_read(&irdma_fault_points.fired), fired + 1);
+	cmkit_fault_disarm(&irdma_fault_points);
+	irdma_cleanup_cm_core(core);
+	expect_core_idle(test, core);
+}
+
+/* ---- failslab's fail-nth over a whole connection ------------------------- */
+
+/*
+ * failslab (mm/failslab.c) with the task filter: current->fail_nth = N fails
+ * the N-th slab allocation of this thread (what /proc/<pid>/fail-nth sets).
+ * Only what the test thread runs counts: the consumer API (connect, listen,
+ * accept, close, destroy) is called here, while the socket work and the
+ * events run on cmkit's workqueues, whose failures the fault steps above
+ * inject.  failslab skips allocations that may sleep unless ignore-gfp-wait
+ * is N, and dumps a stack per failure unless verbose is 0: both are set for
+ * the case and restored after it.
+ */
+#define FAILSLAB_DIR	"/sys/kernel/debug/failslab"
+#define FAILSLAB_SAVED	"/tmp/cmkit-irdma-failslab"
+
+/*
+ * Run a shell line in the guest, as root: debugfs' bool files have no
+ * read_iter/write_iter, so kernel_read()/kernel_write() cannot reach them.
+ */
+static int failslab_sh(const char *line)
+{
+	static const char * const envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin",
+					      NULL };
+	const char *argv[] = { "/bin/sh", "-c", line, NULL };
+
+	return call_usermodehelper(argv[0], (char **)argv, (char **)envp, UMH_WAIT_PROC);
+}
+
+static void failslab_restore(struct kunit_resource *res)
+{
+	failslab_sh("cd " FAILSLAB_DIR " && cat " FAILSLAB_SAVED ".gfp > ignore-gfp-wait && "
+		    "cat " FAILSLAB_SAVED ".verbose > verbose");
+}
+
+static void failslab_every_gfp(struct kunit *test)
+{
+	int rc;
+
+	rc = failslab_sh("cd " FAILSLAB_DIR " && cat ignore-gfp-wait > " FAILSLAB_SAVED ".gfp && "
+			 "cat verbose > " FAILSLAB_SAVED ".verbose && "
+			 "echo N > ignore-gfp-wait && echo 0 > verbose");
+	if (rc)
+		kunit_skip(test, "cannot set " FAILSLAB_DIR "/ignore-gfp-wait (CONFIG_FAILSLAB): %d",
+			   rc);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, ul_res_init, failslab_restore,
+							 GFP_KERNEL, NULL));
+}
+
+/* The N-th allocation of the consumer calls fails; the peer's are not counted. */
+struct nth {
+	unsigned int left;
+	bool hit;
+};
+
+static void nth_on(struct nth *t)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	if (!t->hit)
+		current->fail_nth = t->left;
+#endif
+}
+
+static void nth_off(struct nth *t)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	unsigned int left = current->fail_nth;
+
+	current->fail_nth = 0;
+	if (t->hit)
+		return;
+	if (left)
+		t->left = left;
+	else
+		t->hit = true;
+#endif
+}
+
+/* cmkit connects to a raw peer, which accepts; cmkit resets. */
+static bool nth_connect_close(struct kunit *test, struct irdma_cm_core *core,
+			      unsigned int n)
+{
+	struct raw_peer *raw = raw_create(test);
+	struct iw_cm_conn_param param;
+	struct sockaddr_in addr, src;
+	struct nth t = { .left = n };
+	struct ul_rec r;
+	struct ul *ul;
+	bool hit;
+	int rc;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	cmkit_test_addr(siw_param, 0, &src);
+	raw_listen(test, raw, &addr);
+	ul = ul_create(test, "fail-nth connect", UL_ACTIVE, &src, &addr);
+	conn_param_init(&param, cmkit_req, 4, 4);
+	nth_on(&t);
+	rc = cmkit_irdma_connect(core, &ul->id, &param);
+	nth_off(&t);
+	if (rc) {
+		KUNIT_EXPECT_TRUE_MSG(test, t.hit, "connect failed by itself: %d", rc);
+		KUNIT_EXPECT_EQ(test, ul->nr, 0U);
+		ul_expect_clean(test, ul);
+		return t.hit;
+	}
+	raw_accept(test, raw);
+	raw_recv_request(test, raw);
+	raw_send_mpa(test, raw, CMKIT_MPA_REPLY, false, raw_rep, sizeof(raw_rep));
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.status, 0);
+	hit = t.hit;
+	nth_on(&t);
+	rc = cmkit_irdma_cm_close(&ul->id, true);
+	nth_off(&t);
+	KUNIT_EXPECT_EQ(test, rc, 0);	/* a reset's RESET has the node's spare */
+	expect_ended_by_reset(test, ul);
+	if (t.hit == hit)	/* else the RST itself may be what failed */
+		raw_expect_reset(test, raw);
+	return t.hit;
+}
+
+/* A raw peer connects to cmkit's listener; cmkit accepts, then resets. */
+static bool nth_accept_close(struct kunit *test, struct irdma_cm_core *core,
+			     unsigned int n)
+{
+	struct raw_peer *raw = raw_create(test);
+	struct iw_cm_conn_param param;
+	struct nth t = { .left = n };
+	u8 *buf = raw_frame_buf(test);
+	struct cmkit_mpa_frame f;
+	struct sockaddr_in addr;
+	struct ul *lul, *child;
+	struct ul_rec req;
+	bool hit;
+	int rc;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = ul_create(test, "fail-nth listener", UL_LISTEN, &addr, NULL);
+	nth_on(&t);
+	rc = cmkit_irdma_create_listen(core, &lul->id, 4);
+	nth_off(&t);
+	if (rc) {
+		KUNIT_EXPECT_TRUE_MSG(test, t.hit, "listen failed by itself: %d", rc);
+		ul_expect_clean(test, lul);
+		return t.hit;
+	}
+	raw_connect(test, raw, &addr);
+	raw_send_mpa(test, raw, CMKIT_MPA_REQUEST, false, raw_req, sizeof(raw_req));
+	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+	child = ul_create(test, "fail-nth child", UL_PASSIVE, NULL, NULL);
+	child->id.provider_data = req.provider_data;
+	child->accepted = true;
+	conn_param_init(&param, cmkit_rep, 4, 4);
+	nth_on(&t);
+	rc = cmkit_irdma_accept(&child->id, &param);
+	nth_off(&t);
+	if (rc) {
+		KUNIT_EXPECT_TRUE_MSG(test, t.hit, "accept failed by itself: %d", rc);
+		raw_expect_reset(test, raw);
+		KUNIT_EXPECT_EQ(test, child->nr, 0U);
+	} else {
+		raw_recv_frame(test, raw, CMKIT_MPA_REPLY, buf, &f);
+		KUNIT_ASSERT_EQ(test, ul_wait(child, IW_CM_EVENT_ESTABLISHED, &req), 0);
+		hit = t.hit;
+		nth_on(&t);
+		rc = cmkit_irdma_cm_close(&child->id, true);
+		nth_off(&t);
+		KUNIT_EXPECT_EQ(test, rc, 0);
+		expect_ended_by_reset(test, child);
+		if (t.hit == hit)	/* else the RST itself may be what failed */
+			raw_expect_reset(test, raw);
+	}
+	nth_on(&t);
+	rc = cmkit_irdma_destroy_listen(&lul->id);
+	nth_off(&t);
+	KUNIT_EXPECT_EQ(test, rc, 0);
+	ul_expect_clean(test, lul);
+	ul_expect_clean(test, child);
+	return t.hit;
+}
+
+static const enum fault_role nth_roles[] = { FAULT_CONNECT, FAULT_ACCEPT };
+
+static void nth_role_desc(const enum fault_role *role, char *desc)
+{
+	strscpy(desc, *role == FAULT_CONNECT ? "connect, reset" : "listen, accept, reset",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(irdma_nth, nth_roles, nth_role_desc);
+
+#define NTH_MAX	400
+
+/*
+ * For N = 1, 2, ...: fail the N-th allocation of the consumer's calls over
+ * a whole connection, until one runs with fewer than N.  Each N ends in a
+ * clean error or a whole connection, and nothing is left.
+ */
+static void irdma_failslab_nth_over_a_connection(struct kunit *test)
+{
+	const enum fault_role *role = test->param_value;
+	struct irdma_cm_core *core;
+	unsigned int n, hits = 0;
+
+	if (!IS_ENABLED(CONFIG_FAULT_INJECTION))
+		kunit_skip(test, "the kernel has no CONFIG_FAULT_INJECTION");
+	cmkit_test_device(test, siw_param);
+	failslab_every_gfp(test);
+	core = private_core(test);
+	quiet_traces(test);
+	for (n = 1; n < NTH_MAX; n++) {
+		bool hit = *role == FAULT_CONNECT ? nth_connect_close(test, core, n) :
+			   nth_accept_close(test, core, n);
+
+		if (!hit)
+			break;
+		hits++;
+		KUNIT_ASSERT_EQ_MSG(test, atomic_read(&core->stats.nodes_made),
+				    atomic_read(&core->stats.nodes_freed),
+				    "a node left after failing allocation %u", n);
+	}
+	kunit_info(test, "%u allocations failed in turn, then a clean run\n", hits);
+	KUNIT_EXPECT_LT(test, n, (unsigned int)NTH_MAX);
+	KUNIT_EXPECT_GT(test, hits, 0U);
+	irdma_cleanup_cm_core(core);
+	expect_core_idle(test, core);
 }
 
 /* ---- teardown with live connections (what unloading cmkit does) -------- */
@@ -1238,10 +2379,7 @@ static void irdma_cleanup_tears_down_live_connections(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(cli, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
 
 	/* cmkit -> a peer that never answers the MPA request */
-	raw_listen(test, raw, &raw_addr);
-	pending = cmkit_connect(test, core, &raw_addr, CMKIT_MPA_REV2);
-	raw_accept(test, raw);
-	raw_recv_request(test, raw);
+	pending = raw_server_gets_request(test, core, raw, &raw_addr);
 
 	irdma_cleanup_cm_core(core);
 	KUNIT_EXPECT_NULL(test, lul->id.provider_data);	/* the listener is gone */
@@ -1273,8 +2411,10 @@ static struct kunit_case irdma_cases[] = {
 	KUNIT_CASE_PARAM(irdma_connects_siw_rejects_with_private_data,
 			 irdma_mpa_gen_params),
 	KUNIT_CASE(irdma_connect_without_listener_is_refused_once),
+	KUNIT_CASE(irdma_connect_syn_timeout_reports_etimedout),
 	KUNIT_CASE(siw_connects_cmkit_accepts_then_siw_closes),
 	KUNIT_CASE(siw_connects_cmkit_rejects),
+	KUNIT_CASE(irdma_refused_request_is_rejected_by_the_consumer),
 	KUNIT_CASE(irdma_established_peer_resets),
 	KUNIT_CASE(irdma_reset_ends_a_close_the_peer_ignores),
 	KUNIT_CASE(irdma_destroy_listen_resets_a_peer_without_request),
@@ -1283,11 +2423,29 @@ static struct kunit_case irdma_cases[] = {
 			 irdma_garbage_gen_params),
 	KUNIT_CASE_PARAM(irdma_bad_request_to_listener_aborts_silently,
 			 irdma_bad_request_gen_params),
+	KUNIT_CASE_PARAM(irdma_peer_private_data_whole_or_refused, irdma_pdata_gen_params),
+	KUNIT_CASE(irdma_private_data_over_255_not_sent),
+	KUNIT_CASE(irdma_close_during_last_upcall_is_refused),
+	KUNIT_CASE(irdma_close_holding_node_across_last_upcall),
+	KUNIT_CASE(irdma_cleanup_while_connect_has_no_socket),
+	KUNIT_CASE(irdma_cleanup_after_connect_issued),
+	KUNIT_CASE(irdma_cleanup_before_listener_published),
+	KUNIT_CASE(irdma_cleanup_right_after_listener_published),
+	KUNIT_CASE(irdma_cleanup_waits_for_a_node_being_destroyed),
 	KUNIT_CASE(irdma_cleanup_tears_down_live_connections),
+	KUNIT_CASE_PARAM(irdma_failure_injected, irdma_fault_gen_params),
+	KUNIT_CASE_PARAM(irdma_failslab_nth_over_a_connection, irdma_nth_gen_params),
 	{}
 };
 
+/* No fault a case armed outlives it, whether or not it fired. */
+static void irdma_case_exit(struct kunit *test)
+{
+	cmkit_fault_disarm(&irdma_fault_points);
+}
+
 struct kunit_suite cmkit_irdma_suite = {
 	.name = "cmkit_irdma",
+	.exit = irdma_case_exit,
 	.test_cases = irdma_cases,
 };
