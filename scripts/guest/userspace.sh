@@ -361,6 +361,41 @@ irdma_destroyed_while_connecting_is_reset_once_up() {
 	result "$name" "$why"
 }
 
+# A failure injected by hand, through the kernel's fault attributes
+# (cmkit/irdma/fail/) at one named step (cmkit/irdma/fail_steps), fails the
+# connect command with that step's errno and leaves nothing behind.
+irdma_connect_fails_cleanly_at_an_injected_fault() {
+	name=irdma_connect_fails_cleanly_at_an_injected_fault
+	why=
+	PORT=$((PORT + 1))
+	F=$D/irdma
+	if [ ! -e $F/fail_steps ]; then
+		result $name "no $F/fail_steps (CONFIG_FAULT_INJECTION_DEBUG_FS)"
+		return
+	fi
+	fired0=$(sed -n 's/^fired //p' $F/fail_steps)
+	connects0=$(stat_of irdma connects_failed)
+	echo connect > $F/fail_steps || why="fail_steps refused 'connect'"
+	grep -qx "connect armed" $F/fail_steps || why="${why:-connect not armed: $(cat $F/fail_steps)}"
+	echo 0 > $F/fail/verbose
+	echo 1 > $F/fail/times
+	echo 100 > $F/fail/probability
+	if echo "connect $SIW_ADDR $PORT" > $F/ctl 2> $T/$name.err; then
+		why="${why:-the connect succeeded with its TCP connect failing}"
+	fi
+	grep -qi "unreachable" $T/$name.err ||
+		why="${why:-not the step's ENETUNREACH: $(cat $T/$name.err)}"
+	echo none > $F/fail_steps
+	echo 0 > $F/fail/probability
+	[ "$(sed -n 's/^fired //p' $F/fail_steps)" = $((fired0 + 1)) ] ||
+		why="${why:-fired: $(cat $F/fail_steps | tr '\n' ' ')}"
+	[ "$(stat_of irdma connects_failed)" = $((connects0 + 1)) ] ||
+		why="${why:-connects_failed did not count it}"
+	[ -z "$(cat $F/ids)" ] || why="${why:-still listed: $(cat $F/ids)}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	result $name "$why"
+}
+
 bad_irdma_commands_are_refused() {
 	why=
 	PORT=$((PORT + 1))
@@ -390,6 +425,7 @@ irdma_cases() {
 	irdma_to_peer_server irdma_connects_peer_server_then_closes_siw0 accept
 	irdma_to_peer_server irdma_connect_rejected_by_peer_server_siw0 reject
 	irdma_destroyed_while_connecting_is_reset_once_up
+	irdma_connect_fails_cleanly_at_an_injected_fault
 	bad_irdma_commands_are_refused
 }
 
