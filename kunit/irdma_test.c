@@ -2164,8 +2164,9 @@ static void failslab_every_gfp(struct kunit *test)
 	if (rc)
 		kunit_skip(test, "cannot set " FAILSLAB_DIR "/ignore-gfp-wait (CONFIG_FAILSLAB): %d",
 			   rc);
+	/* kunit_alloc_resource() returns the resource's data: give it some. */
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, ul_res_init, failslab_restore,
-							 GFP_KERNEL, NULL));
+							 GFP_KERNEL, test));
 }
 
 /* The N-th allocation of the consumer calls fails; the peer's are not counted. */
