@@ -89,10 +89,14 @@ struct rpcrdma_ep {
  * struct rpcrdma_xprt_ops - what the owner of a transport hears about
  * @cm_event: called by the CM handler on entry to every event, with the id's
  *	handler mutex held; may sleep.  Optional.
+ * @force_work: called by the force-disconnect work when it starts, before it
+ *	takes the transport's lock; may sleep (tests hold the work here).
+ *	Optional.
  */
 struct rpcrdma_xprt_ops {
 	void (*cm_event)(struct rpcrdma_xprt *r_xprt, struct rdma_cm_id *id,
 			 const struct rdma_cm_event *event);
+	void (*force_work)(struct rpcrdma_xprt *r_xprt);
 };
 
 /**
@@ -159,6 +163,12 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc);
 void rpcrdma_teardown_all(void);
+unsigned int rpcrdma_module_refs(void);
+
+/* The control plane (rpcrdma_ctl.c), as its KUnit cases reach it. */
+struct seq_file;
+int rpcrdma_ctl_exec(const char *cmd);
+int rpcrdma_xprts_show(struct seq_file *m, void *v);
 
 
 #endif /* CMKIT_RPCRDMA_H */

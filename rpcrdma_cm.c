@@ -575,6 +575,8 @@ static void rpcrdma_force_work(struct work_struct *work)
 	struct rpcrdma_xprt *r_xprt =
 		container_of(work, struct rpcrdma_xprt, rx_force_work);
 
+	if (r_xprt->rx_ops && r_xprt->rx_ops->force_work)
+		r_xprt->rx_ops->force_work(r_xprt);
 	cmkit_rpcrdma_xprt_disconnect(r_xprt);
 }
 
@@ -650,6 +652,17 @@ void rpcrdma_teardown_all(void)
 	wait_var_event(&rpcrdma_stats, rpcrdma_all_released());
 }
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_teardown_all);
+
+/**
+ * rpcrdma_module_refs - the module's reference count, for tests
+ *
+ * Return: module_refcount() of cmkit.
+ */
+unsigned int rpcrdma_module_refs(void)
+{
+	return module_refcount(THIS_MODULE);
+}
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_module_refs);
 
 /**
  * cmkit_rpcrdma_init - bring up the rpcrdma consumer

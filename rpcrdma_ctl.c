@@ -116,7 +116,14 @@ static int rpcrdma_ctl_command(char *line)
 static struct cmkit_ctl rpcrdma_ctl =
 	CMKIT_CTL_INIT(rpcrdma_ctl, "rpcrdma", rpcrdma_ctl_command);
 
-static int rpcrdma_xprts_show(struct seq_file *m, void *v)
+/**
+ * rpcrdma_xprts_show - the xprts file: one line per transport
+ * @m: the seq_file
+ * @v: unused
+ *
+ * Return: 0.
+ */
+VISIBLE_IF_KUNIT int rpcrdma_xprts_show(struct seq_file *m, void *v)
 {
 	struct rpcrdma_ctl_xprt *cx;
 
@@ -138,7 +145,33 @@ static int rpcrdma_xprts_show(struct seq_file *m, void *v)
 	mutex_unlock(&rpcrdma_ctl.lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_xprts_show);
 DEFINE_SHOW_ATTRIBUTE(rpcrdma_xprts);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * rpcrdma_ctl_exec - run one control command as a write to ctl would
+ * @cmd: the command line
+ *
+ * For tests: the same lock and the same refusal during unload as
+ * cmkit_ctl_write(), from a kernel string.
+ *
+ * Return: 0, or the command's negative errno.
+ */
+int rpcrdma_ctl_exec(const char *cmd)
+{
+	char buf[128];
+	int rc;
+
+	if (strscpy(buf, cmd, sizeof(buf)) < 0)
+		return -EINVAL;
+	mutex_lock(&rpcrdma_ctl.lock);
+	rc = rpcrdma_ctl.closing ? -ESHUTDOWN : rpcrdma_ctl_command(strim(buf));
+	mutex_unlock(&rpcrdma_ctl.lock);
+	return rc;
+}
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_ctl_exec);
+#endif
 
 static int rpcrdma_stats_show(struct seq_file *m, void *v)
 {

@@ -172,7 +172,7 @@ static int cmkit_peer_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		return cmkit_peer_request(p, id);
 	case RDMA_CM_EVENT_DISCONNECTED:
 		/* The passive side answers a DREQ so the initiator completes. */
-		if (id == p->child)
+		if (id == p->child && !p->hold_disconnect)
 			rdma_disconnect(id);
 		return 0;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
@@ -407,4 +407,211 @@ int cmkit_peer_disconnect(struct cmkit_peer *p)
 		rc = rdma_disconnect(p->child);
 	mutex_unlock(&p->res_lock);
 	return rc;
+}
+
+/**
+ * cmkit_peer_reject_held - reject the request a server holds
+ * @srv: a server with hold_requests set that got a CONNECT_REQUEST
+ *
+ * Rejects the held request (the client sees REJECTED) and destroys the
+ * child id, outside any handler.
+ *
+ * Return: rdma_reject()'s result, or -ENOENT if no request is held.
+ */
+int cmkit_peer_reject_held(struct cmkit_peer *srv)
+{
+	struct rdma_cm_id *child;
+	int rc;
+
+	mutex_lock(&srv->res_lock);
+	child = srv->child;
+	srv->child = NULL;
+	mutex_unlock(&srv->res_lock);
+	if (!child)
+		return -ENOENT;
+	rdma_lock_handler(child);
+	rc = rdma_reject(child, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	rdma_unlock_handler(child);
+	rdma_destroy_id(child);
+	return rc;
+}
+
+/* ---- one message each way over an established connection --------------- */
+
+#define CMKIT_XFER_LEN	64
+
+struct cmkit_xfer {
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+	u32 byte_len;
+	u8 *buf;
+	u64 dma;
+	enum dma_data_direction dir;
+	bool leaked;
+};
+
+static void cmkit_xfer_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct cmkit_xfer *x = container_of(wc->wr_cqe, struct cmkit_xfer, cqe);
+
+	x->status = wc->status;
+	x->byte_len = wc->byte_len;
+	complete(&x->done);
+}
+
+static int cmkit_xfer_map(struct ib_device *dev, struct cmkit_xfer *x,
+			  enum dma_data_direction dir)
+{
+	init_completion(&x->done);
+	x->cqe.done = cmkit_xfer_done;
+	x->dir = dir;
+	x->buf = kzalloc(CMKIT_XFER_LEN, GFP_KERNEL);
+	if (!x->buf)
+		return -ENOMEM;
+	x->dma = ib_dma_map_single(dev, x->buf, CMKIT_XFER_LEN, dir);
+	if (ib_dma_mapping_error(dev, x->dma)) {
+		kfree(x->buf);
+		x->buf = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+static void cmkit_xfer_unmap(struct ib_device *dev, struct cmkit_xfer *x)
+{
+	if (!x->buf)
+		return;
+	ib_dma_unmap_single(dev, x->dma, CMKIT_XFER_LEN, x->dir);
+	kfree(x->buf);
+	x->buf = NULL;
+}
+
+/* The id that carries a peer's connection: a server's child, a client's id. */
+static struct rdma_cm_id *cmkit_peer_conn(struct cmkit_peer *p)
+{
+	return p->child ?: p->id;
+}
+
+/*
+ * Wait for a work request's completion.  If none comes, move the QP to
+ * error so the request flushes: its buffer may be freed only after that.
+ */
+static bool cmkit_xfer_wait(struct ib_qp *qp, struct cmkit_xfer *x)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (wait_for_completion_timeout(&x->done, cmkit_test_timeout()))
+		return true;
+	ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (!wait_for_completion_timeout(&x->done, cmkit_test_timeout())) {
+		/* Still posted: keep the buffer rather than free it under the HCA. */
+		pr_err("cmkit_test: a work request never completed, not even flushed\n");
+		x->buf = NULL;
+		x->leaked = true;
+	}
+	return false;
+}
+
+/* Send @len bytes from @from to @to, and check what arrived. */
+static int cmkit_peer_send_one(struct kunit *test, struct cmkit_peer *from,
+			       struct cmkit_peer *to, const char *what)
+{
+	struct rdma_cm_id *sid = cmkit_peer_conn(from), *rid = cmkit_peer_conn(to);
+	struct cmkit_xfer *sx, *rx;
+	struct ib_sge ssge, rsge;
+	struct ib_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = {
+		.sg_list = &ssge, .num_sge = 1,
+		.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+	};
+	size_t len = strlen(what) + 1;
+	bool sent, received;
+	int rc;
+
+	if (!sid || !sid->qp || !rid || !rid->qp)
+		return -ENOTCONN;
+	sx = kzalloc(sizeof(*sx), GFP_KERNEL);
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	rc = -ENOMEM;
+	if (!sx || !rx)
+		goto out_free;
+	rc = cmkit_xfer_map(rid->device, rx, DMA_FROM_DEVICE);
+	if (rc)
+		goto out_free;
+	rc = cmkit_xfer_map(sid->device, sx, DMA_TO_DEVICE);
+	if (rc)
+		goto out_rx;
+	memcpy(sx->buf, what, len);
+	ib_dma_sync_single_for_device(sid->device, sx->dma, CMKIT_XFER_LEN, DMA_TO_DEVICE);
+
+	rsge = (struct ib_sge){ .addr = rx->dma, .length = CMKIT_XFER_LEN,
+				.lkey = to->pd->local_dma_lkey };
+	rwr.wr_cqe = &rx->cqe;
+	rc = ib_post_recv(rid->qp, &rwr, NULL);
+	if (rc)
+		goto out_sx;
+	ssge = (struct ib_sge){ .addr = sx->dma, .length = len,
+				.lkey = from->pd->local_dma_lkey };
+	swr.wr_cqe = &sx->cqe;
+	rc = ib_post_send(sid->qp, &swr, NULL);
+	if (rc) {
+		cmkit_xfer_wait(rid->qp, rx);
+		goto out_sx;
+	}
+	sent = cmkit_xfer_wait(sid->qp, sx);
+	received = cmkit_xfer_wait(rid->qp, rx);
+	ib_dma_sync_single_for_cpu(rid->device, rx->dma, CMKIT_XFER_LEN, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_TRUE_MSG(test, sent, "%s -> %s: the Send never completed",
+			      from->name, to->name);
+	KUNIT_EXPECT_TRUE_MSG(test, received, "%s -> %s: the Receive never completed",
+			      from->name, to->name);
+	rc = -EIO;
+	if (sent && received) {
+		KUNIT_EXPECT_EQ_MSG(test, sx->status, IB_WC_SUCCESS, "%s -> %s: Send: %s",
+				    from->name, to->name, ib_wc_status_msg(sx->status));
+		KUNIT_EXPECT_EQ_MSG(test, rx->status, IB_WC_SUCCESS, "%s -> %s: Receive: %s",
+				    from->name, to->name, ib_wc_status_msg(rx->status));
+		if (sx->status == IB_WC_SUCCESS && rx->status == IB_WC_SUCCESS) {
+			KUNIT_EXPECT_EQ(test, rx->byte_len, (u32)len);
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(rx->buf, what, len), 0,
+					    "%s -> %s: the bytes differ", from->name, to->name);
+			if (rx->byte_len == len && !memcmp(rx->buf, what, len))
+				rc = 0;
+		}
+	}
+out_sx:
+	cmkit_xfer_unmap(sid->device, sx);
+out_rx:
+	cmkit_xfer_unmap(rid->device, rx);
+out_free:
+	/* A request that never even flushed keeps its buffer and cqe: leak both. */
+	if (!sx || !sx->leaked)
+		kfree(sx);
+	if (!rx || !rx->leaked)
+		kfree(rx);
+	return rc;
+}
+
+/**
+ * cmkit_peer_check_data - one message each way over an established pair
+ * @test: the running test; mismatches are reported as its failures
+ * @cli: the client peer, ESTABLISHED
+ * @srv: the server peer, whose child is ESTABLISHED
+ *
+ * Posts a Receive on one side and a Send on the other, waits (bounded) for
+ * both completions and compares the bytes; then the other way.  A QP whose
+ * attributes do not match its peer's (PSN, path, MTU) cannot pass.
+ *
+ * Return: 0 if both messages arrived intact, else a negative errno.
+ */
+int cmkit_peer_check_data(struct kunit *test, struct cmkit_peer *cli,
+			  struct cmkit_peer *srv)
+{
+	int rc;
+
+	rc = cmkit_peer_send_one(test, cli, srv, "cmkit: client to server");
+	if (rc)
+		return rc;
+	return cmkit_peer_send_one(test, srv, cli, "cmkit: server to client, a little longer");
 }

@@ -76,6 +76,8 @@ struct cmkit_cm_record {
  * @reject_pdata: private data a server rejects with
  * @reject_pdata_len: its length
  * @hold_requests: a server neither accepts nor rejects (the request pends)
+ * @hold_disconnect: a server does not answer a DISCONNECTED with its own
+ *	rdma_disconnect() (on IB: no DREP until cmkit_peer_disconnect())
  * @res_lock: protects @id, @child, @pd and @cq against device removal
  * @lock: protects @nr and @rec
  * @wait: woken on every recorded event
@@ -95,6 +97,7 @@ struct cmkit_peer {
 	const void *reject_pdata;
 	u8 reject_pdata_len;
 	bool hold_requests;
+	bool hold_disconnect;
 	struct mutex res_lock;	/* vs. DEVICE_REMOVAL */
 	spinlock_t lock;	/* the event log */
 	wait_queue_head_t wait;
@@ -121,6 +124,9 @@ int cmkit_peer_wait(struct cmkit_peer *p, enum rdma_cm_event_type event,
 		    struct cmkit_cm_record *out);
 
 int cmkit_peer_disconnect(struct cmkit_peer *p);
+int cmkit_peer_reject_held(struct cmkit_peer *srv);
+int cmkit_peer_check_data(struct kunit *test, struct cmkit_peer *cli,
+			  struct cmkit_peer *srv);
 
 extern struct kunit_suite cmkit_smoke_suite;
 extern struct kunit_suite cmkit_rpcrdma_suite;

@@ -3,7 +3,8 @@
  * cmkit_smoke: proves the test guest.  On each device under test: the device
  * exists with port 1 ACTIVE, and a loopback rdma_cm connection between an
  * in-kernel listener and client goes through every step, with private data
- * both ways and a disconnect both sides see.  Later suites copy this shape.
+ * both ways, one message each way over the QPs once both sides are
+ * ESTABLISHED, and a disconnect both sides see.  Later suites copy this shape.
  */
 #include <rdma/ib_verbs.h>
 
@@ -67,6 +68,9 @@ static void smoke_loopback_connect_then_client_disconnects(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_ESTABLISHED, &r), 0);
 	KUNIT_EXPECT_EQ(test, r.status, 0);
 	KUNIT_EXPECT_TRUE(test, r.child);
+
+	/* The QPs carry data both ways: their attributes match. */
+	KUNIT_EXPECT_EQ(test, cmkit_peer_check_data(test, cli, srv), 0);
 
 	KUNIT_ASSERT_EQ(test, rdma_disconnect(cli->id), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(cli, RDMA_CM_EVENT_DISCONNECTED, &r), 0);
