@@ -12,10 +12,17 @@
  * The handler's decisions are read from its own tracepoint
  * (cmkit_rpcrdma:rpcrdma_cm_event: event, old and new connect status,
  * return value); object lifetimes from cmkit's counters: at the end of each
- * case every ep allocated was freed once and every id created was destroyed
- * once, either by cmkit or by rdma_cm after the handler returned 1.
+ * case every ep allocated was freed once, every id created was destroyed
+ * once, either by cmkit or by rdma_cm after the handler returned 1, and
+ * cmkit's module reference count is back where it was.
+ *
+ * Races are pinned, one case per order: the force-disconnect work is held
+ * in its hook (rpcrdma_xprt_ops.force_work), the transport's lock or the
+ * server's answer to a DREQ is held, and the case releases them in the
+ * order it names.
  */
 #include <linux/kthread.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
@@ -104,6 +111,7 @@ static struct rt_decision rt_wait_decision(struct kunit *test, enum rdma_cm_even
 
 struct rt_counts {
 	int eps_created, eps_freed, ids_created, ids_destroyed, ids_returned;
+	unsigned int module_refs;
 };
 
 static struct rt_counts rt_counts_now(void)
@@ -114,6 +122,7 @@ static struct rt_counts rt_counts_now(void)
 		.ids_created = atomic_read(&rpcrdma_stats.ids_created),
 		.ids_destroyed = atomic_read(&rpcrdma_stats.ids_destroyed),
 		.ids_returned = atomic_read(&rpcrdma_stats.ids_returned),
+		.module_refs = rpcrdma_module_refs(),
 	};
 }
 
@@ -133,7 +142,8 @@ static bool rt_all_released(const struct rt_ctx *c)
 	return now.eps_created - c->base.eps_created == now.eps_freed - c->base.eps_freed &&
 	       now.ids_created - c->base.ids_created ==
 	       (now.ids_destroyed - c->base.ids_destroyed) +
-	       (now.ids_returned - c->base.ids_returned);
+	       (now.ids_returned - c->base.ids_returned) &&
+	       now.module_refs == c->base.module_refs;
 }
 
 /* Every ep freed once, every id destroyed once: by cmkit or by rdma_cm. */
@@ -152,6 +162,16 @@ static void rt_expect_all_released(struct rt_ctx *c)
 	KUNIT_EXPECT_EQ(test, now.ids_created - c->base.ids_created,
 			(now.ids_destroyed - c->base.ids_destroyed) +
 			(now.ids_returned - c->base.ids_returned));
+	KUNIT_EXPECT_EQ(test, now.module_refs, c->base.module_refs);
+}
+
+/* Who destroyed the ids since the case began: cmkit, or rdma_cm on a return of 1. */
+static void rt_expect_destroyed_by(struct rt_ctx *c, int by_cmkit, int by_rdma_cm)
+{
+	struct rt_counts now = rt_counts_now();
+
+	KUNIT_EXPECT_EQ(c->test, now.ids_destroyed - c->base.ids_destroyed, by_cmkit);
+	KUNIT_EXPECT_EQ(c->test, now.ids_returned - c->base.ids_returned, by_rdma_cm);
 }
 
 static int rt_res_init(struct kunit_resource *res, void *context)
@@ -178,12 +198,13 @@ static struct rpcrdma_xprt *rt_xprt(struct rt_ctx *c, const struct sockaddr_in *
 	return x;
 }
 
-/* A listener on the device under test and a transport aimed at it. */
-static void rt_setup(struct kunit *test, struct rt_ctx *c, bool listen)
+/* A listener on @param's device and a transport aimed at it. */
+static void rt_setup_dev(struct kunit *test, struct rt_ctx *c,
+			 const struct cmkit_dev_param *param, bool listen)
 {
 	memset(c, 0, sizeof(*c));
 	c->test = test;
-	c->param = test->param_value;
+	c->param = param;
 	cmkit_test_require_device(test, c->param);
 	cmkit_test_addr(c->param, cmkit_test_port(), &c->addr);
 	c->base = rt_counts_now();
@@ -193,7 +214,70 @@ static void rt_setup(struct kunit *test, struct rt_ctx *c, bool listen)
 	c->xprt = rt_xprt(c, &c->addr);
 }
 
+/* The same on the device the case is parameterised with. */
+static void rt_setup(struct kunit *test, struct rt_ctx *c, bool listen)
+{
+	rt_setup_dev(test, c, test->param_value, listen);
+}
+
+
+static const struct cmkit_dev_param *rt_rxe = &cmkit_dev_params[CMKIT_RXE];
+
 static u8 rt_server_cmp[CMKIT_RPCRDMA_CMP_LEN];
+
+/* ---- the force-disconnect work, held in its hook --------------------------- */
+
+struct rt_hold {
+	struct completion entered;	/* the work reached its hook */
+	struct completion release;	/* the case lets it go on */
+	struct completion left;		/* the work left the hook */
+};
+
+static struct rt_hold *rt_hold_get(struct rpcrdma_xprt *x)
+{
+	return x->rx_private;
+}
+
+static void rt_hold_force_work(struct rpcrdma_xprt *x)
+{
+	struct rt_hold *h = rt_hold_get(x);
+
+	complete(&h->entered);
+	wait_for_completion_timeout(&h->release, cmkit_test_timeout());
+	complete(&h->left);
+}
+
+static const struct rpcrdma_xprt_ops rt_hold_ops = {
+	.force_work = rt_hold_force_work,
+};
+
+/* Every force-disconnect work of @c's transport waits until rt_release(). */
+static struct rt_hold *rt_hold_force(struct rt_ctx *c)
+{
+	struct rt_hold *h = kunit_kzalloc(c->test, sizeof(*h), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(c->test, h);
+	init_completion(&h->entered);
+	init_completion(&h->release);
+	init_completion(&h->left);
+	c->xprt->rx_private = h;
+	c->xprt->rx_ops = &rt_hold_ops;
+	return h;
+}
+
+static void rt_wait_held(struct rt_ctx *c, struct rt_hold *h)
+{
+	KUNIT_ASSERT_TRUE_MSG(c->test, wait_for_completion_timeout(&h->entered,
+								   cmkit_test_timeout()),
+			      "no force-disconnect work was queued");
+}
+
+/* Let every held work go on, and wait until the work has run to its end. */
+static void rt_release(struct rt_ctx *c, struct rt_hold *h)
+{
+	complete_all(&h->release);
+	flush_work(&c->xprt->rx_force_work);
+}
 
 /* ---- connection cases ---------------------------------------------------- */
 
@@ -208,22 +292,32 @@ static void rt_server_established(struct rt_ctx *c)
 	KUNIT_ASSERT_EQ(c->test, cmkit_peer_wait(c->srv, RDMA_CM_EVENT_ESTABLISHED, &r), 0);
 }
 
+/*
+ * The server disconnects.  The force-disconnect work DISCONNECTED queues is
+ * held until the handler has decided, so the transport still holds the ep:
+ * the handler's put cannot be the last and it returns 0; the work's
+ * disconnect then frees the ep and cmkit destroys the id.
+ */
 static void rt_remote_disconnect_and_check(struct rt_ctx *c)
 {
 	struct kunit *test = c->test;
 	struct rt_decision d;
+	struct rt_hold *h;
 
+	h = rt_hold_force(c);
 	rt_server_established(c);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c->srv), 0);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, d.old_status, 1);
 	KUNIT_EXPECT_EQ(test, d.new_status, -ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, d.rc, 0);
+	rt_wait_held(c, h);
+	KUNIT_EXPECT_NOT_NULL(test, c->xprt->rx_ep);
+	rt_release(c, h);
 	rt_expect_all_released(c);
+	rt_expect_destroyed_by(c, 1, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->xprt->rx_force_count), 1);
 	KUNIT_EXPECT_PTR_EQ(test, c->xprt->rx_ep, NULL);
-	/* 1 exactly when the handler's put was the last one. */
-	KUNIT_EXPECT_EQ(test, d.rc, atomic_read(&rpcrdma_stats.ids_returned) -
-				    c->base.ids_returned);
 	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
 }
 
@@ -255,12 +349,22 @@ static void connect_with_rfc8797_data_lowers_sizes_then_remote_disconnect(struct
 	KUNIT_EXPECT_EQ(test, d.new_status, 1);
 	KUNIT_EXPECT_EQ(test, d.rc, 0);
 
-	/* What we sent: our sizes and the Send With Invalidate flag. */
+	/*
+	 * What we sent, byte for byte: version 1, our sizes (4 KiB: 3 in 1 KiB
+	 * units minus one), and no flag.  RFC 8797's Remote Invalidation bit
+	 * says the sender can process Send With Invalidate of memory it
+	 * registered and advertised; cmkit registers none, so it must not set it.
+	 */
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(c.srv, RDMA_CM_EVENT_CONNECT_REQUEST, &r), 0);
+	KUNIT_ASSERT_GE(test, r.pdata_len, (u8)CMKIT_RPCRDMA_CMP_LEN);
+	KUNIT_EXPECT_EQ(test, r.pdata[4], 1);
+	KUNIT_EXPECT_EQ_MSG(test, r.pdata[5], 0, "flags byte: remote invalidation advertised");
+	KUNIT_EXPECT_EQ(test, r.pdata[6], 3);
+	KUNIT_EXPECT_EQ(test, r.pdata[7], 3);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_cmp_decode(r.pdata, r.pdata_len, &ours), 1);
 	KUNIT_EXPECT_EQ(test, ours.send_size, RT_INLINE);
 	KUNIT_EXPECT_EQ(test, ours.recv_size, RT_INLINE);
-	KUNIT_EXPECT_EQ(test, ours.flags, CMKIT_RPCRDMA_CMP_F_SND_W_INV_OK);
+	KUNIT_EXPECT_EQ(test, ours.flags, 0);
 
 	rt_remote_disconnect_and_check(&c);
 }
@@ -281,6 +385,66 @@ static void connect_without_private_data_keeps_defaults_then_remote_disconnect(s
 	rt_remote_disconnect_and_check(&c);
 }
 
+/* ---- ESTABLISHED publishes "connected" only after the negotiation --------- */
+
+static struct {
+	struct rpcrdma_ep *ep;		/* set by the cm_event hook on ESTABLISHED */
+	int status_at_negotiation;	/* re_connect_status when sizes were final */
+	bool negotiated;
+} rt_pub;
+
+static void rt_pub_established(struct rpcrdma_xprt *x, struct rdma_cm_id *id,
+			       const struct rdma_cm_event *event)
+{
+	if (event->event == RDMA_CM_EVENT_ESTABLISHED)
+		WRITE_ONCE(rt_pub.ep, id->context);
+}
+
+static const struct rpcrdma_xprt_ops rt_pub_ops = {
+	.cm_event = rt_pub_established,
+};
+
+/* rpcrdma_inline_thresh fires inside the handler once the sizes are final. */
+static void rt_pub_probe(void *data, u32 xid, bool peer_valid, u32 send, u32 recv)
+{
+	struct rpcrdma_ep *ep = READ_ONCE(rt_pub.ep);
+
+	if (!ep)
+		return;
+	rt_pub.status_at_negotiation = READ_ONCE(ep->re_connect_status);
+	rt_pub.negotiated = true;
+}
+
+static void established_publishes_connected_only_after_negotiating(struct kunit *test)
+{
+	struct rt_ctx c;
+
+	rt_setup(test, &c, false);
+	cmkit_rpcrdma_cmp_encode(rt_server_cmp, 0, 2048, 3072);
+	c.srv->accept_pdata = rt_server_cmp;
+	c.srv->accept_pdata_len = sizeof(rt_server_cmp);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
+	memset(&rt_pub, 0, sizeof(rt_pub));
+	rt_pub.status_at_negotiation = -1000;
+	c.xprt->rx_ops = &rt_pub_ops;
+	KUNIT_ASSERT_EQ(test, register_trace_rpcrdma_inline_thresh(rt_pub_probe, NULL), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	unregister_trace_rpcrdma_inline_thresh(rt_pub_probe, NULL);
+	tracepoint_synchronize_unregister();
+
+	/* A waiter that saw 1 must find the negotiated sizes: 1 comes after. */
+	KUNIT_EXPECT_TRUE(test, rt_pub.negotiated);
+	KUNIT_EXPECT_EQ_MSG(test, rt_pub.status_at_negotiation, 0,
+			    "connected was published before the inline sizes were final");
+	KUNIT_ASSERT_NOT_NULL(test, c.xprt->rx_ep);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_ep->re_inline_send, 3072U);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_ep->re_inline_recv, 2048U);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/* ---- disconnects, and their races ----------------------------------------- */
+
 static void local_disconnect_while_connected_releases_once(struct kunit *test)
 {
 	struct rt_decision d;
@@ -298,80 +462,72 @@ static void local_disconnect_while_connected_releases_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
 }
 
-/* A connect or disconnect on a work item, so the test can act meanwhile. */
-struct rt_async {
-	struct work_struct work;
-	struct rpcrdma_xprt *xprt;
-	struct completion done;
-	int rc;
-};
-
-static void rt_connect_work(struct work_struct *work)
+/*
+ * Order 1 of a remote and a local disconnect: the handler has handled the
+ * server's DISCONNECTED (its put is not the last), then the transport
+ * disconnects: its final put frees the ep and cmkit destroys the id.  The
+ * force-disconnect work DISCONNECTED queued is held until both are done,
+ * and then finds nothing to do.
+ */
+static void disconnect_race_remote_handled_then_local_frees(struct kunit *test)
 {
-	struct rt_async *a = container_of(work, struct rt_async, work);
-
-	a->rc = cmkit_rpcrdma_xprt_connect(a->xprt);
-	complete(&a->done);
-}
-
-static void rt_disconnect_work(struct work_struct *work)
-{
-	struct rt_async *a = container_of(work, struct rt_async, work);
-
-	cmkit_rpcrdma_xprt_disconnect(a->xprt);
-	complete(&a->done);
-}
-
-static struct rt_async *rt_async_start(struct kunit *test, struct rpcrdma_xprt *x,
-				       work_func_t fn)
-{
-	struct rt_async *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	a->xprt = x;
-	init_completion(&a->done);
-	INIT_WORK(&a->work, fn);
-	queue_work(system_unbound_wq, &a->work);
-	return a;
-}
-
-static int rt_async_wait(struct kunit *test, struct rt_async *a)
-{
-	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&a->done,
-								cmkit_test_timeout()),
-			      "connect or disconnect did not return");
-	return a->rc;
-}
-
-static void remote_then_local_disconnect_race(struct kunit *test)
-{
+	struct rt_decision d;
+	struct rt_hold *h;
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	h = rt_hold_force(&c);
 	rt_server_established(&c);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);
+	d = rt_wait_decision(test, RDMA_CM_EVENT_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, d.old_status, 1);
+	KUNIT_EXPECT_EQ(test, d.rc, 0);
+	rt_wait_held(&c, h);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 	rt_expect_all_released(&c);
-	KUNIT_EXPECT_LE(test, atomic_read(&c.xprt->rx_force_count), 1);
-	KUNIT_EXPECT_LE(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
+	rt_expect_destroyed_by(&c, 1, 0);
+	rt_release(&c, h);
+	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
 }
 
-static void local_then_remote_disconnect_race(struct kunit *test)
+/*
+ * Order 2: the transport disconnects first (its DREQ goes out; the server
+ * holds its DREP), so its final put leaves the ep to the ESTABLISHED
+ * reference; the DISCONNECTED that the DREP then brings frees the ep in the
+ * handler, which returns 1 and rdma_cm destroys the id.  IB only: an iWARP
+ * peer's stack closes its side of the connection by itself.
+ */
+static void disconnect_race_local_first_then_remote_dreq_frees_in_handler(struct kunit *test)
 {
-	struct rt_async *a;
+	struct cmkit_cm_record r;
+	struct rt_counts now;
+	struct rt_decision d;
 	struct rt_ctx c;
 
-	rt_setup(test, &c, true);
+	rt_setup_dev(test, &c, rt_rxe, false);
+	c.srv->hold_disconnect = true;
+	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	rt_server_established(&c);
-	a = rt_async_start(test, c.xprt, rt_disconnect_work);
-	cmkit_peer_disconnect(c.srv);	/* may find the connection gone: fine */
-	rt_async_wait(test, a);
-	rt_expect_all_released(&c);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
-	KUNIT_EXPECT_LE(test, atomic_read(&c.xprt->rx_force_count), 1);
-	KUNIT_EXPECT_LE(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
+	/* The server got our DREQ and holds its DREP: the ep is still alive. */
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(c.srv, RDMA_CM_EVENT_DISCONNECTED, &r), 0);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, now.eps_created - c.base.eps_created, 1);
+	KUNIT_EXPECT_EQ(test, now.eps_freed - c.base.eps_freed, 0);
+	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 0U);
+
+	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);	/* the DREP */
+	d = rt_wait_decision(test, RDMA_CM_EVENT_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, d.rc, 1);
+	rt_expect_all_released(&c);
+	rt_expect_destroyed_by(&c, 0, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 0);
 }
 
 static void completion_error_forces_one_disconnect(struct kunit *test)
@@ -390,6 +546,90 @@ static void completion_error_forces_one_disconnect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 }
+
+/* ---- a force-disconnect work and a reconnect of its transport ------------- */
+
+/* A second server, and the transport aimed at it for its next connect. */
+static struct cmkit_peer *rt_retarget(struct rt_ctx *c)
+{
+	struct cmkit_peer *srv2 = cmkit_peer_create(c->test, "server2");
+	struct sockaddr_in addr2;
+
+	cmkit_test_addr(c->param, cmkit_test_port(), &addr2);
+	KUNIT_ASSERT_EQ(c->test, cmkit_peer_listen(srv2, &addr2), 0);
+	memcpy(&c->xprt->rx_dst, &addr2, sizeof(addr2));
+	return srv2;
+}
+
+/*
+ * Order 1: the work the server's DISCONNECTED queued runs before the
+ * transport reconnects: it closes the old ep, and the new one is left alone.
+ */
+static void force_work_before_reconnect_closes_the_old_ep(struct kunit *test)
+{
+	struct cmkit_cm_record r;
+	struct cmkit_peer *srv2;
+	struct rt_hold *h;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	h = rt_hold_force(&c);
+	rt_server_established(&c);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);
+	rt_wait_held(&c, h);
+	rt_release(&c, h);
+	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
+
+	srv2 = rt_retarget(&c);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv2, RDMA_CM_EVENT_ESTABLISHED, &r), 0);
+	KUNIT_ASSERT_NOT_NULL(test, c.xprt->rx_ep);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_ep->re_connect_status), 1);
+	KUNIT_EXPECT_EQ(test, cmkit_peer_count(srv2, BIT(RDMA_CM_EVENT_DISCONNECTED)), 0U);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+}
+
+/*
+ * Order 2: the transport is disconnected and reconnected while the work the
+ * old ep's DISCONNECTED queued is held; released afterwards, the work must
+ * not tear down the new ep.
+ */
+static void force_work_after_reconnect_leaves_the_new_ep(struct kunit *test)
+{
+	struct cmkit_cm_record r;
+	struct cmkit_peer *srv2;
+	struct rpcrdma_ep *ep2;
+	struct rt_hold *h;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	h = rt_hold_force(&c);
+	rt_server_established(&c);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);
+	rt_wait_held(&c, h);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+
+	srv2 = rt_retarget(&c);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv2, RDMA_CM_EVENT_ESTABLISHED, &r), 0);
+	ep2 = c.xprt->rx_ep;
+	KUNIT_ASSERT_NOT_NULL(test, ep2);
+
+	rt_release(&c, h);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, c.xprt->rx_ep, ep2,
+				"the old ep's force-disconnect tore down the new ep");
+	if (c.xprt->rx_ep == ep2)
+		KUNIT_EXPECT_EQ(test, READ_ONCE(ep2->re_connect_status), 1);
+	KUNIT_EXPECT_EQ(test, cmkit_peer_count(srv2, BIT(RDMA_CM_EVENT_DISCONNECTED)), 0U);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/* ---- refused connects ---------------------------------------------------- */
 
 static void rt_expect_refused(struct rt_ctx *c, int want)
 {
@@ -462,6 +702,43 @@ static void address_without_rdma_device_sets_eproto(struct kunit *test)
 	rt_expect_all_released(&c);
 }
 
+/* A connect on a work item, so the case can act meanwhile. */
+struct rt_async {
+	struct work_struct work;
+	struct rpcrdma_xprt *xprt;
+	struct completion done;
+	int rc;
+};
+
+static void rt_connect_work(struct work_struct *work)
+{
+	struct rt_async *a = container_of(work, struct rt_async, work);
+
+	a->rc = cmkit_rpcrdma_xprt_connect(a->xprt);
+	complete(&a->done);
+}
+
+static struct rt_async *rt_async_start(struct kunit *test, struct rpcrdma_xprt *x,
+				       work_func_t fn)
+{
+	struct rt_async *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->xprt = x;
+	init_completion(&a->done);
+	INIT_WORK(&a->work, fn);
+	queue_work(system_unbound_wq, &a->work);
+	return a;
+}
+
+static int rt_async_wait(struct kunit *test, struct rt_async *a)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&a->done,
+								cmkit_test_timeout()),
+			      "connect did not return");
+	return a->rc;
+}
+
 /* ---- device removal ----------------------------------------------------- */
 
 /* Start removing the device when the handler sees a given event. */
@@ -498,7 +775,6 @@ static void rt_expect_removed(struct rt_ctx *c, struct cmkit_removal *removal)
 			    "the device removal hung: a CM id was never destroyed");
 	rt_expect_all_released(c);
 	KUNIT_EXPECT_PTR_EQ(test, c->xprt->rx_ep, NULL);
-	KUNIT_EXPECT_LE(test, rt_count(RDMA_CM_EVENT_DEVICE_REMOVAL), 1U);
 }
 
 /* Seen once on 7.3.4; the connecting and connected cases still cover siw. */
@@ -524,8 +800,7 @@ static void device_removal_started_while_resolving_releases_the_id(struct kunit 
 	/*
 	 * The removal starts once the address resolved; how far the connect
 	 * gets before rdma_cm delivers DEVICE_REMOVAL depends on the kernel
-	 * (6.12 fails the route step, 6.1 may even connect first, siw may see
-	 * ESTABLISHED and the removal before connect reads the status).  Either
+	 * (6.12 fails the route step, 6.1 may even connect first).  Either
 	 * way the id must be released exactly once and the removal finish.
 	 */
 	if (rc == 0) {
@@ -556,8 +831,14 @@ static void device_removal_while_connecting_wakes_the_connect(struct kunit *test
 	KUNIT_EXPECT_EQ(test, d.new_status, -ENODEV);
 	KUNIT_EXPECT_EQ(test, d.rc, 0);
 	rt_expect_removed(&c, removal);
+	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DEVICE_REMOVAL), 1U);
 }
 
+/*
+ * DEVICE_REMOVAL on a connected ep drops the ESTABLISHED reference; the
+ * transport still holds its own, so the handler's put is never the last (it
+ * returns 0) and the forced close frees the ep and destroys the id.
+ */
 static void device_removal_while_connected_releases_the_id(struct kunit *test)
 {
 	struct cmkit_removal *removal;
@@ -570,11 +851,11 @@ static void device_removal_while_connected_releases_the_id(struct kunit *test)
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DEVICE_REMOVAL);
 	KUNIT_EXPECT_EQ(test, d.old_status, 1);
 	KUNIT_EXPECT_EQ(test, d.new_status, -ENODEV);
+	KUNIT_EXPECT_EQ(test, d.rc, 0);
 	rt_expect_removed(&c, removal);
+	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DEVICE_REMOVAL), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
-	/* 1 exactly when the handler's put was the last one. */
-	KUNIT_EXPECT_EQ(test, d.rc, atomic_read(&rpcrdma_stats.ids_returned) -
-				    c.base.ids_returned);
+	rt_expect_destroyed_by(&c, 1, 0);
 }
 
 /* ---- constructed events on a real id and a real ep ----------------------- */
@@ -590,48 +871,93 @@ static int rt_inject(struct rdma_cm_id *id, enum rdma_cm_event_type type, int st
 	return rc;
 }
 
-/* A thread asleep on the ep's connect wait queue, as cmkit_rpcrdma_xprt_connect() is. */
-struct rt_waiter {
-	struct work_struct work;
-	struct rpcrdma_ep *ep;
-	struct completion woke;
-};
-
-static void rt_waiter_work(struct work_struct *work)
+/*
+ * An event that changes a connected ep's status while the forced close is
+ * held (the case holds the transport's lock), then a real removal of the
+ * device: DEVICE_REMOVAL must drop the ESTABLISHED reference whatever the
+ * status became, and every path must close the transport, or the removal
+ * (and unloading cmkit) waits forever.
+ */
+static void rt_constructed_connected_then_removal(struct kunit *test,
+						  enum rdma_cm_event_type type, int status,
+						  int want)
 {
-	struct rt_waiter *w = container_of(work, struct rt_waiter, work);
+	struct cmkit_removal *removal;
+	struct rpcrdma_ep *ep;
+	struct rt_decision d;
+	struct rt_ctx c;
 
-	if (wait_event_timeout(w->ep->re_connect_wait,
-			       READ_ONCE(w->ep->re_connect_status) != 0,
-			       cmkit_test_timeout()))
-		complete(&w->woke);
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	ep = c.xprt->rx_ep;
+	rt_server_established(&c);
+	mutex_lock(&c.xprt->rx_lock);
+	KUNIT_EXPECT_EQ(test, rt_inject(ep->re_id, type, status), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->re_connect_status), want);
+	/* Connected: the event starts the teardown. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+	removal = cmkit_test_remove_device(test, c.param);
+	if (!removal)
+		mutex_unlock(&c.xprt->rx_lock);
+	KUNIT_ASSERT_NOT_NULL(test, removal);
+	d = rt_wait_decision(test, RDMA_CM_EVENT_DEVICE_REMOVAL);
+	mutex_unlock(&c.xprt->rx_lock);
+	KUNIT_EXPECT_EQ(test, d.old_status, want);
+	KUNIT_EXPECT_EQ(test, d.new_status, -ENODEV);
+	KUNIT_EXPECT_EQ(test, d.rc, 0);
+	rt_expect_removed(&c, removal);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
 }
 
-static struct rt_waiter *rt_waiter_start(struct kunit *test, struct rpcrdma_ep *ep)
+static void constructed_addr_change_when_connected_then_device_removal(struct kunit *test)
 {
-	struct rt_waiter *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	unsigned long deadline = jiffies + cmkit_test_timeout();
+	rt_constructed_connected_then_removal(test, RDMA_CM_EVENT_ADDR_CHANGE, 0, -ENODEV);
+}
 
-	KUNIT_ASSERT_NOT_NULL(test, w);
+static void constructed_unreachable_when_connected_then_device_removal(struct kunit *test)
+{
+	rt_constructed_connected_then_removal(test, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT,
+					      -ENETUNREACH);
+}
+
+static void constructed_rejected_when_connected_then_device_removal(struct kunit *test)
+{
+	rt_constructed_connected_then_removal(test, RDMA_CM_EVENT_REJECTED,
+					      IB_CM_REJ_CONSUMER_DEFINED, -ECONNREFUSED);
+}
+
+/*
+ * Sleep on the ep's connect wait queue as cmkit_rpcrdma_xprt_connect()
+ * does, without a second thread: an entry of our own whose wake function
+ * records the wake-up, so the case knows it is queued before the event.
+ */
+struct rt_waiter {
+	struct wait_queue_entry wq;
+	struct rpcrdma_ep *ep;
+	bool woken;
+};
+
+static int rt_waiter_wake(struct wait_queue_entry *wq, unsigned int mode, int sync, void *key)
+{
+	struct rt_waiter *w = container_of(wq, struct rt_waiter, wq);
+
+	WRITE_ONCE(w->woken, true);
+	return 0;
+}
+
+static void rt_waiter_add(struct rt_waiter *w, struct rpcrdma_ep *ep)
+{
 	w->ep = ep;
-	init_completion(&w->woke);
-	INIT_WORK(&w->work, rt_waiter_work);
-	queue_work(system_unbound_wq, &w->work);
-	/* Only a waiter already on the queue shows that the handler wakes it. */
-	while (!wq_has_sleeper(&ep->re_connect_wait)) {
-		KUNIT_ASSERT_TRUE_MSG(test, time_before(jiffies, deadline),
-				      "the waiter never went to sleep");
-		schedule_timeout_uninterruptible(1);
-	}
-	return w;
+	w->woken = false;
+	init_waitqueue_func_entry(&w->wq, rt_waiter_wake);
+	add_wait_queue(&ep->re_connect_wait, &w->wq);
 }
 
 static void rt_waiter_expect_woken(struct kunit *test, struct rt_waiter *w)
 {
-	KUNIT_EXPECT_TRUE_MSG(test, wait_for_completion_timeout(&w->woke,
-								cmkit_test_timeout()),
+	remove_wait_queue(&w->ep->re_connect_wait, &w->wq);
+	KUNIT_EXPECT_TRUE_MSG(test, READ_ONCE(w->woken),
 			      "the handler did not wake the connect waiter");
-	flush_work(&w->work);
 }
 
 /* A resolved, unconnected endpoint: the state in which connect waits. */
@@ -645,17 +971,18 @@ static struct rpcrdma_ep *rt_connecting_ep(struct rt_ctx *c)
 static void rt_constructed_connecting_case(struct kunit *test,
 					   enum rdma_cm_event_type type, int want)
 {
-	struct rt_waiter *w;
+	struct rt_waiter w;
 	struct rpcrdma_ep *ep;
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
 	ep = rt_connecting_ep(&c);
-	w = rt_waiter_start(test, ep);
+	rt_waiter_add(&w, ep);
 	KUNIT_EXPECT_EQ(test, rt_inject(ep->re_id, type, 0), 0);
+	rt_waiter_expect_woken(test, &w);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->re_connect_status), want);
-	rt_waiter_expect_woken(test, w);
 	KUNIT_EXPECT_EQ(test, kref_read(&ep->re_kref), 1U);	/* nothing dropped */
+	/* Not connected: nothing to close, connect's own teardown follows. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 0);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
@@ -692,6 +1019,7 @@ static void constructed_addr_change_when_connected_forces_once_without_put(struc
 	KUNIT_EXPECT_EQ(test, kref_read(&ep->re_kref), refs);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->re_connect_status), -ENODEV);
 	KUNIT_EXPECT_EQ(test, rt_inject(ep->re_id, RDMA_CM_EVENT_ADDR_CHANGE, 0), 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&ep->re_kref), refs);
 	mutex_unlock(&c.xprt->rx_lock);
 	/* The forced close ends in a real DISCONNECTED, which drops ESTABLISHED's. */
 	rt_expect_all_released(&c);
@@ -739,87 +1067,9 @@ static void constructed_other_events_are_ignored(struct kunit *test)
 	rt_expect_all_released(&c);
 }
 
-/* ---- the handler runs under the id's handler mutex ------------------------ */
+/* ---- the module is pinned while an ep lives ---------------------------------- */
 
-struct rt_blocker {
-	struct completion entered;
-	struct completion release;
-	atomic_t seq;
-	int handler_left;	/* seq when the blocked handler went on */
-	int locker_got;		/* seq when the other thread got the mutex */
-	struct rdma_cm_id *id;
-	struct completion locking;
-	struct completion locked;
-	struct work_struct locker;
-};
-
-static void rt_block_established(struct rpcrdma_xprt *x, struct rdma_cm_id *id,
-				 const struct rdma_cm_event *event)
-{
-	struct rt_blocker *b = x->rx_private;
-
-	if (event->event != RDMA_CM_EVENT_ESTABLISHED)
-		return;
-	complete(&b->entered);
-	wait_for_completion_timeout(&b->release, cmkit_test_timeout());
-	b->handler_left = atomic_inc_return(&b->seq);
-}
-
-static const struct rpcrdma_xprt_ops rt_block_ops = {
-	.cm_event = rt_block_established,
-};
-
-static void rt_locker_work(struct work_struct *work)
-{
-	struct rt_blocker *b = container_of(work, struct rt_blocker, locker);
-
-	complete(&b->locking);
-	rdma_lock_handler(b->id);
-	b->locker_got = atomic_inc_return(&b->seq);
-	rdma_unlock_handler(b->id);
-	complete(&b->locked);
-}
-
-static void handler_runs_under_the_id_handler_mutex(struct kunit *test)
-{
-	struct rt_blocker *b;
-	struct rt_async *a;
-	struct rt_ctx c;
-
-	rt_setup(test, &c, true);
-	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	init_completion(&b->entered);
-	init_completion(&b->release);
-	init_completion(&b->locking);
-	init_completion(&b->locked);
-	INIT_WORK(&b->locker, rt_locker_work);
-	c.xprt->rx_ops = &rt_block_ops;
-	c.xprt->rx_private = b;
-
-	a = rt_async_start(test, c.xprt, rt_connect_work);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&b->entered,
-							    cmkit_test_timeout()));
-	b->id = c.xprt->rx_ep->re_id;	/* the ep lives: it is connecting */
-	queue_work(system_unbound_wq, &b->locker);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&b->locking,
-							    cmkit_test_timeout()));
-	/* A window for a broken contract to show: the locker must not get in. */
-	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&b->locked,
-							     msecs_to_jiffies(500)));
-	complete(&b->release);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&b->locked,
-							    cmkit_test_timeout()));
-	flush_work(&b->locker);
-	KUNIT_EXPECT_GT(test, b->locker_got, b->handler_left);
-	KUNIT_EXPECT_EQ(test, rt_async_wait(test, a), 0);
-	cmkit_rpcrdma_xprt_disconnect(c.xprt);
-	rt_expect_all_released(&c);
-}
-
-/* ---- module unload --------------------------------------------------------- */
-
-static void unload_tears_down_live_endpoints(struct kunit *test)
+static void live_endpoints_pin_the_module(struct kunit *test)
 {
 	struct cmkit_peer *srv2;
 	struct rpcrdma_xprt *x2;
@@ -833,12 +1083,169 @@ static void unload_tears_down_live_endpoints(struct kunit *test)
 	x2 = rt_xprt(&c, &addr2);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(x2), 0);
+	/* rmmod cmkit now fails with EBUSY instead of waiting on the eps. */
+	KUNIT_EXPECT_EQ(test, rpcrdma_module_refs(), c.base.module_refs + 2);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	cmkit_rpcrdma_xprt_disconnect(x2);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, rpcrdma_module_refs(), c.base.module_refs);
+}
 
-	/* What cmkit's module exit runs. */
-	rpcrdma_teardown_all();
-	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
-	KUNIT_EXPECT_PTR_EQ(test, x2->rx_ep, NULL);
-	KUNIT_EXPECT_TRUE(test, rt_all_released(&c));
+/* ---- the control plane ---------------------------------------------------- */
+
+static int rt_ctl(const char *fmt, ...) __printf(1, 2);
+
+static int rt_ctl(const char *fmt, ...)
+{
+	char cmd[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return rpcrdma_ctl_exec(cmd);
+}
+
+/* What `cat xprts` shows, into @buf. */
+static void rt_xprts(char *buf, size_t size)
+{
+	struct seq_file m = { .buf = buf, .size = size };
+
+	memset(buf, 0, size);
+	rpcrdma_xprts_show(&m, NULL);
+	buf[min(m.count, size - 1)] = '\0';
+}
+
+static void ctl_refuses_bad_inline_sizes_and_trailing_junk(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"0 4096", "4096 0", "1023 4096", "4096 1023", "65537 4096",
+		"4096 65537", "4096 4294967296", "4096 99999999999", "4096",
+		"4096 4096 junk", "4096x 4096", "4096 4096x", "-1 4096",
+	};
+	char *xprts = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	u16 port;
+	int i;
+	struct rt_ctx c;
+
+	KUNIT_ASSERT_NOT_NULL(test, xprts);
+	rt_setup(test, &c, true);
+	port = ntohs(c.addr.sin_port);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rt_ctl("connect %pI4 %u %s", &c.addr.sin_addr, port,
+						 bad[i]), -EINVAL, "sizes '%s'", bad[i]);
+	KUNIT_EXPECT_EQ(test, rt_ctl("connect %pI4 %u junk", &c.addr.sin_addr, port), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rt_ctl("connect %pI4 %ux", &c.addr.sin_addr, port), -EINVAL);
+	rt_xprts(xprts, PAGE_SIZE);
+	KUNIT_EXPECT_STREQ(test, xprts, "");
+	/* The bounds themselves are fine; the server without data lowers both. */
+	KUNIT_EXPECT_EQ(test, rt_ctl("connect %pI4 %u 1024 65536", &c.addr.sin_addr, port), 0);
+	rt_xprts(xprts, PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(xprts, "status=1 inline_send=1024 inline_recv=1024"));
+	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+	rt_expect_all_released(&c);
+}
+
+#define RT_CTL_MAX	64
+
+static void ctl_refuses_the_65th_endpoint(struct kunit *test)
+{
+	struct sockaddr_in addr;
+	struct cmkit_peer *srv;
+	struct rt_ctx c;
+	int i, rc;
+
+	rt_setup_dev(test, &c, rt_rxe, false);
+	for (i = 0; i < RT_CTL_MAX; i++) {
+		cmkit_test_addr(c.param, cmkit_test_port(), &addr);
+		srv = cmkit_peer_create(test, "server");
+		KUNIT_ASSERT_EQ(test, cmkit_peer_listen(srv, &addr), 0);
+		rc = rt_ctl("connect %pI4 %u", &addr.sin_addr, ntohs(addr.sin_port));
+		KUNIT_EXPECT_EQ_MSG(test, rc, 0, "endpoint %d", i + 1);
+		if (rc)
+			break;
+	}
+	cmkit_test_addr(c.param, cmkit_test_port(), &addr);
+	KUNIT_EXPECT_EQ(test, rt_ctl("connect %pI4 %u", &addr.sin_addr, ntohs(addr.sin_port)),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+	rt_expect_all_released(&c);
+}
+
+/* A control command run on a work item, so the case can act meanwhile. */
+struct rt_cmd {
+	struct work_struct work;
+	char line[128];
+	struct completion done;
+	int rc;
+	char *xprts;		/* if set: what `cat xprts` showed afterwards */
+};
+
+static void rt_cmd_work(struct work_struct *work)
+{
+	struct rt_cmd *cmd = container_of(work, struct rt_cmd, work);
+
+	cmd->rc = rpcrdma_ctl_exec(cmd->line);
+	if (cmd->xprts)
+		rt_xprts(cmd->xprts, PAGE_SIZE);
+	complete(&cmd->done);
+}
+
+static struct rt_cmd *rt_cmd_start(struct kunit *test, const char *line, bool show)
+{
+	struct rt_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	if (show) {
+		cmd->xprts = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, cmd->xprts);
+	}
+	strscpy(cmd->line, line, sizeof(cmd->line));
+	init_completion(&cmd->done);
+	INIT_WORK(&cmd->work, rt_cmd_work);
+	queue_work(system_unbound_wq, &cmd->work);
+	return cmd;
+}
+
+/*
+ * A connect to a server that answers the REQ with an MRA and holds it never
+ * gets an answer; meanwhile other commands and `cat xprts` must go on.  The
+ * second command's end is pinned against the first's: the connect can only
+ * end when the case rejects the held request, after the second ended.
+ * IB only: MRA is an IB CM message.
+ */
+static void ctl_connect_to_a_server_holding_the_request_blocks_no_other_command(struct kunit *test)
+{
+	struct cmkit_cm_record r;
+	struct rt_cmd *conn, *other;
+	char line[64];
+	bool other_done, conn_pending;
+	struct rt_ctx c;
+
+	rt_setup_dev(test, &c, rt_rxe, false);
+	c.srv->hold_requests = true;
+	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
+	snprintf(line, sizeof(line), "connect %pI4 %u", &c.addr.sin_addr,
+		 ntohs(c.addr.sin_port));
+	conn = rt_cmd_start(test, line, false);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(c.srv, RDMA_CM_EVENT_CONNECT_REQUEST, &r), 0);
+
+	other = rt_cmd_start(test, "disconnect 4000000000", true);
+	other_done = wait_for_completion_timeout(&other->done, cmkit_test_timeout());
+	conn_pending = !completion_done(&conn->done);
+
+	/* End the connect, whatever happened, before anything is freed. */
+	KUNIT_EXPECT_EQ(test, cmkit_peer_reject_held(c.srv), 0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&conn->done, cmkit_test_timeout()));
+	if (!other_done)
+		wait_for_completion(&other->done);
+
+	KUNIT_EXPECT_TRUE_MSG(test, other_done && conn_pending,
+			      "a command waited for a pending connect");
+	KUNIT_EXPECT_EQ(test, other->rc, -ENOENT);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(other->xprts, " connecting"),
+				  "xprts: '%s'", other->xprts);
+	KUNIT_EXPECT_EQ(test, conn->rc, -ECONNREFUSED);
 	rt_expect_all_released(&c);
 }
 
@@ -874,10 +1281,13 @@ KUNIT_ARRAY_PARAM(rt_dev, cmkit_dev_params, cmkit_dev_param_desc);
 static struct kunit_case rt_cases[] = {
 	RT_CASE(connect_with_rfc8797_data_lowers_sizes_then_remote_disconnect),
 	RT_CASE(connect_without_private_data_keeps_defaults_then_remote_disconnect),
+	RT_CASE(established_publishes_connected_only_after_negotiating),
 	RT_CASE(local_disconnect_while_connected_releases_once),
-	RT_CASE(remote_then_local_disconnect_race),
-	RT_CASE(local_then_remote_disconnect_race),
+	RT_CASE(disconnect_race_remote_handled_then_local_frees),
+	KUNIT_CASE(disconnect_race_local_first_then_remote_dreq_frees_in_handler),
 	RT_CASE(completion_error_forces_one_disconnect),
+	RT_CASE(force_work_before_reconnect_closes_the_old_ep),
+	RT_CASE(force_work_after_reconnect_leaves_the_new_ep),
 	RT_CASE(listener_rejects_sets_econnrefused),
 	RT_CASE(rejected_stale_conn_sets_enotconn_on_roce_only),
 	RT_CASE(no_listener_is_refused),
@@ -888,11 +1298,16 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(constructed_connect_error_sets_enotconn),
 	RT_CASE(constructed_route_error_sets_async_rc),
 	RT_CASE(constructed_other_events_are_ignored),
-	RT_CASE(handler_runs_under_the_id_handler_mutex),
-	RT_CASE(unload_tears_down_live_endpoints),
+	RT_CASE(live_endpoints_pin_the_module),
+	RT_CASE(ctl_refuses_bad_inline_sizes_and_trailing_junk),
+	KUNIT_CASE(ctl_refuses_the_65th_endpoint),
+	KUNIT_CASE(ctl_connect_to_a_server_holding_the_request_blocks_no_other_command),
 	RT_CASE(device_removal_started_while_resolving_releases_the_id),
 	RT_CASE(device_removal_while_connecting_wakes_the_connect),
 	RT_CASE(device_removal_while_connected_releases_the_id),
+	RT_CASE(constructed_addr_change_when_connected_then_device_removal),
+	RT_CASE(constructed_unreachable_when_connected_then_device_removal),
+	RT_CASE(constructed_rejected_when_connected_then_device_removal),
 	{}
 };
 

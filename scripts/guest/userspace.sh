@@ -117,10 +117,42 @@ rpcrdma_to_rping() {	# <name> <addr>
 	result "$name" "$why"
 }
 
+# A transport the control plane holds pins cmkit, as a mount pins
+# xprtrdma: rmmod is refused (EAGAIN) until `destroy all`.
+refcnt_is() { [ "$(cat /sys/module/cmkit/refcnt)" = "$1" ]; }
+
+rpcrdma_transport_pins_the_module() {
+	name=rpcrdma_transport_pins_the_module_rxe0
+	PORT=$((PORT + 1))
+	log=$T/$name.log
+	why=
+	serve "$log" --addr "$RXE_ADDR" --port $PORT --timeout 60 || why="peer did not listen"
+	if [ -z "$why" ]; then
+		echo "connect $RXE_ADDR $PORT" > $D/rpcrdma/ctl || why="connect failed"
+	fi
+	if [ -z "$why" ]; then
+		refcnt_is 0 && why="refcnt 0 with a live transport"
+		if rmmod cmkit 2> "$log.rmmod"; then
+			why="${why:-rmmod cmkit succeeded with a live transport}"
+			insmod /lib/cmkit/cmkit.ko || why="$why; insmod cmkit failed"
+		else
+			grep -q "unavailable\|busy" "$log.rmmod" ||
+				why="${why:-rmmod: $(cat "$log.rmmod")}"
+		fi
+	fi
+	echo "destroy all" > $D/rpcrdma/ctl || why="${why:-destroy failed}"
+	wait $PEER
+	await refcnt_is 0 || why="${why:-refcnt $(cat /sys/module/cmkit/refcnt) after destroy all}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	result "$name" "$why"
+}
+
 # A bad command gets an error and changes nothing.
 bad_commands_are_refused() {
 	why=
 	for cmd in "connect" "connect 10.1.2 5" "connect 10.77.0.1 0" "frobnicate" \
+		   "connect 10.77.0.1 5 0 4096" "connect 10.77.0.1 5 4096 1048576" \
+		   "connect 10.77.0.1 5 4096 4096 junk" "connect 10.77.0.1 5 4096" \
 		   "disconnect 999" "destroy x"; do
 		if echo "$cmd" > $D/rpcrdma/ctl 2>/dev/null; then
 			why="'$cmd' was accepted"
@@ -528,6 +560,7 @@ rpcrdma_to_peer rpcrdma_to_peer_without_data_rxe0 "$RXE_ADDR" "" 1024 1024
 rpcrdma_to_peer rpcrdma_to_peer_without_data_siw0 "$SIW_ADDR" "" 1024 1024
 rpcrdma_to_rping rpcrdma_to_rping_server_rxe0 "$RXE_ADDR"
 rpcrdma_to_rping rpcrdma_to_rping_server_siw0 "$SIW_ADDR"
+rpcrdma_transport_pins_the_module
 bad_commands_are_refused
 srpt_cases
 bad_srpt_commands_are_refused
