@@ -22,7 +22,54 @@
 
 /* How long address and route resolution may take (upstream's value). */
 #define RPCRDMA_RESOLVE_TIMEOUT		5000	/* ms */
+/* How long a connect waits for its answer (upstream: the RPC connect timeout). */
+#define RPCRDMA_CONNECT_TIMEOUT		(60 * HZ)
 #define RPCRDMA_RECV_BATCH		4
+
+/* Inline thresholds a transport may ask for (linux/sunrpc/xprtrdma.h). */
+#define RPCRDMA_MIN_INLINE		1024U
+#define RPCRDMA_DEF_INLINE		4096U
+#define RPCRDMA_MAX_INLINE		65536U
+
+/* ep->re_flags */
+enum {
+	RPCRDMA_EP_ESTABLISHED,	/* holds the ESTABLISHED reference */
+};
+
+/**
+ * enum rpcrdma_fault - steps of a connect that can be made to fail
+ * (rpcrdma_fault_points: cmkit/rpcrdma/fail_steps, cmkit_fault_arm())
+ * @RPCRDMA_FAULT_EP_ALLOC: the ep's allocation (-ENOMEM)
+ * @RPCRDMA_FAULT_ID_CREATE: rdma_create_id() (-ENOMEM)
+ * @RPCRDMA_FAULT_RESOLVE_ADDR: rdma_resolve_addr() (-ENODEV)
+ * @RPCRDMA_FAULT_RESOLVE_ROUTE: rdma_resolve_route() (-ENOMEM)
+ * @RPCRDMA_FAULT_PD_ALLOC: ib_alloc_pd() (-ENOMEM)
+ * @RPCRDMA_FAULT_CQ_ALLOC: ib_alloc_cq_any() (-ENOMEM)
+ * @RPCRDMA_FAULT_QP_CREATE: rdma_create_qp() (-ENOMEM)
+ * @RPCRDMA_FAULT_RECV_ALLOC: a receive buffer's allocation (-ENOMEM)
+ * @RPCRDMA_FAULT_RECV_MAP: a receive buffer's DMA mapping (-EIO)
+ * @RPCRDMA_FAULT_POST_RECV: ib_post_recv() (-ENOMEM)
+ * @RPCRDMA_FAULT_CONNECT: rdma_connect() (-ENOMEM)
+ * @RPCRDMA_FAULT_NR: number of steps
+ */
+enum rpcrdma_fault {
+	RPCRDMA_FAULT_EP_ALLOC,
+	RPCRDMA_FAULT_ID_CREATE,
+	RPCRDMA_FAULT_RESOLVE_ADDR,
+	RPCRDMA_FAULT_RESOLVE_ROUTE,
+	RPCRDMA_FAULT_PD_ALLOC,
+	RPCRDMA_FAULT_CQ_ALLOC,
+	RPCRDMA_FAULT_QP_CREATE,
+	RPCRDMA_FAULT_RECV_ALLOC,
+	RPCRDMA_FAULT_RECV_MAP,
+	RPCRDMA_FAULT_POST_RECV,
+	RPCRDMA_FAULT_CONNECT,
+	RPCRDMA_FAULT_NR,
+};
+
+struct cmkit_fault;
+extern struct cmkit_fault rpcrdma_fault_points;
+extern const char * const rpcrdma_fault_steps[RPCRDMA_FAULT_NR];
 
 struct rpcrdma_xprt;
 
@@ -51,7 +98,11 @@ struct rpcrdma_rep {
  *	may outlive it until DISCONNECTED)
  * @re_done: completes address and route resolution
  * @re_async_rc: result of the last resolution step (-ETIMEDOUT until an event)
- * @re_connect_status: 0 connecting, 1 connected, or a negative errno
+ * @re_gen: which of its transport's eps this is (1, 2, ...)
+ * @re_flags: RPCRDMA_EP_* bits
+ * @re_connect_status: 0 connecting, 1 connected, or a negative errno;
+ *	1 is stored with release semantics after the inline sizes, so a reader
+ *	that loads it with acquire semantics sees the negotiated sizes
  * @re_connect_wait: woken when @re_connect_status leaves 0
  * @re_force_disconnect: one-shot gate: the transport is asked to close once
  * @re_inline_send: negotiated inline send size, bytes
@@ -71,6 +122,8 @@ struct rpcrdma_ep {
 	struct rpcrdma_xprt *re_xprt;
 	struct completion re_done;
 	int re_async_rc;
+	u32 re_gen;
+	unsigned long re_flags;
 	int re_connect_status;
 	wait_queue_head_t re_connect_wait;
 	atomic_t re_force_disconnect;
@@ -84,6 +137,18 @@ struct rpcrdma_ep {
 	u8 re_cm_private[CMKIT_RPCRDMA_CMP_LEN];
 	struct rpcrdma_rep re_reps[RPCRDMA_RECV_BATCH];
 };
+
+/**
+ * rpcrdma_ep_status - an ep's connect status, as a waiter or a reader sees it
+ * @ep: the endpoint
+ *
+ * Return: @ep->re_connect_status; if 1, the negotiated sizes are final.
+ */
+static inline int rpcrdma_ep_status(struct rpcrdma_ep *ep)
+{
+	/* Pairs with the release in ESTABLISHED: sizes are stored before 1. */
+	return smp_load_acquire(&ep->re_connect_status);
+}
 
 /**
  * struct rpcrdma_xprt_ops - what the owner of a transport hears about
@@ -105,13 +170,16 @@ struct rpcrdma_xprt_ops {
  * @rx_xid: a number naming the transport in traces
  * @rx_lock: serialises connect and disconnect (upstream: the send lock)
  * @rx_force_work: the force-disconnect action: disconnects the transport
+ *	if its ep is still the one that asked
  * @rx_force_count: how many times the action was requested
+ * @rx_gen: generation of the last ep created (under @rx_lock)
+ * @rx_force_gen: generation of the ep the force-disconnect was asked for
+ * @rx_connect_timeout: how long a connect waits for its answer, jiffies
  * @rx_dst: the server's address
  * @rx_inline_send: inline send size we ask for, bytes
  * @rx_inline_recv: inline receive size we ask for, bytes
  * @rx_ops: optional observer
  * @rx_private: owner's data
- * @rx_list: on the list of live transports (torn down at module unload)
  */
 struct rpcrdma_xprt {
 	struct rpcrdma_ep *rx_ep;
@@ -119,12 +187,14 @@ struct rpcrdma_xprt {
 	struct mutex rx_lock;		/* connect vs. disconnect */
 	struct work_struct rx_force_work;
 	atomic_t rx_force_count;
+	u32 rx_gen;
+	u32 rx_force_gen;
+	unsigned long rx_connect_timeout;
 	struct sockaddr_storage rx_dst;
 	u32 rx_inline_send;
 	u32 rx_inline_recv;
 	const struct rpcrdma_xprt_ops *rx_ops;
 	void *rx_private;
-	struct list_head rx_list;
 };
 
 /**
@@ -162,13 +232,11 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc);
-void rpcrdma_teardown_all(void);
 unsigned int rpcrdma_module_refs(void);
 
 /* The control plane (rpcrdma_ctl.c), as its KUnit cases reach it. */
 struct seq_file;
 int rpcrdma_ctl_exec(const char *cmd);
 int rpcrdma_xprts_show(struct seq_file *m, void *v);
-
 
 #endif /* CMKIT_RPCRDMA_H */

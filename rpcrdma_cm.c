@@ -8,11 +8,17 @@
  *   reference                          dropped by
  *   kref_init (the transport's)        the final put in cmkit_rpcrdma_xprt_disconnect()
  *   Receives posted                    the put at the end of the drain
- *   ESTABLISHED                        DISCONNECTED, or DEVICE_REMOVAL when connected
+ *   ESTABLISHED                        DISCONNECTED or DEVICE_REMOVAL, whichever
+ *                                      comes first (RPCRDMA_EP_ESTABLISHED says
+ *                                      the ep still holds it); or the transport's
+ *                                      disconnect if its DREQ could not be sent
  *
  * Whoever drops the last reference destroys the id: the CM handler by
  * returning 1 (rdma_cm then destroys it), cmkit_rpcrdma_xprt_disconnect() by
  * calling rdma_destroy_id() itself.  Nothing touches the id afterwards.
+ *
+ * Every live ep pins the module, as upstream's does: rmmod cmkit fails
+ * while one lives, and unload only checks that none is left.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -27,12 +33,38 @@
 
 /* Tests observe the handler's decisions through its tracepoint. */
 EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_cm_event);
+EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_inline_thresh);
 
 struct rpcrdma_stats rpcrdma_stats;
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_stats);
 
-static LIST_HEAD(rpcrdma_xprts);
-static DEFINE_MUTEX(rpcrdma_xprts_lock);
+const char * const rpcrdma_fault_steps[RPCRDMA_FAULT_NR] = {
+	[RPCRDMA_FAULT_EP_ALLOC] = "ep_alloc",
+	[RPCRDMA_FAULT_ID_CREATE] = "id_create",
+	[RPCRDMA_FAULT_RESOLVE_ADDR] = "resolve_addr",
+	[RPCRDMA_FAULT_RESOLVE_ROUTE] = "resolve_route",
+	[RPCRDMA_FAULT_PD_ALLOC] = "pd_alloc",
+	[RPCRDMA_FAULT_CQ_ALLOC] = "cq_alloc",
+	[RPCRDMA_FAULT_QP_CREATE] = "qp_create",
+	[RPCRDMA_FAULT_RECV_ALLOC] = "recv_alloc",
+	[RPCRDMA_FAULT_RECV_MAP] = "recv_map",
+	[RPCRDMA_FAULT_POST_RECV] = "post_recv",
+	[RPCRDMA_FAULT_CONNECT] = "connect",
+};
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_fault_steps);
+
+/* The fault points of a connect, on the kernel's framework. */
+struct cmkit_fault rpcrdma_fault_points = CMKIT_FAULT_INIT("rpcrdma", rpcrdma_fault_steps);
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_fault_points);
+
+/* Should @step fail now?  (Armed from debugfs or by a test.) */
+static bool rpcrdma_fault(enum rpcrdma_fault step)
+{
+	if (!cmkit_should_fail(&rpcrdma_fault_points, step))
+		return false;
+	trace_rpcrdma_fault(step);
+	return true;
+}
 
 /* Count an object's end; whoever waits for all of them to end is woken. */
 static void rpcrdma_count_end(atomic_t *counter)
@@ -77,6 +109,7 @@ static void rpcrdma_ep_destroy(struct kref *kref)
 		ib_dealloc_pd(ep->re_pd);
 	kfree(ep);
 	rpcrdma_count_ep_freed();
+	module_put(THIS_MODULE);	/* taken in rpcrdma_ep_create() */
 }
 
 /* Return 1 if this put freed the ep: the caller must then see the id destroyed. */
@@ -116,7 +149,13 @@ static void rpcrdma_ep_get(struct rpcrdma_ep *ep)
 	kref_get(&ep->re_kref);
 }
 
-/* Ask the transport to close, at most once per ep. */
+/*
+ * Ask the transport to close this ep, at most once per ep.  The work says
+ * which ep asked (its generation): by the time it runs, the transport may
+ * have closed that ep and connected a new one, which it must leave alone.
+ * Requests come in ep order (an ep's gate shuts before its transport lets
+ * go of it), so the work only ever needs the latest.
+ */
 static void rpcrdma_force_disconnect(struct rpcrdma_ep *ep)
 {
 	struct rpcrdma_xprt *r_xprt = ep->re_xprt;
@@ -124,10 +163,36 @@ static void rpcrdma_force_disconnect(struct rpcrdma_ep *ep)
 	/* The gate shuts before the transport lets go of the ep. */
 	if (!atomic_add_unless(&ep->re_force_disconnect, 1, 1))
 		return;
-	trace_rpcrdma_force_disconnect(ep->re_xid, 1);
+	trace_rpcrdma_force_disconnect(ep->re_xid, ep->re_gen);
 	atomic_inc(&r_xprt->rx_force_count);
 	atomic_inc(&rpcrdma_stats.force_disconnects);
+	/* Seen by the work: queue_work() orders it before the work runs. */
+	WRITE_ONCE(r_xprt->rx_force_gen, ep->re_gen);
 	queue_work(system_unbound_wq, &r_xprt->rx_force_work);
+}
+
+/* Drop the ESTABLISHED reference if the ep still holds it. */
+static int rpcrdma_ep_put_established(struct rpcrdma_ep *ep)
+{
+	if (!test_and_clear_bit(RPCRDMA_EP_ESTABLISHED, &ep->re_flags))
+		return 0;
+	return rpcrdma_ep_put(ep);
+}
+
+/*
+ * A connect failed (old status 0: wake the connect) or a connection broke
+ * (the ep holds the ESTABLISHED reference: close the transport, whose
+ * DISCONNECTED, or a device removal, will drop that reference).
+ */
+static int rpcrdma_conn_failed(struct rpcrdma_ep *ep, int status)
+{
+	int old = xchg(&ep->re_connect_status, status);
+
+	if (old == 0)
+		wake_up_all(&ep->re_connect_wait);
+	if (test_bit(RPCRDMA_EP_ESTABLISHED, &ep->re_flags))
+		rpcrdma_force_disconnect(ep);
+	return old;
 }
 
 /**
@@ -219,10 +284,11 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/*
 		 * In every phase: a resolver waits on re_done, a connect on
-		 * re_connect_wait, and a connection holds the ESTABLISHED
-		 * reference, which no DISCONNECTED will drop any more (rdma_cm
-		 * delivers nothing after removal).  Log from @id: ep->re_id is
-		 * not set until the id exists.
+		 * re_connect_wait; whatever the status says, the transport is
+		 * asked to close (its disconnect destroys the id, which the
+		 * removal waits for) and the ESTABLISHED reference, if still
+		 * held, is dropped: rdma_cm delivers nothing after removal.
+		 * Log from @id: ep->re_id is not set until the id exists.
 		 */
 		pr_info("cmkit: rpcrdma: removing device %s for %pISpc\n",
 			id->device->name, &id->route.addr.dst_addr);
@@ -230,49 +296,44 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		complete(&ep->re_done);
 		old = xchg(&ep->re_connect_status, -ENODEV);
 		new = -ENODEV;
-		if (old == 0) {
+		if (old == 0)
 			wake_up_all(&ep->re_connect_wait);
-		} else if (old == 1) {
-			rpcrdma_force_disconnect(ep);
-			rc = rpcrdma_ep_put(ep);
-		}
+		rpcrdma_force_disconnect(ep);
+		rc = rpcrdma_ep_put_established(ep);
 		goto out_put;
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		/*
-		 * May come before ESTABLISHED, so it dispatches on the status
-		 * it replaces and never drops a reference: when connected, the
-		 * DISCONNECTED that follows the close drops the ESTABLISHED one.
+		 * May come before ESTABLISHED, so it drops no reference: when
+		 * connected, the DISCONNECTED that follows the close (or a
+		 * removal) drops the ESTABLISHED one.
 		 */
-		old = xchg(&ep->re_connect_status, -ENODEV);
-		if (old == 0)
-			wake_up_all(&ep->re_connect_wait);
-		else if (old == 1)
-			rpcrdma_force_disconnect(ep);
+		old = rpcrdma_conn_failed(ep, -ENODEV);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		rpcrdma_ep_get(ep);
-		WRITE_ONCE(ep->re_connect_status, 1);
+		set_bit(RPCRDMA_EP_ESTABLISHED, &ep->re_flags);
 		rpcrdma_update_cm_private(ep, id, &event->param.conn);
+		/* Pairs with the acquire of every reader: 1 means sizes final. */
+		smp_store_release(&ep->re_connect_status, 1);
 		wake_up_all(&ep->re_connect_wait);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
-		WRITE_ONCE(ep->re_connect_status, -ENOTCONN);
-		wake_up_all(&ep->re_connect_wait);
+		old = rpcrdma_conn_failed(ep, -ENOTCONN);
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
-		WRITE_ONCE(ep->re_connect_status, -ENETUNREACH);
-		wake_up_all(&ep->re_connect_wait);
+		/* Also on a connected id: a RoCE neighbour change (netevent). */
+		old = rpcrdma_conn_failed(ep, -ENETUNREACH);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		WRITE_ONCE(ep->re_connect_status, rpcrdma_reject_status(id, event));
-		wake_up_all(&ep->re_connect_wait);
+		/* Also on a connected id: a REJ in ESTABLISHED or DREQ_SENT. */
+		old = rpcrdma_conn_failed(ep, rpcrdma_reject_status(id, event));
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		/* No wake: waiters only care about leaving 0. */
 		WRITE_ONCE(ep->re_connect_status, -ECONNABORTED);
 		rpcrdma_force_disconnect(ep);
 		new = -ECONNABORTED;
-		rc = rpcrdma_ep_put(ep);
+		rc = rpcrdma_ep_put_established(ep);
 		goto out_put;
 	default:
 		/* CONNECT_RESPONSE, TIMEWAIT_EXIT, multicast, 7.x additions. */
@@ -313,6 +374,8 @@ static int rpcrdma_create_id(struct rpcrdma_xprt *r_xprt, struct rpcrdma_ep *ep)
 	int rc;
 
 	init_completion(&ep->re_done);
+	if (rpcrdma_fault(RPCRDMA_FAULT_ID_CREATE))
+		return -ENOMEM;
 	id = rdma_create_id(&init_net, rpcrdma_cm_event_handler, ep, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))
@@ -321,7 +384,8 @@ static int rpcrdma_create_id(struct rpcrdma_xprt *r_xprt, struct rpcrdma_ep *ep)
 	ep->re_id = id;
 
 	ep->re_async_rc = -ETIMEDOUT;
-	rc = rdma_resolve_addr(id, NULL, dst, RPCRDMA_RESOLVE_TIMEOUT);
+	rc = rpcrdma_fault(RPCRDMA_FAULT_RESOLVE_ADDR) ? -ENODEV :
+		rdma_resolve_addr(id, NULL, dst, RPCRDMA_RESOLVE_TIMEOUT);
 	if (rc)
 		goto out;
 	rc = rpcrdma_wait_resolved(ep);
@@ -329,7 +393,8 @@ static int rpcrdma_create_id(struct rpcrdma_xprt *r_xprt, struct rpcrdma_ep *ep)
 		goto out;
 
 	ep->re_async_rc = -ETIMEDOUT;
-	rc = rdma_resolve_route(id, RPCRDMA_RESOLVE_TIMEOUT);
+	rc = rpcrdma_fault(RPCRDMA_FAULT_RESOLVE_ROUTE) ? -ENOMEM :
+		rdma_resolve_route(id, RPCRDMA_RESOLVE_TIMEOUT);
 	if (rc)
 		goto out;
 	rc = rpcrdma_wait_resolved(ep);
@@ -373,12 +438,17 @@ static int rpcrdma_post_recvs(struct rpcrdma_ep *ep)
 		rep->rr_ep = ep;
 		rep->rr_cqe.done = rpcrdma_wc_receive;
 		rep->rr_len = ep->re_inline_recv;
-		rep->rr_buf = kmalloc(rep->rr_len, GFP_KERNEL);
+		rep->rr_buf = rpcrdma_fault(RPCRDMA_FAULT_RECV_ALLOC) ? NULL :
+			kmalloc(rep->rr_len, GFP_KERNEL);
 		if (!rep->rr_buf)
 			return -ENOMEM;
 		rep->rr_addr = ib_dma_map_single(device, rep->rr_buf, rep->rr_len,
 						 DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(device, rep->rr_addr)) {
+		if (ib_dma_mapping_error(device, rep->rr_addr) ||
+		    rpcrdma_fault(RPCRDMA_FAULT_RECV_MAP)) {
+			if (!ib_dma_mapping_error(device, rep->rr_addr))
+				ib_dma_unmap_single(device, rep->rr_addr, rep->rr_len,
+						    DMA_FROM_DEVICE);
 			kfree(rep->rr_buf);
 			rep->rr_buf = NULL;
 			return -EIO;
@@ -386,7 +456,8 @@ static int rpcrdma_post_recvs(struct rpcrdma_ep *ep)
 		sge.addr = rep->rr_addr;
 		sge.length = rep->rr_len;
 		sge.lkey = ep->re_pd->local_dma_lkey;
-		rc = ib_post_recv(ep->re_id->qp, &wr, NULL);
+		rc = rpcrdma_fault(RPCRDMA_FAULT_POST_RECV) ? -ENOMEM :
+			ib_post_recv(ep->re_id->qp, &wr, NULL);
 		if (rc)
 			return rc;
 	}
@@ -420,11 +491,13 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	struct rdma_cm_id *id;
 	int rc;
 
-	ep = kzalloc_obj(*ep, GFP_KERNEL);
+	ep = rpcrdma_fault(RPCRDMA_FAULT_EP_ALLOC) ? NULL : kzalloc_obj(*ep, GFP_KERNEL);
 	if (!ep)
 		return -ENOMEM;
+	__module_get(THIS_MODULE);	/* put by rpcrdma_ep_destroy() */
 	ep->re_xprt = r_xprt;
 	ep->re_xid = r_xprt->rx_xid;
+	ep->re_gen = ++r_xprt->rx_gen;
 	kref_init(&ep->re_kref);
 	init_waitqueue_head(&ep->re_connect_wait);
 	ep->re_inline_send = r_xprt->rx_inline_send;
@@ -435,19 +508,22 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	if (rc) {
 		kfree(ep);
 		rpcrdma_count_ep_freed();
+		module_put(THIS_MODULE);
 		return rc;
 	}
 	id = ep->re_id;
 	device = id->device;
 
-	ep->re_pd = ib_alloc_pd(device, 0);
+	ep->re_pd = rpcrdma_fault(RPCRDMA_FAULT_PD_ALLOC) ? ERR_PTR(-ENOMEM) :
+		ib_alloc_pd(device, 0);
 	if (IS_ERR(ep->re_pd)) {
 		rc = PTR_ERR(ep->re_pd);
 		ep->re_pd = NULL;
 		goto out_destroy;
 	}
-	ep->re_cq = ib_alloc_cq_any(device, NULL, 4 + RPCRDMA_RECV_BATCH + 2,
-				    IB_POLL_WORKQUEUE);
+	ep->re_cq = rpcrdma_fault(RPCRDMA_FAULT_CQ_ALLOC) ? ERR_PTR(-ENOMEM) :
+		ib_alloc_cq_any(device, NULL, 4 + RPCRDMA_RECV_BATCH + 2,
+				IB_POLL_WORKQUEUE);
 	if (IS_ERR(ep->re_cq)) {
 		rc = PTR_ERR(ep->re_cq);
 		ep->re_cq = NULL;
@@ -455,12 +531,19 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	}
 	qp_attr.send_cq = ep->re_cq;
 	qp_attr.recv_cq = ep->re_cq;
-	rc = rdma_create_qp(id, ep->re_pd, &qp_attr);
+	rc = rpcrdma_fault(RPCRDMA_FAULT_QP_CREATE) ? -ENOMEM :
+		rdma_create_qp(id, ep->re_pd, &qp_attr);
 	if (rc)
 		goto out_destroy;
 
-	cmkit_rpcrdma_cmp_encode(ep->re_cm_private, CMKIT_RPCRDMA_CMP_F_SND_W_INV_OK,
-				 ep->re_inline_send, ep->re_inline_recv);
+	/*
+	 * No flag: RFC 8797's Remote Invalidation bit tells the server it may
+	 * reply with Send With Invalidate on an rkey the client advertised in
+	 * the RPC's chunk lists.  cmkit registers no memory and advertises no
+	 * rkey, so it does not claim to process remote invalidation.
+	 */
+	cmkit_rpcrdma_cmp_encode(ep->re_cm_private, 0, ep->re_inline_send,
+				 ep->re_inline_recv);
 	ep->re_remote_cma.private_data = ep->re_cm_private;
 	ep->re_remote_cma.private_data_len = sizeof(ep->re_cm_private);
 	ep->re_remote_cma.initiator_depth = 0;
@@ -496,7 +579,17 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 		return;
 	/* Teardown flushes and CM events must not ask for another close. */
 	atomic_set(&ep->re_force_disconnect, 1);
-	rdma_disconnect(ep->re_id);
+	if (rdma_disconnect(ep->re_id)) {
+		/*
+		 * No DREQ went out, so no DISCONNECTED will drop the
+		 * ESTABLISHED reference: drop it here (never the last, the
+		 * transport holds one), and the id's destroy ends the
+		 * connection.
+		 */
+		rdma_lock_handler(ep->re_id);
+		rpcrdma_ep_put_established(ep);
+		rdma_unlock_handler(ep->re_id);
+	}
 	rpcrdma_xprt_drain(ep);
 	r_xprt->rx_ep = NULL;
 	trace_rpcrdma_disconnect(r_xprt->rx_xid, rpcrdma_ep_put_final(ep));
@@ -524,15 +617,18 @@ CMKIT_EXPORT(cmkit_rpcrdma_xprt_disconnect);
  * @r_xprt: the transport, with no endpoint
  *
  * Creates an endpoint (resolving the address and route), posts Receives,
- * connects with our RFC 8797 private message, and waits (interruptibly)
- * until the connection is established or fails.  On failure the endpoint
- * is torn down before this returns, as upstream's connect worker does.
+ * connects with our RFC 8797 private message, and waits (interruptibly, at
+ * most @r_xprt->rx_connect_timeout) until the connection is established or
+ * fails.  On failure the endpoint is torn down before this returns, as
+ * upstream's connect worker does.
  *
- * Return: 0 when connected, else a negative errno.
+ * Return: 0 when connected, -ETIMEDOUT if no answer came in time,
+ * -ERESTARTSYS on a signal, else the negative errno of the failure.
  */
 int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_ep *ep;
+	long timeout;
 	int rc;
 
 	mutex_lock(&r_xprt->rx_lock);
@@ -547,14 +643,18 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 	if (rc)
 		goto out_disconnect;
 
-	rc = rdma_connect(ep->re_id, &ep->re_remote_cma);
+	rc = rpcrdma_fault(RPCRDMA_FAULT_CONNECT) ? -ENOMEM :
+		rdma_connect(ep->re_id, &ep->re_remote_cma);
 	if (rc)
 		goto out_disconnect;
-	rc = wait_event_interruptible(ep->re_connect_wait,
-				      READ_ONCE(ep->re_connect_status) != 0);
-	if (rc)
+	timeout = wait_event_interruptible_timeout(ep->re_connect_wait,
+						   rpcrdma_ep_status(ep) != 0,
+						   r_xprt->rx_connect_timeout);
+	if (timeout <= 0) {
+		rc = timeout ?: -ETIMEDOUT;
 		goto out_disconnect;
-	rc = READ_ONCE(ep->re_connect_status);
+	}
+	rc = rpcrdma_ep_status(ep);
 	if (rc < 0)
 		goto out_disconnect;
 	rc = 0;
@@ -575,9 +675,20 @@ static void rpcrdma_force_work(struct work_struct *work)
 	struct rpcrdma_xprt *r_xprt =
 		container_of(work, struct rpcrdma_xprt, rx_force_work);
 
+	struct rpcrdma_ep *ep;
+	u32 gen;
+
 	if (r_xprt->rx_ops && r_xprt->rx_ops->force_work)
 		r_xprt->rx_ops->force_work(r_xprt);
-	cmkit_rpcrdma_xprt_disconnect(r_xprt);
+	mutex_lock(&r_xprt->rx_lock);
+	ep = r_xprt->rx_ep;
+	gen = READ_ONCE(r_xprt->rx_force_gen);
+	/* The ep that asked may be gone, and a new one connected since. */
+	if (ep && ep->re_gen == gen)
+		__rpcrdma_xprt_disconnect(r_xprt);
+	else
+		trace_rpcrdma_force_stale(r_xprt->rx_xid, gen);
+	mutex_unlock(&r_xprt->rx_lock);
 }
 
 /**
@@ -585,6 +696,8 @@ static void rpcrdma_force_work(struct work_struct *work)
  * @dst: the server's address (IPv4 or IPv6)
  * @inline_send: inline send size to ask for, bytes
  * @inline_recv: inline receive size to ask for, bytes
+ *
+ * Sizes are clamped to RPCRDMA_MIN_INLINE..RPCRDMA_MAX_INLINE.
  *
  * Return: the transport, or NULL if memory is short.
  */
@@ -602,11 +715,9 @@ struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst, u32 i
 	INIT_WORK(&r_xprt->rx_force_work, rpcrdma_force_work);
 	memcpy(&r_xprt->rx_dst, dst, dst->sa_family == AF_INET6 ?
 	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
-	r_xprt->rx_inline_send = inline_send;
-	r_xprt->rx_inline_recv = inline_recv;
-	mutex_lock(&rpcrdma_xprts_lock);
-	list_add(&r_xprt->rx_list, &rpcrdma_xprts);
-	mutex_unlock(&rpcrdma_xprts_lock);
+	r_xprt->rx_inline_send = clamp(inline_send, RPCRDMA_MIN_INLINE, RPCRDMA_MAX_INLINE);
+	r_xprt->rx_inline_recv = clamp(inline_recv, RPCRDMA_MIN_INLINE, RPCRDMA_MAX_INLINE);
+	r_xprt->rx_connect_timeout = RPCRDMA_CONNECT_TIMEOUT;
 	return r_xprt;
 }
 CMKIT_EXPORT(cmkit_rpcrdma_xprt_create);
@@ -625,33 +736,10 @@ static void rpcrdma_xprt_close(struct rpcrdma_xprt *r_xprt)
  */
 void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt)
 {
-	mutex_lock(&rpcrdma_xprts_lock);
-	list_del(&r_xprt->rx_list);
-	mutex_unlock(&rpcrdma_xprts_lock);
 	rpcrdma_xprt_close(r_xprt);
 	kfree(r_xprt);
 }
 CMKIT_EXPORT(cmkit_rpcrdma_xprt_destroy);
-
-/**
- * rpcrdma_teardown_all - disconnect every live transport
- *
- * What module unload does before the handler's code goes away.  The
- * transports stay allocated (their owners free them); their endpoints do
- * not.  Waits until every ep is freed and every id destroyed or handed back
- * to rdma_cm, so no id can still call the handler afterwards.
- */
-void rpcrdma_teardown_all(void)
-{
-	struct rpcrdma_xprt *r_xprt;
-
-	mutex_lock(&rpcrdma_xprts_lock);
-	list_for_each_entry(r_xprt, &rpcrdma_xprts, rx_list)
-		rpcrdma_xprt_close(r_xprt);
-	mutex_unlock(&rpcrdma_xprts_lock);
-	wait_var_event(&rpcrdma_stats, rpcrdma_all_released());
-}
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_teardown_all);
 
 /**
  * rpcrdma_module_refs - the module's reference count, for tests
@@ -675,9 +763,19 @@ int cmkit_rpcrdma_init(void)
 }
 
 /**
- * cmkit_rpcrdma_exit - tear down every rpcrdma endpoint still alive
+ * cmkit_rpcrdma_exit - check that no endpoint outlived its module
+ *
+ * Every live ep pins the module, so none can be alive here; an id that
+ * rdma_cm has not destroyed yet after the handler returned 1 is waited for,
+ * and anything else is reported as a leak.
  */
 void cmkit_rpcrdma_exit(void)
 {
-	rpcrdma_teardown_all();
+	struct rpcrdma_stats *s = &rpcrdma_stats;
+
+	cmkit_wait_released(&rpcrdma_stats, rpcrdma_all_released(),
+			    "rpcrdma: %d eps and %d ids alive at unload\n",
+			    atomic_read(&s->eps_created) - atomic_read(&s->eps_freed),
+			    atomic_read(&s->ids_created) - atomic_read(&s->ids_destroyed) -
+			    atomic_read(&s->ids_returned));
 }

@@ -106,14 +106,24 @@ DECLARE_EVENT_CLASS(rpcrdma_xprt_class,
 		     TP_PROTO(u32 xid, int rc),				\
 		     TP_ARGS(xid, rc))
 
-/* rc: always 1 (traced only when the one-shot gate opens) */
+/* rc: the generation of the ep that asked (traced when its one-shot gate opens) */
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_force_disconnect);
+/* rc: the generation asked for; the transport's ep is another one, or none */
+DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_force_stale);
 /* rc: the connect result */
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_connect);
 /* rc: 1 if the final put freed the ep and the id was destroyed here */
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_disconnect);
 /* rc: the work completion status that asked for a disconnect */
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_flush_disconnect);
+
+TRACE_EVENT(rpcrdma_fault,
+	    TP_PROTO(unsigned int step),
+	    TP_ARGS(step),
+	    TP_STRUCT__entry(__field(unsigned int, step)),
+	    TP_fast_assign(__entry->step = step;),
+	    TP_printk("injected a failure at step %u", __entry->step)
+);
 
 #endif /* _CMKIT_RPCRDMA_TRACE_H */
 
