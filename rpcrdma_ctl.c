@@ -4,43 +4,89 @@
  *
  *   ctl     write one command per line:
  *             connect <ipv4> <port> [<inline send> <inline recv>]
+ *                                  sizes 1024..65536 bytes (default 4096);
+ *                                  at most RPCRDMA_CTL_MAX transports
  *             disconnect <n>       disconnect transport n (it stays listed)
  *             destroy <n>|all      disconnect and forget transport n, or all
  *           a failed command fails the write with its errno
  *   xprts   one line per transport: its number, server, state, inline sizes
  *   stats   objects made and freed, and CM events by type
+ *
+ * A connect waits for its answer without the control plane's lock (it is
+ * listed as "connecting" meanwhile), so a server that never answers blocks
+ * no other command.  Every listed transport pins the module, as a mount
+ * pins xprtrdma: rmmod cmkit fails until "destroy all".
  */
 #include <linux/debugfs.h>
 #include <linux/inet.h>
+#include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "cmkit.h"
 #include "rpcrdma.h"
 
+/* How many transports the control plane may hold at once. */
+#define RPCRDMA_CTL_MAX		64
+
 struct rpcrdma_ctl_xprt {
 	struct list_head list;
 	struct rpcrdma_xprt *xprt;
+	bool connecting;	/* its connect runs without rpcrdma_ctl.lock */
 };
+
+static struct cmkit_ctl rpcrdma_ctl;
 
 /* Under rpcrdma_ctl.lock. */
 static LIST_HEAD(rpcrdma_ctl_xprts);
+static unsigned int rpcrdma_ctl_nr;
 
+/* One inline size: a whole decimal word within upstream's bounds. */
+static int rpcrdma_ctl_size(const char *word, u32 *size)
+{
+	if (!word || kstrtou32(word, 10, size))
+		return -EINVAL;
+	if (*size < RPCRDMA_MIN_INLINE || *size > RPCRDMA_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+static void rpcrdma_ctl_forget(struct rpcrdma_ctl_xprt *cx)
+{
+	list_del(&cx->list);
+	rpcrdma_ctl_nr--;
+	cmkit_rpcrdma_xprt_destroy(cx->xprt);
+	kfree(cx);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * connect <ipv4> <port> [<send> <recv>]: list the transport as connecting,
+ * then connect without the control plane's lock: called with it held, it
+ * drops and retakes it.  No unload can start meanwhile: the writer holds
+ * the ctl file open, which pins the module.
+ */
 static int rpcrdma_ctl_connect(char *args)
+	__must_hold(&rpcrdma_ctl.lock)
 {
 	char *addr = strsep(&args, " "), *port = strsep(&args, " ");
-	u32 send = 4096, recv = 4096;
-	struct rpcrdma_ctl_xprt *cx;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
+	u32 send = RPCRDMA_DEF_INLINE, recv = RPCRDMA_DEF_INLINE;
+	struct rpcrdma_ctl_xprt *cx;
 	u16 p;
 	int rc;
 
 	if (!addr || !port || kstrtou16(port, 10, &p) || !p ||
 	    !in4_pton(addr, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL))
 		return -EINVAL;
-	if (args && sscanf(args, "%u %u", &send, &recv) != 2)
-		return -EINVAL;
+	if (args) {
+		if (rpcrdma_ctl_size(strsep(&args, " "), &send) ||
+		    rpcrdma_ctl_size(strsep(&args, " "), &recv) || args)
+			return -EINVAL;
+	}
 	sin.sin_port = htons(p);
+	if (rpcrdma_ctl_nr >= RPCRDMA_CTL_MAX)
+		return -ENOSPC;
 
 	cx = kzalloc_obj(*cx, GFP_KERNEL);
 	if (!cx)
@@ -50,16 +96,21 @@ static int rpcrdma_ctl_connect(char *args)
 		kfree(cx);
 		return -ENOMEM;
 	}
-	rc = cmkit_rpcrdma_xprt_connect(cx->xprt);
-	pr_info("cmkit: rpcrdma: xprt %u connect to %pISpc: %d\n",
-		cx->xprt->rx_xid, &sin, rc);
-	if (rc) {
-		cmkit_rpcrdma_xprt_destroy(cx->xprt);
-		kfree(cx);
-		return rc;
-	}
+	__module_get(THIS_MODULE);	/* put by rpcrdma_ctl_forget() */
+	cx->connecting = true;
 	list_add_tail(&cx->list, &rpcrdma_ctl_xprts);
-	return 0;
+	rpcrdma_ctl_nr++;
+
+	mutex_unlock(&rpcrdma_ctl.lock);
+	rc = cmkit_rpcrdma_xprt_connect(cx->xprt);
+	mutex_lock(&rpcrdma_ctl.lock);
+
+	cx->connecting = false;
+	pr_info_ratelimited("cmkit: rpcrdma: xprt %u connect to %pISpc: %d\n",
+			    cx->xprt->rx_xid, &sin, rc);
+	if (rc)
+		rpcrdma_ctl_forget(cx);
+	return rc;
 }
 
 static struct rpcrdma_ctl_xprt *rpcrdma_ctl_find(const char *arg)
@@ -75,19 +126,14 @@ static struct rpcrdma_ctl_xprt *rpcrdma_ctl_find(const char *arg)
 	return NULL;
 }
 
-static void rpcrdma_ctl_destroy(struct rpcrdma_ctl_xprt *cx)
-{
-	list_del(&cx->list);
-	cmkit_rpcrdma_xprt_destroy(cx->xprt);
-	kfree(cx);
-}
-
+/* Every transport whose connect has ended; a pending connect settles itself. */
 static void rpcrdma_ctl_destroy_all(void)
 {
 	struct rpcrdma_ctl_xprt *cx, *tmp;
 
 	list_for_each_entry_safe(cx, tmp, &rpcrdma_ctl_xprts, list)
-		rpcrdma_ctl_destroy(cx);
+		if (!cx->connecting)
+			rpcrdma_ctl_forget(cx);
 }
 
 static int rpcrdma_ctl_command(char *line)
@@ -106,10 +152,12 @@ static int rpcrdma_ctl_command(char *line)
 	cx = rpcrdma_ctl_find(line);
 	if (!cx)
 		return -ENOENT;
+	if (cx->connecting)
+		return -EBUSY;
 	if (!strcmp(verb, "disconnect"))
 		cmkit_rpcrdma_xprt_disconnect(cx->xprt);
 	else
-		rpcrdma_ctl_destroy(cx);
+		rpcrdma_ctl_forget(cx);
 	return 0;
 }
 
@@ -132,11 +180,16 @@ VISIBLE_IF_KUNIT int rpcrdma_xprts_show(struct seq_file *m, void *v)
 		struct rpcrdma_xprt *x = cx->xprt;
 		struct rpcrdma_ep *ep;
 
+		/* Its connect holds rx_lock until it ends: do not wait for it. */
+		if (cx->connecting) {
+			seq_printf(m, "%u %pISpc connecting\n", x->rx_xid, &x->rx_dst);
+			continue;
+		}
 		mutex_lock(&x->rx_lock);
 		ep = x->rx_ep;
 		if (ep)
 			seq_printf(m, "%u %pISpc status=%d inline_send=%u inline_recv=%u\n",
-				   x->rx_xid, &x->rx_dst, READ_ONCE(ep->re_connect_status),
+				   x->rx_xid, &x->rx_dst, rpcrdma_ep_status(ep),
 				   ep->re_inline_send, ep->re_inline_recv);
 		else
 			seq_printf(m, "%u %pISpc disconnected\n", x->rx_xid, &x->rx_dst);
@@ -209,16 +262,16 @@ static const struct cmkit_ctl_file rpcrdma_ctl_files[] = {
 void rpcrdma_ctl_init(void)
 {
 	cmkit_ctl_register(&rpcrdma_ctl, rpcrdma_ctl_files, ARRAY_SIZE(rpcrdma_ctl_files));
+	cmkit_fault_debugfs(&rpcrdma_fault_points, rpcrdma_ctl.dir);
 }
 
 /**
- * rpcrdma_ctl_exit - refuse further commands and drop every transport
+ * rpcrdma_ctl_exit - refuse further commands and remove cmkit/rpcrdma/
+ *
+ * Listed transports pin the module, so none is left when this runs.
  */
 void rpcrdma_ctl_exit(void)
 {
 	cmkit_ctl_close(&rpcrdma_ctl);
-	mutex_lock(&rpcrdma_ctl.lock);
-	rpcrdma_ctl_destroy_all();
-	mutex_unlock(&rpcrdma_ctl.lock);
 	cmkit_ctl_unregister(&rpcrdma_ctl);
 }
