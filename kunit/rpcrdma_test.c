@@ -22,12 +22,15 @@
  * order it names.
  */
 #include <linux/kthread.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/umh.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
 
 #include "cmkit_test.h"
+#include "../cmkit.h"
 #include "../rpcrdma.h"
 #include "../rpcrdma_trace.h"
 
@@ -219,7 +222,6 @@ static void rt_setup(struct kunit *test, struct rt_ctx *c, bool listen)
 {
 	rt_setup_dev(test, c, test->param_value, listen);
 }
-
 
 static const struct cmkit_dev_param *rt_rxe = &cmkit_dev_params[CMKIT_RXE];
 
@@ -1249,6 +1251,230 @@ static void ctl_connect_to_a_server_holding_the_request_blocks_no_other_command(
 	rt_expect_all_released(&c);
 }
 
+/* ---- a connect that gets no answer ------------------------------------------ */
+
+/*
+ * A server that answers the REQ with an MRA and holds it: the connect ends
+ * at its timeout (upstream: the RPC connect timeout, 60 s; shortened here)
+ * with everything released.  IB only: MRA is an IB CM message.
+ */
+static void connect_to_a_server_holding_the_request_times_out(struct kunit *test)
+{
+	struct cmkit_cm_record r;
+	struct rt_ctx c;
+
+	rt_setup_dev(test, &c, rt_rxe, false);
+	c.srv->hold_requests = true;
+	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
+	c.xprt->rx_connect_timeout = 2 * HZ;
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, cmkit_peer_wait(c.srv, RDMA_CM_EVENT_CONNECT_REQUEST, &r), 0);
+	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
+	rt_expect_all_released(&c);
+}
+
+struct rt_sig {
+	struct rpcrdma_xprt *xprt;
+	struct completion done;
+	int rc;
+};
+
+static int rt_sig_thread(void *data)
+{
+	struct rt_sig *sig = data;
+
+	allow_signal(SIGTERM);
+	sig->rc = cmkit_rpcrdma_xprt_connect(sig->xprt);
+	complete(&sig->done);
+	return 0;
+}
+
+/* The same wait ends at once on a signal, as upstream's does. */
+static void connect_to_a_server_holding_the_request_is_interruptible(struct kunit *test)
+{
+	struct cmkit_cm_record r;
+	struct task_struct *task;
+	struct rt_sig sig;
+	struct rt_ctx c;
+
+	rt_setup_dev(test, &c, rt_rxe, false);
+	c.srv->hold_requests = true;
+	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
+	sig.xprt = c.xprt;
+	init_completion(&sig.done);
+	task = kthread_run(rt_sig_thread, &sig, "rt_sig");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	if (cmkit_peer_wait(c.srv, RDMA_CM_EVENT_CONNECT_REQUEST, &r) == 0)
+		send_sig(SIGTERM, task, 1);
+	else
+		KUNIT_FAIL(test, "the connect request never came");
+	if (!wait_for_completion_timeout(&sig.done, cmkit_test_timeout())) {
+		/* The thread still uses sig: end its wait for real, then fail. */
+		cmkit_peer_reject_held(c.srv);
+		wait_for_completion(&sig.done);
+		KUNIT_FAIL(test, "the signal did not end the connect");
+	}
+	put_task_struct(task);
+	KUNIT_EXPECT_EQ(test, sig.rc, -ERESTARTSYS);
+	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
+	rt_expect_all_released(&c);
+}
+
+/* ---- fault injection ---------------------------------------------------------- */
+
+struct rt_fault_param {
+	enum cmkit_transport dev;
+	enum rpcrdma_fault step;
+	int err;
+};
+
+/* What each step's failure gives the caller: what the real failure would. */
+static const int rt_fault_err[RPCRDMA_FAULT_NR] = {
+	[RPCRDMA_FAULT_EP_ALLOC] = -ENOMEM,
+	[RPCRDMA_FAULT_ID_CREATE] = -ENOMEM,
+	[RPCRDMA_FAULT_RESOLVE_ADDR] = -ENODEV,
+	[RPCRDMA_FAULT_RESOLVE_ROUTE] = -ENOMEM,
+	[RPCRDMA_FAULT_PD_ALLOC] = -ENOMEM,
+	[RPCRDMA_FAULT_CQ_ALLOC] = -ENOMEM,
+	[RPCRDMA_FAULT_QP_CREATE] = -ENOMEM,
+	[RPCRDMA_FAULT_RECV_ALLOC] = -ENOMEM,
+	[RPCRDMA_FAULT_RECV_MAP] = -EIO,
+	[RPCRDMA_FAULT_POST_RECV] = -ENOMEM,
+	[RPCRDMA_FAULT_CONNECT] = -ENOMEM,
+};
+
+/* Devices x steps, filled in by rt_suite_init(). */
+static struct rt_fault_param rt_fault_params[ARRAY_SIZE(cmkit_dev_params) * RPCRDMA_FAULT_NR];
+
+static void rt_fault_params_init(void)
+{
+	unsigned int d, f;
+
+	for (d = 0; d < ARRAY_SIZE(cmkit_dev_params); d++)
+		for (f = 0; f < RPCRDMA_FAULT_NR; f++)
+			rt_fault_params[d * RPCRDMA_FAULT_NR + f] = (struct rt_fault_param){
+				.dev = cmkit_dev_params[d].transport,
+				.step = f,
+				.err = rt_fault_err[f],
+			};
+}
+
+static void rt_fault_desc(struct rt_fault_param *p, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s",
+		 cmkit_dev_name(&cmkit_dev_params[p->dev]), rpcrdma_fault_steps[p->step]);
+}
+
+KUNIT_ARRAY_PARAM(rt_fault, rt_fault_params, rt_fault_desc);
+
+/* The handler's contract held: it never freed an ep (returned 1) on its own. */
+static void rt_expect_no_handler_put(struct kunit *test)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&rt_log.lock, flags);
+	for (i = 0; i < rt_log.nr; i++)
+		KUNIT_EXPECT_EQ_MSG(test, rt_log.d[i].rc, 0, "%s returned %d",
+				    rdma_event_msg(rt_log.d[i].event), rt_log.d[i].rc);
+	spin_unlock_irqrestore(&rt_log.lock, flags);
+}
+
+/*
+ * Each step of the connect path fails in turn, once: the connect returns
+ * that step's errno with nothing left behind, and the next connect works.
+ */
+static void failure_injected_at_each_connect_step(struct kunit *test)
+{
+	const struct rt_fault_param *p = test->param_value;
+	int fired;
+	struct rt_ctx c;
+
+	rt_setup_dev(test, &c, &cmkit_dev_params[p->dev], true);
+	if (!IS_ENABLED(CONFIG_FAULT_INJECTION))
+		kunit_skip(test, "kernel without CONFIG_FAULT_INJECTION");
+	fired = atomic_read(&rpcrdma_fault_points.fired);
+	cmkit_fault_arm(&rpcrdma_fault_points, BIT(p->step), 1);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), p->err);
+	cmkit_fault_disarm(&rpcrdma_fault_points);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rpcrdma_fault_points.fired) - fired, 1);
+	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
+	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_ESTABLISHED), 0U);
+	rt_expect_no_handler_put(test);
+	rt_expect_all_released(&c);
+
+	/* Nothing was left broken: the next connect goes through. */
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+static int rt_sh(const char *cmd)
+{
+	static const char * const envp[] = { "HOME=/", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+					     NULL };
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+	return call_usermodehelper(argv[0], (char **)argv, (char **)envp, UMH_WAIT_PROC);
+}
+
+#define RT_FAIL_NTH_MAX	2000
+
+/*
+ * /proc/<pid>/fail-nth from the test thread over a full connect and
+ * disconnect: for N = 1, 2, ... the Nth fault point the thread passes fails
+ * (cmkit's steps, and every slab allocation: failslab with the task's own
+ * counter, ignore-gfp-wait off), until a pass with no failure left.  Each
+ * pass must end with a clean errno or a connection, and nothing left.
+ */
+static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	unsigned int n, left, failed = 0, connected = 0;
+	struct rt_ctx c;
+	int rc;
+
+	rt_setup(test, &c, true);
+	if (rt_sh("cd /sys/kernel/debug/failslab && echo N > ignore-gfp-wait && echo 0 > verbose"))
+		kunit_info(test, "no failslab knobs: only cmkit's own fault points count");
+	/* Armed, but only the task's fail-nth makes them fail (times 0). */
+	cmkit_fault_arm(&rpcrdma_fault_points, BIT(RPCRDMA_FAULT_NR) - 1, 0);
+	for (n = 1; n <= RT_FAIL_NTH_MAX; n++) {
+		/* Each connect that reached the server used up its one accept. */
+		if (cmkit_peer_count(c.srv, BIT(RDMA_CM_EVENT_CONNECT_REQUEST))) {
+			c.srv = cmkit_peer_create(test, "server");
+			cmkit_test_addr(c.param, cmkit_test_port(), &c.addr);
+			KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
+			memcpy(&c.xprt->rx_dst, &c.addr, sizeof(c.addr));
+		}
+		current->fail_nth = n;
+		rc = cmkit_rpcrdma_xprt_connect(c.xprt);
+		if (!rc)
+			cmkit_rpcrdma_xprt_disconnect(c.xprt);
+		left = current->fail_nth;
+		current->fail_nth = 0;
+
+		KUNIT_EXPECT_TRUE_MSG(test, rc <= 0 && rc >= -MAX_ERRNO, "N=%u: rc %d", n, rc);
+		KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
+		rt_expect_all_released(&c);
+		if (rc)
+			failed++;
+		else
+			connected++;
+		if (left)	/* no failure injected: the sweep is over */
+			break;
+	}
+	cmkit_fault_disarm(&rpcrdma_fault_points);
+	rt_sh("cd /sys/kernel/debug/failslab && echo Y > ignore-gfp-wait && echo 2 > verbose");
+	kunit_info(test, "%u passes: %u failed cleanly, %u connected", n, failed, connected);
+	KUNIT_EXPECT_LE_MSG(test, n, RT_FAIL_NTH_MAX, "the sweep did not end");
+	KUNIT_EXPECT_EQ(test, rc, 0);
+#else
+	kunit_skip(test, "kernel without CONFIG_FAULT_INJECTION");
+#endif
+}
+
 /* ---- suite ----------------------------------------------------------------- */
 
 static int rt_init(struct kunit *test)
@@ -1261,10 +1487,17 @@ static int rt_init(struct kunit *test)
 	return 0;
 }
 
+/* No fault a case armed outlives it, whether or not it fired. */
+static void rt_exit(struct kunit *test)
+{
+	cmkit_fault_disarm(&rpcrdma_fault_points);
+}
+
 static int rt_suite_init(struct kunit_suite *suite)
 {
 	spin_lock_init(&rt_log.lock);
 	init_waitqueue_head(&rt_log.wait);
+	rt_fault_params_init();
 	return register_trace_rpcrdma_cm_event(rt_probe, NULL);
 }
 
@@ -1302,6 +1535,10 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(ctl_refuses_bad_inline_sizes_and_trailing_junk),
 	KUNIT_CASE(ctl_refuses_the_65th_endpoint),
 	KUNIT_CASE(ctl_connect_to_a_server_holding_the_request_blocks_no_other_command),
+	KUNIT_CASE(connect_to_a_server_holding_the_request_times_out),
+	KUNIT_CASE(connect_to_a_server_holding_the_request_is_interruptible),
+	KUNIT_CASE_PARAM(failure_injected_at_each_connect_step, rt_fault_gen_params),
+	RT_CASE(fail_nth_sweep_over_connect_and_disconnect),
 	RT_CASE(device_removal_started_while_resolving_releases_the_id),
 	RT_CASE(device_removal_while_connecting_wakes_the_connect),
 	RT_CASE(device_removal_while_connected_releases_the_id),
@@ -1314,6 +1551,7 @@ static struct kunit_case rt_cases[] = {
 struct kunit_suite cmkit_rpcrdma_suite = {
 	.name = "cmkit_rpcrdma",
 	.init = rt_init,
+	.exit = rt_exit,
 	.suite_init = rt_suite_init,
 	.suite_exit = rt_suite_exit,
 	.test_cases = rt_cases,
