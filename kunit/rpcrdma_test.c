@@ -1487,10 +1487,14 @@ static int rt_init(struct kunit *test)
 	return 0;
 }
 
-/* No fault a case armed outlives it, whether or not it fired. */
+/*
+ * No fault a case armed outlives it, whether or not it fired, and no
+ * transport a failed control-plane case left behind pins the module.
+ */
 static void rt_exit(struct kunit *test)
 {
 	cmkit_fault_disarm(&rpcrdma_fault_points);
+	rpcrdma_ctl_exec("destroy all");
 }
 
 static int rt_suite_init(struct kunit_suite *suite)
