@@ -118,6 +118,14 @@ static int rpcrdma_ep_put(struct rpcrdma_ep *ep)
 	return kref_put(&ep->re_kref, rpcrdma_ep_destroy);
 }
 
+/* Drop the ESTABLISHED reference if the ep still holds it. */
+static int rpcrdma_ep_put_established(struct rpcrdma_ep *ep)
+{
+	if (!test_and_clear_bit(RPCRDMA_EP_ESTABLISHED, &ep->re_flags))
+		return 0;
+	return rpcrdma_ep_put(ep);
+}
+
 /*
  * The transport lets go of its ep: drop the transport's reference, which
  * may be the last.  Under the handler mutex no event is using the ep while
@@ -126,13 +134,22 @@ static int rpcrdma_ep_put(struct rpcrdma_ep *ep)
  * freed ep leaves the id with no context, so an event that still arrives
  * before rdma_destroy_id() is ignored.  Destroys the id if the ep was freed.
  */
-static int rpcrdma_ep_put_final(struct rpcrdma_ep *ep)
+static int rpcrdma_ep_put_final(struct rpcrdma_ep *ep, bool disconnecting)
 {
 	struct rdma_cm_id *id = ep->re_id;
 	int freed;
 
 	rdma_lock_handler(id);
 	ep->re_xprt = NULL;
+	/*
+	 * No disconnect is under way (rdma_disconnect() failed, or was never
+	 * called): no DISCONNECTED will drop the ESTABLISHED reference, which
+	 * an ESTABLISHED that raced the failure may even have taken.  Drop it
+	 * here (never the last: the transport's is); destroying the id ends
+	 * the connection.
+	 */
+	if (!disconnecting)
+		rpcrdma_ep_put_established(ep);
 	freed = rpcrdma_ep_put(ep);
 	if (freed)
 		id->context = NULL;
@@ -169,14 +186,6 @@ static void rpcrdma_force_disconnect(struct rpcrdma_ep *ep)
 	/* Seen by the work: queue_work() orders it before the work runs. */
 	WRITE_ONCE(r_xprt->rx_force_gen, ep->re_gen);
 	queue_work(system_unbound_wq, &r_xprt->rx_force_work);
-}
-
-/* Drop the ESTABLISHED reference if the ep still holds it. */
-static int rpcrdma_ep_put_established(struct rpcrdma_ep *ep)
-{
-	if (!test_and_clear_bit(RPCRDMA_EP_ESTABLISHED, &ep->re_flags))
-		return 0;
-	return rpcrdma_ep_put(ep);
 }
 
 /*
@@ -557,7 +566,7 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	return 0;
 
 out_destroy:
-	rpcrdma_ep_put_final(ep);	/* the only reference */
+	rpcrdma_ep_put_final(ep, false);	/* the only reference */
 	return rc;
 }
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_ep_create);
@@ -574,25 +583,16 @@ static void rpcrdma_xprt_drain(struct rpcrdma_ep *ep)
 static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_ep *ep = r_xprt->rx_ep;
+	bool disconnecting;
 
 	if (!ep)
 		return;
 	/* Teardown flushes and CM events must not ask for another close. */
 	atomic_set(&ep->re_force_disconnect, 1);
-	if (rdma_disconnect(ep->re_id)) {
-		/*
-		 * No DREQ went out, so no DISCONNECTED will drop the
-		 * ESTABLISHED reference: drop it here (never the last, the
-		 * transport holds one), and the id's destroy ends the
-		 * connection.
-		 */
-		rdma_lock_handler(ep->re_id);
-		rpcrdma_ep_put_established(ep);
-		rdma_unlock_handler(ep->re_id);
-	}
+	disconnecting = !rdma_disconnect(ep->re_id);
 	rpcrdma_xprt_drain(ep);
 	r_xprt->rx_ep = NULL;
-	trace_rpcrdma_disconnect(r_xprt->rx_xid, rpcrdma_ep_put_final(ep));
+	trace_rpcrdma_disconnect(r_xprt->rx_xid, rpcrdma_ep_put_final(ep, disconnecting));
 }
 
 /**
