@@ -323,6 +323,16 @@ static void rt_remote_disconnect_and_check(struct rt_ctx *c)
 	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
 }
 
+/* A server that accepts with RFC 8797 data: it sends at most 2 KiB, receives 3 KiB. */
+static void rt_setup_cmp_server(struct kunit *test, struct rt_ctx *c)
+{
+	rt_setup(test, c, false);
+	cmkit_rpcrdma_cmp_encode(rt_server_cmp, 0, 2048, 3072);
+	c->srv->accept_pdata = rt_server_cmp;
+	c->srv->accept_pdata_len = sizeof(rt_server_cmp);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c->srv, &c->addr), 0);
+}
+
 static void connect_with_rfc8797_data_lowers_sizes_then_remote_disconnect(struct kunit *test)
 {
 	struct cmkit_rpcrdma_cmp ours;
@@ -331,12 +341,7 @@ static void connect_with_rfc8797_data_lowers_sizes_then_remote_disconnect(struct
 	struct rt_decision d;
 	struct rt_ctx c;
 
-	rt_setup(test, &c, false);
-	/* The server sends at most 2 KiB and receives 3 KiB. */
-	cmkit_rpcrdma_cmp_encode(rt_server_cmp, 0, 2048, 3072);
-	c.srv->accept_pdata = rt_server_cmp;
-	c.srv->accept_pdata_len = sizeof(rt_server_cmp);
-	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
+	rt_setup_cmp_server(test, &c);
 
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	ep = c.xprt->rx_ep;
@@ -421,11 +426,7 @@ static void established_publishes_connected_only_after_negotiating(struct kunit 
 {
 	struct rt_ctx c;
 
-	rt_setup(test, &c, false);
-	cmkit_rpcrdma_cmp_encode(rt_server_cmp, 0, 2048, 3072);
-	c.srv->accept_pdata = rt_server_cmp;
-	c.srv->accept_pdata_len = sizeof(rt_server_cmp);
-	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
+	rt_setup_cmp_server(test, &c);
 	memset(&rt_pub, 0, sizeof(rt_pub));
 	rt_pub.status_at_negotiation = -1000;
 	c.xprt->rx_ops = &rt_pub_ops;
@@ -465,6 +466,24 @@ static void local_disconnect_while_connected_releases_once(struct kunit *test)
 }
 
 /*
+ * Connected, then the server disconnects: the handler's DISCONNECTED queues
+ * the force-disconnect work, which is held in its hook when this returns.
+ */
+static struct rt_hold *rt_connected_then_remote_disconnect(struct kunit *test,
+							   struct rt_ctx *c)
+{
+	struct rt_hold *h;
+
+	rt_setup(test, c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c->xprt), 0);
+	h = rt_hold_force(c);
+	rt_server_established(c);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c->srv), 0);
+	rt_wait_held(c, h);
+	return h;
+}
+
+/*
  * Order 1 of a remote and a local disconnect: the handler has handled the
  * server's DISCONNECTED (its put is not the last), then the transport
  * disconnects: its final put frees the ep and cmkit destroys the id.  The
@@ -477,15 +496,10 @@ static void disconnect_race_remote_handled_then_local_frees(struct kunit *test)
 	struct rt_hold *h;
 	struct rt_ctx c;
 
-	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
-	h = rt_hold_force(&c);
-	rt_server_established(&c);
-	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);
+	h = rt_connected_then_remote_disconnect(test, &c);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, d.old_status, 1);
 	KUNIT_EXPECT_EQ(test, d.rc, 0);
-	rt_wait_held(&c, h);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 	rt_expect_all_released(&c);
@@ -574,12 +588,7 @@ static void force_work_before_reconnect_closes_the_old_ep(struct kunit *test)
 	struct rt_hold *h;
 	struct rt_ctx c;
 
-	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
-	h = rt_hold_force(&c);
-	rt_server_established(&c);
-	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);
-	rt_wait_held(&c, h);
+	h = rt_connected_then_remote_disconnect(test, &c);
 	rt_release(&c, h);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 
@@ -607,12 +616,7 @@ static void force_work_after_reconnect_leaves_the_new_ep(struct kunit *test)
 	struct rt_hold *h;
 	struct rt_ctx c;
 
-	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
-	h = rt_hold_force(&c);
-	rt_server_established(&c);
-	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);
-	rt_wait_held(&c, h);
+	h = rt_connected_then_remote_disconnect(test, &c);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 
 	srv2 = rt_retarget(&c);
