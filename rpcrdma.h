@@ -22,6 +22,11 @@
 
 /* How long address and route resolution may take (upstream's value). */
 #define RPCRDMA_RESOLVE_TIMEOUT		5000	/* ms */
+/*
+ * How long an ep the transport let go of waits for the DISCONNECTED that
+ * drops its ESTABLISHED reference before it ends the connection itself.
+ */
+#define RPCRDMA_LINGER_TIMEOUT		(10 * HZ)
 /* How long a connect waits for its answer (upstream: the RPC connect timeout). */
 #define RPCRDMA_CONNECT_TIMEOUT		(60 * HZ)
 #define RPCRDMA_RECV_BATCH		4
@@ -114,6 +119,9 @@ struct rpcrdma_rep {
  * @re_remote_cma: connection parameters for rdma_connect()
  * @re_cm_private: our RFC 8797 private message
  * @re_reps: the Receives
+ * @re_linger: ends the connection if no DISCONNECTED came
+ *	RPCRDMA_LINGER_TIMEOUT after the transport let go (a DREQ that could
+ *	not be sent); holds an ep reference while queued
  */
 struct rpcrdma_ep {
 	struct kref re_kref;
@@ -136,6 +144,7 @@ struct rpcrdma_ep {
 	struct rdma_conn_param re_remote_cma;
 	u8 re_cm_private[CMKIT_RPCRDMA_CMP_LEN];
 	struct rpcrdma_rep re_reps[RPCRDMA_RECV_BATCH];
+	struct delayed_work re_linger;
 };
 
 /**

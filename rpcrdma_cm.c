@@ -118,6 +118,11 @@ static int rpcrdma_ep_put(struct rpcrdma_ep *ep)
 	return kref_put(&ep->re_kref, rpcrdma_ep_destroy);
 }
 
+static void rpcrdma_ep_get(struct rpcrdma_ep *ep)
+{
+	kref_get(&ep->re_kref);
+}
+
 /* Drop the ESTABLISHED reference if the ep still holds it. */
 static int rpcrdma_ep_put_established(struct rpcrdma_ep *ep)
 {
@@ -150,6 +155,15 @@ static int rpcrdma_ep_put_final(struct rpcrdma_ep *ep, bool disconnecting)
 	 */
 	if (!disconnecting)
 		rpcrdma_ep_put_established(ep);
+	/*
+	 * A DREQ ib_cm could not allocate is not reported: if no
+	 * DISCONNECTED comes in time, the linger work ends the connection.
+	 */
+	if (test_bit(RPCRDMA_EP_ESTABLISHED, &ep->re_flags)) {
+		rpcrdma_ep_get(ep);
+		queue_delayed_work(system_unbound_wq, &ep->re_linger,
+				   RPCRDMA_LINGER_TIMEOUT);
+	}
 	freed = rpcrdma_ep_put(ep);
 	if (freed)
 		id->context = NULL;
@@ -161,9 +175,43 @@ static int rpcrdma_ep_put_final(struct rpcrdma_ep *ep, bool disconnecting)
 	return freed;
 }
 
-static void rpcrdma_ep_get(struct rpcrdma_ep *ep)
+/*
+ * No DISCONNECTED came for an ep its transport let go of: drop the
+ * ESTABLISHED reference and the work's own; the last put destroys the id,
+ * which ends the connection (ib_cm sends the DREQ or enters timewait).
+ */
+static void rpcrdma_ep_linger(struct work_struct *work)
 {
-	kref_get(&ep->re_kref);
+	struct rpcrdma_ep *ep = container_of(to_delayed_work(work), struct rpcrdma_ep,
+					     re_linger);
+	struct rdma_cm_id *id = ep->re_id;
+	u32 xid = ep->re_xid;
+	int freed;
+
+	rdma_lock_handler(id);
+	rpcrdma_ep_put_established(ep);
+	freed = rpcrdma_ep_put(ep);
+	if (freed)
+		id->context = NULL;
+	rdma_unlock_handler(id);
+	trace_rpcrdma_linger(xid, freed);
+	if (freed) {
+		rdma_destroy_id(id);
+		rpcrdma_count_end(&rpcrdma_stats.ids_destroyed);
+	}
+}
+
+/*
+ * DISCONNECTED or DEVICE_REMOVAL: drop the ESTABLISHED reference, and the
+ * linger work's if it has not started.  Return 1 if the ep was freed.
+ */
+static int rpcrdma_ep_put_connection(struct rpcrdma_ep *ep)
+{
+	int freed = rpcrdma_ep_put_established(ep);
+
+	if (!freed && cancel_delayed_work(&ep->re_linger))
+		freed = rpcrdma_ep_put(ep);
+	return freed;
 }
 
 /*
@@ -308,7 +356,7 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		if (old == 0)
 			wake_up_all(&ep->re_connect_wait);
 		rpcrdma_force_disconnect(ep);
-		rc = rpcrdma_ep_put_established(ep);
+		rc = rpcrdma_ep_put_connection(ep);
 		goto out_put;
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		/*
@@ -342,7 +390,7 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		WRITE_ONCE(ep->re_connect_status, -ECONNABORTED);
 		rpcrdma_force_disconnect(ep);
 		new = -ECONNABORTED;
-		rc = rpcrdma_ep_put_established(ep);
+		rc = rpcrdma_ep_put_connection(ep);
 		goto out_put;
 	default:
 		/* CONNECT_RESPONSE, TIMEWAIT_EXIT, multicast, 7.x additions. */
@@ -508,6 +556,7 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	ep->re_xid = r_xprt->rx_xid;
 	ep->re_gen = ++r_xprt->rx_gen;
 	kref_init(&ep->re_kref);
+	INIT_DELAYED_WORK(&ep->re_linger, rpcrdma_ep_linger);
 	init_waitqueue_head(&ep->re_connect_wait);
 	ep->re_inline_send = r_xprt->rx_inline_send;
 	ep->re_inline_recv = r_xprt->rx_inline_recv;

@@ -114,6 +114,8 @@ DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_force_stale);
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_connect);
 /* rc: 1 if the final put freed the ep and the id was destroyed here */
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_disconnect);
+/* rc: 1 if the linger work freed the ep and destroyed the id */
+DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_linger);
 /* rc: the work completion status that asked for a disconnect */
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_flush_disconnect);
 
