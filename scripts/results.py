@@ -69,8 +69,11 @@ SPLAT_PATTERNS = [
     (r"inconsistent lock state|suspicious RCU usage|lockdep is turned off|"
      r"INFO: trying to register non-static key|bad unlock balance", "lockdep", True),
     (r"\bkmemleak: \d+ new suspected memory leaks?", "kmemleak", False),
-    (r"\bkmemleak: .*(?:[Dd]isabled|[Mm]emory pool empty|[Cc]annot allocate)",
-     "kmemleak stopped", False),
+    # kmemleak has stopped (or will miss objects) only on these; "Cannot allocate
+    # a scan area, scanning the full object" is a fallback, not a stop, and
+    # fault injection (failslab) provokes it.
+    (r"\bkmemleak: (?:.*leak detector disabled|Memory pool empty|"
+     r"Cannot allocate a kmemleak_object|Cannot insert )", "kmemleak stopped", False),
     (r"INFO: task .* blocked for more than", "hung task", False),
     (r"\brcu: INFO: .*stall", "rcu stall", False),
     (r"\bunregister_netdevice: waiting for", "netdev reference leak", False),

@@ -94,6 +94,10 @@ SPLAT_LINES = {
     "kernel_bug_at": "kernel BUG at drivers/infiniband/core/cma.c:2231!",
     "slub_report": "BUG kmalloc-64 (Not tainted): Redzone overwritten",
     "kmemleak_suspects": "kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)",
+    "kmemleak_disabled": "kmemleak: Kernel memory leak detector disabled",
+    "kmemleak_pool_empty": "kmemleak: Memory pool empty, consider increasing "
+                           "CONFIG_DEBUG_KMEMLEAK_MEM_POOL_SIZE",
+    "kmemleak_no_object": "kmemleak: Cannot allocate a kmemleak_object structure",
     "odebug": "ODEBUG: free active (active state 0) object: ffff8880 object type: "
               "work_struct hint: cmkit_release_work+0x0/0x40 [cmkit]",
     "list_add_corruption": "list_add corruption. prev->next should be next (ffff8880), "
@@ -126,6 +130,7 @@ ADVISORY_LINES = [
     "Spectre V2 : WARNING: Unprivileged eBPF is enabled with eIBRS on, data leaks possible "
     "via Spectre v2 BHB attacks!",
     "kmemleak: Kernel memory leak detector initialized (mem pool available: 15851)",
+    "kmemleak: Cannot allocate a scan area, scanning the full object",
     "cmkit_test: client: established (status 0)",
     "cmkit: irdma: 10.78.0.1:30002: bad MPA reply (bad key): aborting the connection",
     "    # smoke_port_is_active: SKIP no RDMA device named siw0",
