@@ -170,17 +170,48 @@ KNOWN_ISSUES = [
         "rping -s -a 10.77.0.1 -p 7000 -C 1000000 & s=$!; "
         "rping -c -a 10.77.0.1 -p 7000 -C 1000000 & c=$!; sleep 1; "
         "rdma link delete rxe0; kill $s $c; wait; done"),
+    KnownIssue(
+        "KI-2", {"linux-source-6.1": ["6.1.192-3"],
+                 "linux-source-6.12": ["6.12.118-1~deb12u1"],
+                 "linux-source-7.3": ["7.3.4-1~bpo13+1"]},
+        r"possible irq lock inversion dependency detected(?:.*\n){1,400}?"
+        r".*siw_qp_llp_data_ready",
+        "lockdep: possible irq lock inversion between a TCP socket's "
+        "sk_callback_lock and a kernel socket's spinlock, reported when siw's "
+        "siw_qp_llp_data_ready() (drivers/infiniband/sw/siw/siw_qp.c) takes the "
+        "callback lock with read_lock() and softirqs on",
+        "siw reads the callback lock with softirqs enabled when TCP runs its "
+        "socket backlog from release_sock() on the send path (siw_post_send -> "
+        "siw_tx_hdt -> kernel_sendmsg, posted by user space through uverbs: the "
+        "report's task is cmkit-peer), while TCP takes that lock class for "
+        "writing under a listener's spinlock in softirq context "
+        "(inet_child_forget); the report holds no cmkit frame and the code is "
+        "the same in 6.1, 6.12 and 7.3.  It depends on data arriving while "
+        "the sender holds the socket, so it shows in some boots only",
+        "ip link add d1 type dummy; ip addr add 10.78.0.1/24 dev d1; ip link set d1 up; "
+        "rdma link add siw0 type siw netdev d1; "
+        "rping -s -a 10.78.0.1 -p 7001 -C 100000 -S 65536 & "
+        "rping -c -a 10.78.0.1 -p 7001 -C 100000 -S 65536; wait; dmesg | grep -A40 'lock inversion'"),
 ]
 
 
-def known_issue(package, version, console_text):
-    """The known issue whose signature the console's crash shows, or None.
+def first_splat(console_lines):
+    """Index of the first line of any splat (fatal or a report), or None."""
+    for i, line in enumerate(console_lines):
+        if splat_kind(line):
+            return i
+    return None
 
-    Only the crash (from its first fatal splat line on) is searched; the
-    entry must apply to the leg's package version.
+
+def known_issue(package, version, console_text):
+    """The known issue whose signature the console's first splat shows, or None.
+
+    Only the console from the first splat line on (a crash, or a report the
+    kernel survives, such as lockdep's) is searched; the entry must apply to
+    the leg's package version.
     """
     lines = console_text.splitlines()
-    start = crash_start(lines)
+    start = first_splat(lines)
     if start is None:
         return None
     crash = "\n".join(lines[start:])
@@ -936,14 +967,17 @@ def judge(report, console_text, kunit_rc, counts, hung, powered_off, leaves=None
 def explained_by_known_issue(v, console_text, package, version):
     """The known issue that is this run's ONLY problem, or None.
 
-    The crash must show its signature; every problem must be the crash or a
-    consequence of it (suites not run, the guest not finishing); the only
-    failed case may be the one the crash interrupted.
+    The first splat must show its signature; every problem must be that
+    splat or a consequence of it (suites not run, the guest not finishing):
+    one crash, or one report the guest survived (a second splat is not
+    explained); the only failed case may be the one the crash interrupted.
     """
     ki = known_issue(package, version, console_text)
     if ki is None:
         return None
-    if any(p.kind not in CRASH_CONSEQUENCES for p in v.problems):
+    if any(p.kind not in CRASH_CONSEQUENCES | {"splat"} for p in v.problems):
+        return None
+    if sum(p.kind in ("crash", "splat") for p in v.problems) != 1:
         return None
     real_fails = [l for l in v.leaves if l.status == "FAIL" and l.path and
                   not l.reason.startswith("crashed")]

@@ -495,6 +495,17 @@ KI1_CONSOLE = CLEAN + """[   20.1]     KTAP version 1
 KI_ARGS = dict(leg="7.3", package="linux-source-7.3", version="7.3.4-1~bpo13+1")
 
 
+KI2_CONSOLE = CLEAN + """[   66.258899] WARNING: possible irq lock inversion dependency detected
+[   66.259198] 6.1.192 #1 Tainted: G           O     N
+[   66.259402] --------------------------------------------------------
+[   66.259583] cmkit-peer/1101 just changed the state of lock:
+[   66.259815] ffff8880041ba620 (clock-AF_INET){++.?}-{2:2}, at: siw_qp_llp_data_ready+0x21/0xac
+[   66.260484] but this lock was taken by another, SOFTIRQ-safe lock in the past:
+[   66.260670]  (k-slock-AF_INET){+.-.}-{2:2}
+"""
+KI2_ARGS = dict(leg="6.1", package="linux-source-6.1", version="6.1.192-3")
+
+
 class KnownIssues(Base):
     def ki_status(self):
         return status_log([("cmkit_smoke", SMOKE), ("cmkit_rpcrdma", None)],
@@ -525,6 +536,22 @@ class KnownIssues(Base):
             "CMKIT begin cmkit_rpcrdma", "CMKIT kmemleak cmkit_smoke\n" + KMEMLEAK +
             "CMKIT kmemleak-end cmkit_smoke\nCMKIT begin cmkit_rpcrdma")
         self.assertIsNone(self.verdict(status, KI1_CONSOLE, **KI_ARGS).known_issue)
+
+    def ki2_status(self):
+        return status_log([("cmkit_smoke", SMOKE)])
+
+    def test_a_report_the_guest_survived_is_an_expected_failure(self):
+        v = self.verdict(self.ki2_status(), KI2_CONSOLE, **KI2_ARGS)
+        self.assertFalse(v.ok)
+        self.assertEqual(v.known_issue.ident, "KI-2")
+
+    def test_a_lock_inversion_without_siw_is_not_ki2(self):
+        console = KI2_CONSOLE.replace("siw_qp_llp_data_ready", "cmkit_sk_data_ready")
+        self.assertIsNone(self.verdict(self.ki2_status(), console, **KI2_ARGS).known_issue)
+
+    def test_a_second_splat_after_the_report_is_not_explained(self):
+        console = KI2_CONSOLE + "[   70.0] UBSAN: shift-out-of-bounds in srpt_cm.c:412:20\n"
+        self.assertIsNone(self.verdict(self.ki2_status(), console, **KI2_ARGS).known_issue)
 
     def test_every_entry_is_held_to_account(self):
         pins = {}
