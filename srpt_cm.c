@@ -34,22 +34,15 @@
  */
 #define pr_fmt(fmt) "cmkit: srpt: " fmt
 
-#include <linux/completion.h>
-#include <linux/kref.h>
-#include <linux/list.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
-#include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
-#include <rdma/ib_verbs.h>
 #include <cmkit/srp.h>
 
 #include "cmkit.h"
-#include "srpt.h"
+#include "srpt_int.h"
 
 #define CREATE_TRACE_POINTS
 #include "srpt_trace.h"
@@ -69,75 +62,14 @@ module_param(srpt_max_req_size, uint, 0444);
 MODULE_PARM_DESC(srpt_max_req_size,
 		 "srpt: largest initiator-to-target IU accepted, in bytes");
 
-/* Request limit granted at login, and the QP's queue sizes. */
+/* Request limit granted at login: the receive IUs of each channel. */
 #define SRPT_RQ_SIZE		16
+/* Send queue size (nothing is posted on it yet). */
+#define SRPT_SQ_SIZE		16
 /* Responder resources and initiator depth offered at most, as ib_srpt. */
 #define SRPT_RD_ATOMIC		4
 /* REQ results remembered for tests. */
 #define SRPT_NR_RESULTS		256
-
-/**
- * struct srpt_device - the srpt consumer's state for one RDMA device
- * @device: the device
- * @pd: protection domain of every channel's QP
- * @ib_listen: the native-form listener
- * @rdma_listen: the rdma_cm-form listener, or NULL
- * @service_id: the native service id
- * @port_id: the target port identifier a login must name
- * @kref: one reference for the ib_client, one per channel
- * @unused: completed when the last reference is gone
- * @mutex: serialises logins against disconnects; protects @enabled, and
- *	with srpt_lock @ch_list
- * @enabled: logins are accepted
- * @ch_list: the channels that took over their cm_id, until released
- * @entry: in srpt_devices
- */
-struct srpt_device {
-	struct ib_device *device;
-	struct ib_pd *pd;
-	struct ib_cm_id *ib_listen;
-	struct ib_cm_id *rdma_listen;
-	u64 service_id;
-	u8 port_id[CMKIT_SRP_PORT_ID_LEN];
-	struct kref kref;
-	struct completion unused;
-	struct mutex mutex;	/* logins vs disconnects; @enabled */
-	bool enabled;
-	struct list_head ch_list;
-	struct list_head entry;
-};
-
-/**
- * struct srpt_rdma_ch - an SRP RDMA channel: one login, one RC connection
- * @sdev: the device the login came in on
- * @cm_id: the connection's cm_id, the channel's from the hand-over on
- * @cq: completion queue of @qp
- * @qp: the target's RC QP
- * @kref: the release work's reference, plus one around each close
- * @lock: protects @state
- * @state: an enum srpt_ch_state; only moves up
- * @list: in @sdev->ch_list
- * @release_work: destroys @cm_id, @qp and @cq, then drops the reference
- * @released: the release work ran
- * @rdma_cm: the login came through the rdma_cm-form listener
- * @tag: the login's tag
- * @i_port_id: the initiator port identifier
- */
-struct srpt_rdma_ch {
-	struct srpt_device *sdev;
-	struct ib_cm_id *cm_id;
-	struct ib_cq *cq;
-	struct ib_qp *qp;
-	struct kref kref;
-	spinlock_t lock;	/* protects @state */
-	enum srpt_ch_state state;
-	struct list_head list;
-	struct work_struct release_work;
-	bool released;
-	bool rdma_cm;
-	u64 tag;
-	u8 i_port_id[CMKIT_SRP_PORT_ID_LEN];
-};
 
 /* Protects srpt_devices, the REQ results, and (with sdev->mutex) ch_list. */
 static DEFINE_SPINLOCK(srpt_lock);
@@ -168,23 +100,71 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_wait);
 
 static const char * const srpt_fault_steps[] = {
 	[SRPT_FAULT_CH_ALLOC] = "ch_alloc",
+	[SRPT_FAULT_CQ_CREATE] = "cq_create",
 	[SRPT_FAULT_QP_CREATE] = "qp_create",
+	[SRPT_FAULT_QP_INIT] = "qp_init",
+	[SRPT_FAULT_RECV_ALLOC] = "recv_alloc",
+	[SRPT_FAULT_RECV_POST] = "recv_post",
 	[SRPT_FAULT_QP_RTR] = "qp_rtr",
 	[SRPT_FAULT_REP_SEND] = "rep_send",
+	[SRPT_FAULT_QP_RTS] = "qp_rts",
+	[SRPT_FAULT_DREQ_SEND] = "dreq_send",
+	[SRPT_FAULT_DREP_SEND] = "drep_send",
+	[SRPT_FAULT_WQ_ALLOC] = "wq_alloc",
+	[SRPT_FAULT_CLIENT_REG] = "client_register",
 };
 
-/* The fault points of srpt_cm_req_recv(), on the kernel's framework. */
+/* The fault points of the accept path and of start, on the kernel's framework. */
 struct cmkit_fault srpt_fault_points = CMKIT_FAULT_INIT("srpt", srpt_fault_steps);
 EXPORT_SYMBOL_IF_KUNIT(srpt_fault_points);
 
-/* Should @fault's step fail now?  (Armed from debugfs or by a test.) */
-static bool srpt_fault(enum srpt_fault fault)
+/**
+ * srpt_fault - should this step fail now?
+ * @fault: the step about to run
+ *
+ * Armed from debugfs (cmkit/srpt/fail_steps) or by a test.
+ *
+ * Return: true if the caller must fail the step as if it had failed.
+ */
+bool srpt_fault(enum srpt_fault fault)
 {
 	if (!cmkit_should_fail(&srpt_fault_points, fault))
 		return false;
 	trace_srpt_fault(fault);
 	return true;
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+static srpt_hook_fn srpt_test_hook;
+
+/**
+ * cmkit_srpt_set_hook - call @fn at each enum srpt_hook point
+ * @fn: the test's hook, or NULL
+ *
+ * The caller makes sure no hook call is still running before the function
+ * goes away (its case waits until every channel is freed).
+ */
+void cmkit_srpt_set_hook(srpt_hook_fn fn)
+{
+	WRITE_ONCE(srpt_test_hook, fn);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_set_hook);
+
+/**
+ * srpt_hook - let a KUnit case pin the order of a race here
+ * @hook: the point reached
+ * @tag: the login tag of the channel
+ * @data: for SRPT_HOOK_RECV the IU, else NULL
+ * @len: the length of @data
+ */
+void srpt_hook(enum srpt_hook hook, u64 tag, const void *data, u32 len)
+{
+	srpt_hook_fn fn = READ_ONCE(srpt_test_hook);
+
+	if (fn)
+		fn(hook, tag, data, len);
+}
+#endif
 
 static void srpt_record_result(u64 tag, int ret)
 {
@@ -213,10 +193,16 @@ static void srpt_put_device(struct srpt_device *sdev)
 /* The channel's cm_id, as traces and ib_cm's own tracepoints show it. */
 static u32 srpt_ch_id(const struct srpt_rdma_ch *ch)
 {
-	return be32_to_cpu(ch->cm_id->local_id);
+	return ch->id;
 }
 
-static enum srpt_ch_state srpt_get_ch_state(struct srpt_rdma_ch *ch)
+/**
+ * srpt_get_ch_state - the state of a channel, now
+ * @ch: the channel
+ *
+ * Return: an enum srpt_ch_state.
+ */
+enum srpt_ch_state srpt_get_ch_state(struct srpt_rdma_ch *ch)
 {
 	enum srpt_ch_state state;
 	unsigned long flags;
@@ -276,6 +262,19 @@ static int srpt_ch_qp_modify(struct srpt_rdma_ch *ch, enum ib_qp_state state)
 	return ib_modify_qp(ch->qp, &attr, mask);
 }
 
+/*
+ * Undo srpt_create_ch_ib().  The receive IUs may be posted: drain the
+ * receive queue (nothing is ever posted on the send queue) before they are
+ * freed.
+ */
+static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
+{
+	ib_drain_rq(ch->qp);
+	ib_destroy_qp(ch->qp);
+	ib_free_cq(ch->cq);
+	srpt_free_recv_ring(ch);
+}
+
 /* The release work item: the only place that destroys a channel's cm_id. */
 static void srpt_release_channel_work(struct work_struct *work)
 {
@@ -295,17 +294,18 @@ static void srpt_release_channel_work(struct work_struct *work)
 	 * waits for this work, so this cannot deadlock.  No handler sees @ch
 	 * after this.  An established connection gets a DREQ from ib_cm.
 	 */
+	srpt_hook(SRPT_HOOK_DESTROY, ch->tag, NULL, 0);
 	ib_destroy_cm_id(ch->cm_id);
 	atomic_inc(&srpt_nr_cm_id_destroyed);
 
+	srpt_hook(SRPT_HOOK_RELEASE, ch->tag, NULL, 0);
 	mutex_lock(&sdev->mutex);
 	spin_lock(&srpt_lock);
 	list_del(&ch->list);
 	spin_unlock(&srpt_lock);
 	mutex_unlock(&sdev->mutex);
 
-	ib_destroy_qp(ch->qp);
-	ib_free_cq(ch->cq);
+	srpt_destroy_ch_ib(ch);
 	pr_info("%s: released channel of tag %#llx\n",
 		dev_name(&sdev->device->dev), ch->tag);
 	kref_put(&ch->kref, srpt_free_ch);
@@ -315,9 +315,10 @@ static void srpt_release_channel_work(struct work_struct *work)
  * srpt_close_ch - close a channel and queue its release
  * @ch: a channel that owns its cm_id
  *
- * Moves @ch to DRAINING, its QP to the error state (there is nothing to
- * drain: nothing is ever posted), then to DISCONNECTED, and queues the
- * release work.  Called from a CM callback or with sdev->mutex held.
+ * Moves @ch to DRAINING, its QP to the error state (which flushes the
+ * receive IUs; the release work drains them), then to DISCONNECTED, and
+ * queues the release work.  Called from a CM callback or with sdev->mutex
+ * held.
  *
  * Return: true if this call closed @ch, false if it was closed already.
  */
@@ -354,9 +355,12 @@ static int srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 
 	if (!srpt_set_ch_state(ch, SRPT_CH_DISCONNECTING))
 		return -ENOTCONN;
-	dreq = ib_send_cm_dreq(ch->cm_id, NULL, 0);
+	srpt_hook(SRPT_HOOK_DISCONNECT, ch->tag, NULL, 0);
+	dreq = srpt_fault(SRPT_FAULT_DREQ_SEND) ? -ENOMEM :
+	       ib_send_cm_dreq(ch->cm_id, NULL, 0);
 	if (dreq)
-		drep = ib_send_cm_drep(ch->cm_id, NULL, 0);
+		drep = srpt_fault(SRPT_FAULT_DREP_SEND) ? -ENOMEM :
+		       ib_send_cm_drep(ch->cm_id, NULL, 0);
 	trace_srpt_disconnect(srpt_ch_id(ch), ch->tag, dreq, drep);
 	if (drep && srpt_close_ch(ch))
 		drep = 0;
@@ -380,6 +384,10 @@ static void srpt_qp_event(struct ib_event *event, void *context)
 	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
+/*
+ * The channel's CQ and QP, its QP in INIT, and its receive IUs allocated and
+ * posted: everything a login needs before the hand-over.
+ */
 static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sdev;
@@ -387,8 +395,9 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 		.event_handler = srpt_qp_event,
 		.qp_context = ch,
 		.cap = {
-			.max_send_wr = SRPT_RQ_SIZE,
-			.max_recv_wr = SRPT_RQ_SIZE,
+			.max_send_wr = SRPT_SQ_SIZE,
+			/* One more for ib_drain_rq()'s marker. */
+			.max_recv_wr = ch->rq_size + 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
 		},
@@ -397,24 +406,40 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	};
 	int ret;
 
-	if (srpt_fault(SRPT_FAULT_QP_CREATE))
+	if (srpt_fault(SRPT_FAULT_CQ_CREATE))
 		return -ENOMEM;
-	ch->cq = ib_alloc_cq(sdev->device, ch, 2 * SRPT_RQ_SIZE, 0,
+	ch->cq = ib_alloc_cq(sdev->device, ch,
+			     init.cap.max_send_wr + init.cap.max_recv_wr + 1, 0,
 			     IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->cq))
 		return PTR_ERR(ch->cq);
 	init.send_cq = ch->cq;
 	init.recv_cq = ch->cq;
-	ch->qp = ib_create_qp(sdev->pd, &init);
+	if (srpt_fault(SRPT_FAULT_QP_CREATE))
+		ch->qp = ERR_PTR(-ENOMEM);
+	else
+		ch->qp = ib_create_qp(sdev->pd, &init);
 	if (IS_ERR(ch->qp)) {
 		ret = PTR_ERR(ch->qp);
 		goto free_cq;
 	}
-	ret = srpt_ch_qp_modify(ch, IB_QPS_INIT);
+	if (srpt_fault(SRPT_FAULT_QP_INIT))
+		ret = -EINVAL;
+	else
+		ret = srpt_ch_qp_modify(ch, IB_QPS_INIT);
 	if (ret)
 		goto destroy_qp;
+	ret = srpt_alloc_recv_ring(ch);
+	if (ret)
+		goto destroy_qp;
+	ret = srpt_post_recv_ring(ch);
+	if (ret)
+		goto destroy_ib;
 	return 0;
 
+destroy_ib:
+	srpt_destroy_ch_ib(ch);
+	return ret;
 destroy_qp:
 	ib_destroy_qp(ch->qp);
 free_cq:
@@ -474,8 +499,8 @@ static int srpt_send_rep(struct srpt_rdma_ch *ch,
 	struct srpt_device *sdev = ch->sdev;
 	struct cmkit_srp_login_rsp rsp = {
 		.tag = req->tag,
-		.req_lim_delta = SRPT_RQ_SIZE,
-		.max_it_iu_len = srpt_max_req_size,
+		.req_lim_delta = ch->rq_size,
+		.max_it_iu_len = ch->max_it_iu_len,
 		.max_ti_iu_len = req->it_iu_len,
 		.buf_fmt = CMKIT_SRP_BUF_FORMAT_ALL,
 		.flags = rsp_flags,
@@ -565,6 +590,9 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	kref_get(&sdev->kref);
 	ch->sdev = sdev;
 	ch->cm_id = cm_id;
+	ch->id = be32_to_cpu(cm_id->local_id);
+	ch->rq_size = SRPT_RQ_SIZE;
+	ch->max_it_iu_len = srpt_max_req_size;
 	kref_init(&ch->kref);
 	spin_lock_init(&ch->lock);
 	ch->state = SRPT_CH_CONNECTING;
@@ -584,8 +612,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	mutex_lock(&sdev->mutex);
 	if (!sdev->enabled) {
 		mutex_unlock(&sdev->mutex);
-		ib_destroy_qp(ch->qp);
-		ib_free_cq(ch->cq);
+		srpt_destroy_ch_ib(ch);
 		goto reject_free;
 	}
 	rsp_flags = srpt_apply_multichan(sdev, req);
@@ -638,7 +665,10 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	/* RTU after USER_ESTABLISHED, or either after a close: nothing to do. */
 	if (srpt_get_ch_state(ch) != SRPT_CH_CONNECTING)
 		return;
-	ret = srpt_ch_qp_modify(ch, IB_QPS_RTS);
+	if (srpt_fault(SRPT_FAULT_QP_RTS))
+		ret = -EINVAL;
+	else
+		ret = srpt_ch_qp_modify(ch, IB_QPS_RTS);
 	if (ret) {
 		pr_err("moving the QP of tag %#llx to RTS failed: %d\n",
 		       ch->tag, ret);
@@ -727,6 +757,7 @@ int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(srpt_cm_handler);
 
 static struct ib_cm_id *srpt_listen(struct srpt_device *sdev, u64 service_id)
 {
@@ -858,6 +889,7 @@ void cmkit_srpt_counters(struct srpt_counters *c)
 	c->release_twice = atomic_read(&srpt_nr_release_twice);
 	c->req_rejected = atomic_read(&srpt_nr_req_rejected);
 	c->faults_fired = atomic_read(&srpt_fault_points.fired);
+	c->iu_received = srpt_nr_received();
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_counters);
 
@@ -928,18 +960,11 @@ int cmkit_srpt_ch_state(u64 tag)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_ch_state);
 
-/**
- * cmkit_srpt_disconnect - the target disconnects the channel of a login
- * @tag: the login's tag
- *
- * Return: 0 if a DREQ was sent, -ENOTCONN if the channel was already
- * disconnecting, -ENOENT if there is no such channel.
- */
-int cmkit_srpt_disconnect(u64 tag)
+/* The device with a channel of login @tag, with a reference, or NULL. */
+static struct srpt_device *srpt_get_device_of(u64 tag)
 {
 	struct srpt_device *sdev, *found = NULL;
 	struct srpt_rdma_ch *ch;
-	int ret = -ENOENT;
 
 	spin_lock(&srpt_lock);
 	list_for_each_entry(sdev, &srpt_devices, entry) {
@@ -955,15 +980,31 @@ int cmkit_srpt_disconnect(u64 tag)
 	if (found)
 		kref_get(&found->kref);
 	spin_unlock(&srpt_lock);
-	if (!found)
-		return ret;
+	return found;
+}
 
-	mutex_lock(&found->mutex);
-	list_for_each_entry(ch, &found->ch_list, list)
+/**
+ * cmkit_srpt_disconnect - the target disconnects the channel of a login
+ * @tag: the login's tag
+ *
+ * Return: 0 if a DREQ was sent, -ENOTCONN if the channel was already
+ * disconnecting, -ENOENT if there is no such channel.
+ */
+int cmkit_srpt_disconnect(u64 tag)
+{
+	struct srpt_device *sdev;
+	struct srpt_rdma_ch *ch;
+	int ret = -ENOENT;
+
+	sdev = srpt_get_device_of(tag);
+	if (!sdev)
+		return ret;
+	mutex_lock(&sdev->mutex);
+	list_for_each_entry(ch, &sdev->ch_list, list)
 		if (ch->tag == tag)
 			ret = srpt_disconnect_ch(ch);
-	mutex_unlock(&found->mutex);
-	srpt_put_device(found);
+	mutex_unlock(&sdev->mutex);
+	srpt_put_device(sdev);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_disconnect);
@@ -993,6 +1034,59 @@ int cmkit_srpt_target(struct ib_device *device, u64 *service_id, u8 *port_id)
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_target);
+
+/**
+ * cmkit_srpt_query_qp - the attributes of the QP of a login's channel
+ * @tag: the login's tag
+ * @attr: filled in by ib_query_qp()
+ *
+ * Return: 0, -ENOENT if there is no such channel, or ib_query_qp()'s error.
+ */
+int cmkit_srpt_query_qp(u64 tag, struct ib_qp_attr *attr)
+{
+	struct ib_qp_init_attr init;
+	struct srpt_device *sdev;
+	struct srpt_rdma_ch *ch;
+	int ret = -ENOENT;
+
+	sdev = srpt_get_device_of(tag);
+	if (!sdev)
+		return ret;
+	/* Under the device's mutex a listed channel keeps its QP. */
+	mutex_lock(&sdev->mutex);
+	list_for_each_entry(ch, &sdev->ch_list, list) {
+		if (ch->tag == tag) {
+			ret = ib_query_qp(ch->qp, attr, ~0, &init);
+			break;
+		}
+	}
+	mutex_unlock(&sdev->mutex);
+	srpt_put_device(sdev);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_query_qp);
+
+/**
+ * cmkit_srpt_listen_context - the context of a device's listeners' cm_ids
+ * @device: an RDMA device
+ *
+ * What srpt_cm_handler() finds in cm_id->context on IB_CM_REQ_RECEIVED, for
+ * a test that delivers a REQ it received itself.
+ *
+ * Return: the context, or NULL if srpt does not listen on @device.
+ */
+void *cmkit_srpt_listen_context(struct ib_device *device)
+{
+	struct srpt_device *sdev, *found = NULL;
+
+	spin_lock(&srpt_lock);
+	list_for_each_entry(sdev, &srpt_devices, entry)
+		if (sdev->device == device)
+			found = sdev;
+	spin_unlock(&srpt_lock);
+	return found;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_listen_context);
 
 /**
  * srpt_show_targets - one line per device with listeners, for debugfs
@@ -1064,10 +1158,16 @@ int cmkit_srpt_init(void)
 		       CMKIT_SRP_MIN_IT_IU_LEN);
 		return -EINVAL;
 	}
-	srpt_wq = alloc_workqueue("cmkit_srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (srpt_fault(SRPT_FAULT_WQ_ALLOC))
+		srpt_wq = NULL;
+	else
+		srpt_wq = alloc_workqueue("cmkit_srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!srpt_wq)
 		return -ENOMEM;
-	ret = ib_register_client(&srpt_client);
+	if (srpt_fault(SRPT_FAULT_CLIENT_REG))
+		ret = -ENOMEM;
+	else
+		ret = ib_register_client(&srpt_client);
 	if (ret) {
 		destroy_workqueue(srpt_wq);
 		return ret;

@@ -189,6 +189,37 @@ TRACE_EVENT(srpt_disconnect,
 		      __entry->tag, __entry->dreq_ret, __entry->drep_ret)
 );
 
+/* A receive IU arrived: its length and first byte (the SRP opcode). */
+TRACE_EVENT(srpt_recv,
+	    TP_PROTO(u32 local_id, u64 tag, u32 len, u8 opcode),
+	    TP_ARGS(local_id, tag, len, opcode),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(u32, len)
+			     __field(u8, opcode)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->len = len;
+			   __entry->opcode = opcode;),
+	    TP_printk("cm_id %#x tag %#llx IU of %u bytes, opcode %#x",
+		      __entry->local_id, __entry->tag, __entry->len,
+		      __entry->opcode)
+);
+
+/* A posted receive completed in error: flushed, the channel is closing. */
+TRACE_EVENT(srpt_recv_err,
+	    TP_PROTO(u32 local_id, u64 tag, int status),
+	    TP_ARGS(local_id, tag, status),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(int, status)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->status = status;),
+	    TP_printk("cm_id %#x tag %#llx receive completed with status %d",
+		      __entry->local_id, __entry->tag, __entry->status)
+);
+
 /* A failure a test injected. */
 TRACE_EVENT(srpt_fault,
 	    TP_PROTO(int step),
