@@ -248,7 +248,12 @@ static void srpt_free_ch(struct kref *kref)
 	wake_up_all(&cmkit_srpt_wait);
 }
 
-/* Move @ch's QP to @state with the attributes ib_cm derives for it. */
+/*
+ * Move @ch's QP to @state with the attributes ib_cm derives for it, except
+ * at RTR: the QP goes there before the REP is sent, when ib_cm knows
+ * neither the PSN the REP will announce nor what it will offer, so the
+ * channel's own values are used, the ones the REP then carries.
+ */
 static int srpt_ch_qp_modify(struct srpt_rdma_ch *ch, enum ib_qp_state state)
 {
 	struct ib_qp_attr attr = { .qp_state = state };
@@ -259,6 +264,8 @@ static int srpt_ch_qp_modify(struct srpt_rdma_ch *ch, enum ib_qp_state state)
 	ret = ib_cm_init_qp_attr(ch->cm_id, &attr, &mask);
 	if (ret)
 		return ret;
+	if (state == IB_QPS_RTR)
+		attr.rq_psn = ch->psn;
 	return ib_modify_qp(ch->qp, &attr, mask);
 }
 
@@ -508,7 +515,7 @@ static int srpt_send_rep(struct srpt_rdma_ch *ch,
 	u8 buf[CMKIT_SRP_LOGIN_RSP_LEN];
 	struct ib_cm_rep_param rep = {
 		.qp_num = ch->qp->qp_num,
-		.starting_psn = get_random_u32() & 0xffffff,
+		.starting_psn = ch->psn,
 		.private_data = buf,
 		.private_data_len = sizeof(buf),
 		.responder_resources = min_t(u8, param->responder_resources,
@@ -593,6 +600,8 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	ch->id = be32_to_cpu(cm_id->local_id);
 	ch->rq_size = SRPT_RQ_SIZE;
 	ch->max_it_iu_len = srpt_max_req_size;
+	/* The first PSN the initiator sends: the REP's, and the QP's at RTR. */
+	ch->psn = get_random_u32() & 0xffffff;
 	kref_init(&ch->kref);
 	spin_lock_init(&ch->lock);
 	ch->state = SRPT_CH_CONNECTING;

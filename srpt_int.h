@@ -68,6 +68,8 @@ struct srpt_recv_ioctx {
  * @id: @cm_id's local id, for traces (the id may be gone by then)
  * @cq: completion queue of @qp
  * @qp: the target's RC QP
+ * @psn: the PSN of the initiator's first packet: the REP's starting PSN,
+ *	and @qp's receive PSN from RTR on
  * @rq_size: receive IUs posted: the request limit granted at login
  * @max_it_iu_len: the size of each receive IU, as granted at login
  * @recv_ring: @rq_size receive IUs, posted before the REP
@@ -88,6 +90,7 @@ struct srpt_rdma_ch {
 	u32 id;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
+	u32 psn;
 	u32 rq_size;
 	u32 max_it_iu_len;
 	struct srpt_recv_ioctx *recv_ring;

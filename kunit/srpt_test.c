@@ -1051,22 +1051,6 @@ static void srpt_expect_clean(struct srpt_ctx *ctx, unsigned int channels,
 	KUNIT_EXPECT_EQ(test, c.release_twice, 0U);
 }
 
-/* Log in with @ini and expect the channel to go LIVE. */
-static void srpt_login_live(struct kunit *test, struct srpt_ini *ini,
-			    u8 rsp_flags)
-{
-	struct cmkit_srp_login_rsp rsp;
-	struct srpt_outcome o;
-
-	KUNIT_ASSERT_EQ(test, srpt_ini_connect(ini, -1), 0);
-	KUNIT_ASSERT_EQ(test, srpt_ini_wait_outcome(ini, &o), 0);
-	KUNIT_EXPECT_EQ(test, srpt_req_ret(test, ini->req.tag, 1), 0);
-	srpt_expect_accepted(test, &o, &ini->req);
-	cmkit_srp_decode_login_rsp(o.pdata, sizeof(o.pdata), &rsp);
-	KUNIT_EXPECT_EQ(test, rsp.flags, rsp_flags);
-	KUNIT_ASSERT_EQ(test, srpt_wait_state(ini->req.tag, SRPT_CH_LIVE), 0);
-}
-
 /* ---- what crosses a channel, and what the target's QP says ------------- */
 
 static struct ib_qp *srpt_ini_qp(struct srpt_ini *ini)
@@ -1155,6 +1139,27 @@ static void srpt_expect_data(struct kunit *test, struct srpt_ini *ini)
 	KUNIT_EXPECT_EQ(test, len, (u32)sizeof(iu));
 	KUNIT_EXPECT_EQ_MSG(test, memcmp(got, iu, sizeof(iu)), 0,
 			    "the target received other bytes than were sent");
+}
+
+/*
+ * Log in with @ini and expect the channel to go LIVE, its QP to match the
+ * initiator's, and a Send from the initiator to reach it.
+ */
+static void srpt_login_live(struct kunit *test, struct srpt_ini *ini,
+			    u8 rsp_flags)
+{
+	struct cmkit_srp_login_rsp rsp;
+	struct srpt_outcome o;
+
+	KUNIT_ASSERT_EQ(test, srpt_ini_connect(ini, -1), 0);
+	KUNIT_ASSERT_EQ(test, srpt_ini_wait_outcome(ini, &o), 0);
+	KUNIT_EXPECT_EQ(test, srpt_req_ret(test, ini->req.tag, 1), 0);
+	srpt_expect_accepted(test, &o, &ini->req);
+	cmkit_srp_decode_login_rsp(o.pdata, sizeof(o.pdata), &rsp);
+	KUNIT_EXPECT_EQ(test, rsp.flags, rsp_flags);
+	KUNIT_ASSERT_EQ(test, srpt_wait_state(ini->req.tag, SRPT_CH_LIVE), 0);
+	srpt_expect_qp_match(test, ini);
+	srpt_expect_data(test, ini);
 }
 
 /* ---- the control plane's stats, and the kernel log --------------------- */
@@ -1300,7 +1305,10 @@ static void srpt_valid_login_then_initiator_disconnects(struct kunit *test)
 	srpt_expect_clean(&ctx, 1, 1);
 }
 
-/* Data crosses a live channel: the QPs of both ends agree, a Send arrives. */
+/*
+ * Data crosses a live channel: the QPs of both ends agree, a Send arrives
+ * (srpt_login_live() checks both, for every login of the suite).
+ */
 static void srpt_initiator_data_reaches_target(struct kunit *test)
 {
 	const struct srpt_form *form = test->param_value;
@@ -1310,10 +1318,8 @@ static void srpt_initiator_data_reaches_target(struct kunit *test)
 
 	srpt_setup(&ctx, test, form->rdma_cm);
 	ini = srpt_ini_create(&ctx, "initiator", 0x5151, 1);
-	srpt_login_live(test, ini, CMKIT_SRP_LOGIN_RSP_MULTICHAN_NO_CHAN);
 	before = srpt_stat(test, "ius_received");
-	srpt_expect_qp_match(test, ini);
-	srpt_expect_data(test, ini);
+	srpt_login_live(test, ini, CMKIT_SRP_LOGIN_RSP_MULTICHAN_NO_CHAN);
 	KUNIT_EXPECT_EQ(test, srpt_stat(test, "ius_received") - before, 1U);
 
 	KUNIT_ASSERT_EQ(test, srpt_ini_disconnect(ini), 0);
