@@ -264,8 +264,10 @@ static int srpt_ch_qp_modify(struct srpt_rdma_ch *ch, enum ib_qp_state state)
 	ret = ib_cm_init_qp_attr(ch->cm_id, &attr, &mask);
 	if (ret)
 		return ret;
-	if (state == IB_QPS_RTR)
+	if (state == IB_QPS_RTR) {
 		attr.rq_psn = ch->psn;
+		attr.max_dest_rd_atomic = ch->responder_resources;
+	}
 	return ib_modify_qp(ch->qp, &attr, mask);
 }
 
@@ -500,7 +502,6 @@ static u8 srpt_apply_multichan(struct srpt_device *sdev,
 }
 
 static int srpt_send_rep(struct srpt_rdma_ch *ch,
-			 const struct ib_cm_req_event_param *param,
 			 const struct cmkit_srp_login_req *req, u8 rsp_flags)
 {
 	struct srpt_device *sdev = ch->sdev;
@@ -518,10 +519,8 @@ static int srpt_send_rep(struct srpt_rdma_ch *ch,
 		.starting_psn = ch->psn,
 		.private_data = buf,
 		.private_data_len = sizeof(buf),
-		.responder_resources = min_t(u8, param->responder_resources,
-					     SRPT_RD_ATOMIC),
-		.initiator_depth = min_t(u8, param->initiator_depth,
-					 SRPT_RD_ATOMIC),
+		.responder_resources = ch->responder_resources,
+		.initiator_depth = ch->initiator_depth,
 		.flow_control = 1,
 		.rnr_retry_count = 7,
 	};
@@ -602,6 +601,16 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	ch->max_it_iu_len = srpt_max_req_size;
 	/* The first PSN the initiator sends: the REP's, and the QP's at RTR. */
 	ch->psn = get_random_u32() & 0xffffff;
+	/*
+	 * What the REP offers, and the QP gets: no more than the initiator
+	 * asked for, than srpt offers, or than the device supports.
+	 */
+	ch->responder_resources =
+		min_t(u32, param->responder_resources,
+		      min_t(u32, SRPT_RD_ATOMIC, sdev->device->attrs.max_qp_rd_atom));
+	ch->initiator_depth =
+		min_t(u32, param->initiator_depth,
+		      min_t(u32, SRPT_RD_ATOMIC, sdev->device->attrs.max_qp_init_rd_atom));
 	kref_init(&ch->kref);
 	spin_lock_init(&ch->lock);
 	ch->state = SRPT_CH_CONNECTING;
@@ -643,7 +652,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 		       name, ch->tag, ret);
 		goto reject_close;
 	}
-	ret = srpt_send_rep(ch, param, req, rsp_flags);
+	ret = srpt_send_rep(ch, req, rsp_flags);
 	if (ret) {
 		pr_err("%s: sending the REP for tag %#llx failed: %d\n",
 		       name, ch->tag, ret);

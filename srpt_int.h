@@ -70,6 +70,10 @@ struct srpt_recv_ioctx {
  * @qp: the target's RC QP
  * @psn: the PSN of the initiator's first packet: the REP's starting PSN,
  *	and @qp's receive PSN from RTR on
+ * @responder_resources: RDMA Reads and atomics the initiator may have
+ *	outstanding at the target: offered in the REP, set at RTR
+ * @initiator_depth: RDMA Reads and atomics the target may have outstanding
+ *	at the initiator: offered in the REP, set at RTS (by ib_cm)
  * @rq_size: receive IUs posted: the request limit granted at login
  * @max_it_iu_len: the size of each receive IU, as granted at login
  * @recv_ring: @rq_size receive IUs, posted before the REP
@@ -91,6 +95,8 @@ struct srpt_rdma_ch {
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	u32 psn;
+	u8 responder_resources;
+	u8 initiator_depth;
 	u32 rq_size;
 	u32 max_it_iu_len;
 	struct srpt_recv_ioctx *recv_ring;
