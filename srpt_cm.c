@@ -710,9 +710,10 @@ static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)
 
 /**
  * srpt_cm_handler - the IB CM callback of both srpt listeners and channels
- * @cm_id: the id the event is for; on IB_CM_REQ_RECEIVED a new id whose
- *	context is the &struct srpt_device of the listener, on every later
- *	event the &struct srpt_rdma_ch that took it over
+ * @cm_id: the id the event is for; on IB_CM_REQ_RECEIVED and
+ *	IB_CM_SIDR_REQ_RECEIVED a new id whose context is the &struct
+ *	srpt_device of the listener, on every later event the &struct
+ *	srpt_rdma_ch that took it over
  * @event: the event
  *
  * Called by ib_cm in process context without CM locks held; may sleep.  It
@@ -724,26 +725,41 @@ static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)
  * a timewait, so no later event would ever close a channel left CONNECTING.
  *
  * Return: a non-zero value makes the caller destroy @cm_id.  It is non-zero
- * only when srpt_cm_req_recv() failed before handing @cm_id over to a
- * channel; any other non-zero return would race with the channel's release
- * work destroying the same id.  Every event other than a REQ returns 0.
+ * only when no channel owns @cm_id: when srpt_cm_req_recv() failed before
+ * handing @cm_id over to a channel, and for every SIDR REQ (srpt serves RC
+ * channels only; the requester gets a SIDR REP that refuses).  Any other
+ * non-zero return would race with the channel's release work destroying
+ * the same id, so every other event returns 0.
  */
 int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 {
-	/* Not a channel yet on IB_CM_REQ_RECEIVED: see above. */
-	struct srpt_rdma_ch *ch = cm_id->context;
 	struct cmkit_srp_login_req req = { };
+	struct srpt_rdma_ch *ch;
 	int ret;
 
 	trace_srpt_cm_event(cm_id, event->event, cm_id->context);
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
+		/* cm_id->context is the listener's device, not a channel. */
 		ret = srpt_cm_req_recv(cm_id->context, cm_id,
 				       &event->param.req_rcvd,
 				       event->private_data, &req);
 		trace_srpt_req_done(cm_id, req.tag, ret);
 		srpt_record_result(req.tag, ret);
 		return ret;
+	case IB_CM_SIDR_REQ_RECEIVED:
+		/* The listener's device again: no channel, none to come. */
+		ret = ib_send_cm_sidr_rep(cm_id, &(struct ib_cm_sidr_rep_param){
+						.status = IB_SIDR_REJECT });
+		trace_srpt_sidr_reject(cm_id, ret);
+		return -EOPNOTSUPP;
+	default:
+		break;
+	}
+
+	/* Every other event is on an id a channel took over. */
+	ch = cm_id->context;
+	switch (event->event) {
 	case IB_CM_REJ_RECEIVED:
 		pr_info("initiator rejected the REP of tag %#llx: reason %d\n",
 			ch->tag, event->param.rej_rcvd.reason);
@@ -769,8 +785,7 @@ int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 	case IB_CM_MRA_RECEIVED:
 		break;
 	default:
-		pr_err("unexpected CM event %d on the channel of tag %#llx\n",
-		       event->event, ch->tag);
+		/* Nothing srpt asked for (LAP, APR): the trace above says which. */
 		break;
 	}
 	return 0;
