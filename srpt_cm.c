@@ -28,9 +28,12 @@
  * then returns 0 for every event, whatever happens.
  *
  * Locking: sdev->mutex serialises logins against disconnects and protects
- * sdev->enabled; a channel's list entry is changed with both sdev->mutex and
- * srpt_lock held, so either one is enough to walk a device's channels.
- * ch->lock protects ch->state, which only ever moves up.
+ * sdev->enabled and every change of sdev->ch_list.  Whoever walks the list
+ * under the mutex may use a listed channel's cm_id: the release work
+ * unlists a channel under the mutex before it destroys the cm_id.  Lookups
+ * that only read a channel's tag and state walk the list under RCU;
+ * channels are freed after a grace period.  ch->lock protects ch->state,
+ * which only ever moves up.
  */
 #define pr_fmt(fmt) "cmkit: srpt: " fmt
 
@@ -71,7 +74,7 @@ MODULE_PARM_DESC(srpt_max_req_size,
 /* REQ results remembered for tests. */
 #define SRPT_NR_RESULTS		256
 
-/* Protects srpt_devices, the REQ results, and (with sdev->mutex) ch_list. */
+/* Protects srpt_devices and the REQ results. */
 static DEFINE_SPINLOCK(srpt_lock);
 static LIST_HEAD(srpt_devices);
 static struct workqueue_struct *srpt_wq;
@@ -242,7 +245,8 @@ static void srpt_free_ch(struct kref *kref)
 	struct srpt_rdma_ch *ch = container_of(kref, struct srpt_rdma_ch, kref);
 	struct srpt_device *sdev = ch->sdev;
 
-	kfree(ch);
+	/* An RCU lookup may still be reading its tag or state. */
+	kfree_rcu(ch, rcu);
 	atomic_inc(&srpt_nr_ch_freed);
 	srpt_put_device(sdev);
 	wake_up_all(&cmkit_srpt_wait);
@@ -299,6 +303,16 @@ static void srpt_release_channel_work(struct work_struct *work)
 	ch->released = true;
 
 	/*
+	 * Off the list first, under the mutex: whoever walks the list under
+	 * it (a relogin's single-channel policy, a disconnect, a removal) and
+	 * still finds the channel may use its cm_id until it lets go.
+	 */
+	srpt_hook(SRPT_HOOK_RELEASE, ch->tag, NULL, 0);
+	mutex_lock(&sdev->mutex);
+	list_del_rcu(&ch->list);
+	mutex_unlock(&sdev->mutex);
+
+	/*
 	 * Waits for a handler running on this cm_id to return; a handler never
 	 * waits for this work, so this cannot deadlock.  No handler sees @ch
 	 * after this.  An established connection gets a DREQ from ib_cm.
@@ -306,13 +320,6 @@ static void srpt_release_channel_work(struct work_struct *work)
 	srpt_hook(SRPT_HOOK_DESTROY, ch->tag, NULL, 0);
 	ib_destroy_cm_id(ch->cm_id);
 	atomic_inc(&srpt_nr_cm_id_destroyed);
-
-	srpt_hook(SRPT_HOOK_RELEASE, ch->tag, NULL, 0);
-	mutex_lock(&sdev->mutex);
-	spin_lock(&srpt_lock);
-	list_del(&ch->list);
-	spin_unlock(&srpt_lock);
-	mutex_unlock(&sdev->mutex);
 
 	srpt_destroy_ch_ib(ch);
 	pr_info("%s: released channel of tag %#llx\n",
@@ -353,10 +360,13 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
  * @ch: a channel that owns its cm_id
  *
  * Sends a DREQ, or a DREP if the peer's DREQ came first; if neither can be
- * sent, closes the channel.  Called from a CM callback or with sdev->mutex
- * held, so never concurrently with the REP of srpt_cm_req_recv().
+ * sent (the connection is gone, or the send failed), closes the channel.
+ * Called from a CM callback on @ch's cm_id or with sdev->mutex held on a
+ * listed channel: either way the release work cannot destroy the cm_id
+ * meanwhile, and no REP of srpt_cm_req_recv() runs concurrently.
  *
- * Return: 0, -ENOTCONN if @ch was already disconnecting, or the DREP's error.
+ * Return: 0 once this call claimed @ch (DISCONNECTING), whatever the CM
+ * said; -ENOTCONN if @ch was disconnecting already.
  */
 static int srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 {
@@ -371,9 +381,9 @@ static int srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 		drep = srpt_fault(SRPT_FAULT_DREP_SEND) ? -ENOMEM :
 		       ib_send_cm_drep(ch->cm_id, NULL, 0);
 	trace_srpt_disconnect(srpt_ch_id(ch), ch->tag, dreq, drep);
-	if (drep && srpt_close_ch(ch))
-		drep = 0;
-	return drep;
+	if (drep)
+		srpt_close_ch(ch);
+	return 0;
 }
 
 static void srpt_qp_event(struct ib_event *event, void *context)
@@ -634,9 +644,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 		goto reject_free;
 	}
 	rsp_flags = srpt_apply_multichan(sdev, req);
-	spin_lock(&srpt_lock);
-	list_add_tail(&ch->list, &sdev->ch_list);
-	spin_unlock(&srpt_lock);
+	list_add_tail_rcu(&ch->list, &sdev->ch_list);
 	/* The hand-over: from here on the release work destroys cm_id. */
 	cm_id->context = ch;
 	atomic_inc(&srpt_nr_ch_handed_over);
@@ -984,10 +992,12 @@ int cmkit_srpt_ch_state(u64 tag)
 	int state = -ENOENT;
 
 	spin_lock(&srpt_lock);
+	rcu_read_lock();
 	list_for_each_entry(sdev, &srpt_devices, entry)
-		list_for_each_entry(ch, &sdev->ch_list, list)
+		list_for_each_entry_rcu(ch, &sdev->ch_list, list)
 			if (ch->tag == tag)
 				state = srpt_get_ch_state(ch);
+	rcu_read_unlock();
 	spin_unlock(&srpt_lock);
 	return state;
 }
@@ -1000,8 +1010,9 @@ static struct srpt_device *srpt_get_device_of(u64 tag)
 	struct srpt_rdma_ch *ch;
 
 	spin_lock(&srpt_lock);
+	rcu_read_lock();
 	list_for_each_entry(sdev, &srpt_devices, entry) {
-		list_for_each_entry(ch, &sdev->ch_list, list) {
+		list_for_each_entry_rcu(ch, &sdev->ch_list, list) {
 			if (ch->tag == tag) {
 				found = sdev;
 				break;
@@ -1010,6 +1021,7 @@ static struct srpt_device *srpt_get_device_of(u64 tag)
 		if (found)
 			break;
 	}
+	rcu_read_unlock();
 	if (found)
 		kref_get(&found->kref);
 	spin_unlock(&srpt_lock);

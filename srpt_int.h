@@ -11,6 +11,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
@@ -28,10 +29,12 @@
  * @port_id: the target port identifier a login must name
  * @kref: one reference for the ib_client, one per channel
  * @unused: completed when the last reference is gone
- * @mutex: serialises logins against disconnects; protects @enabled, and
- *	with srpt_lock @ch_list
+ * @mutex: serialises logins against disconnects; protects @enabled and
+ *	every change of @ch_list
  * @enabled: logins are accepted
- * @ch_list: the channels that took over their cm_id, until released
+ * @ch_list: the channels that took over their cm_id, until their release
+ *	work unlists them, before it destroys the cm_id; walked under @mutex
+ *	(which keeps a listed channel's cm_id alive) or RCU (tag, state)
  * @entry: in srpt_devices
  */
 struct srpt_device {
@@ -43,7 +46,7 @@ struct srpt_device {
 	u8 port_id[CMKIT_SRP_PORT_ID_LEN];
 	struct kref kref;
 	struct completion unused;
-	struct mutex mutex;	/* logins vs disconnects; @enabled */
+	struct mutex mutex;	/* logins vs disconnects; @enabled, @ch_list */
 	bool enabled;
 	struct list_head ch_list;
 	struct list_head entry;
@@ -81,8 +84,9 @@ struct srpt_recv_ioctx {
  * @lock: protects @state
  * @state: an enum srpt_ch_state; only moves up
  * @list: in @sdev->ch_list
- * @release_work: destroys @cm_id, unlists the channel, drains and destroys
+ * @release_work: unlists the channel, destroys @cm_id, drains and destroys
  *	@qp and @cq, frees @recv_ring, then drops the reference
+ * @rcu: the channel is freed after a grace period (RCU lookups)
  * @released: the release work ran
  * @rdma_cm: the login came through the rdma_cm-form listener
  * @tag: the login's tag
@@ -105,6 +109,7 @@ struct srpt_rdma_ch {
 	enum srpt_ch_state state;
 	struct list_head list;
 	struct work_struct release_work;
+	struct rcu_head rcu;
 	bool released;
 	bool rdma_cm;
 	u64 tag;
