@@ -79,7 +79,7 @@ static DEFINE_SPINLOCK(srpt_lock);
 static LIST_HEAD(srpt_devices);
 static struct workqueue_struct *srpt_wq;
 static struct ib_client srpt_client;
-static bool srpt_registered;
+static bool srpt_registered;	/* under srpt_start_mutex */
 
 static atomic_t srpt_nr_ch_alloc = ATOMIC_INIT(0);
 static atomic_t srpt_nr_ch_handed_over = ATOMIC_INIT(0);
@@ -1174,30 +1174,21 @@ u32 cmkit_srpt_max_it_iu_len(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_max_it_iu_len);
 
-/**
- * cmkit_srpt_restart - run the unload path, then the load path again
- *
- * What unloading cmkit does to srpt, with whatever channels are live, for a
- * test module that keeps cmkit loaded by depending on it.
- *
- * Return: cmkit_srpt_init()'s result.
+/*
+ * Start and stop: at load and unload, from the control plane, and (for the
+ * tests) a restart that does what unloading and loading cmkit would.  One
+ * mutex makes each of them whole, so the client is registered at most once
+ * and a failed start leaves srpt stopped, ready to be started again.
  */
-int cmkit_srpt_restart(void)
-{
-	cmkit_srpt_exit();
-	return cmkit_srpt_init();
-}
-EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_restart);
+static DEFINE_MUTEX(srpt_start_mutex);
 
-/**
- * cmkit_srpt_init - bring up the srpt consumer on every device
- *
- * Return: 0 on success, or a negative errno.
- */
-int cmkit_srpt_init(void)
+static int srpt_start_locked(void)
 {
 	int ret;
 
+	lockdep_assert_held(&srpt_start_mutex);
+	if (srpt_registered)
+		return -EALREADY;
 	if (srpt_max_req_size < CMKIT_SRP_MIN_IT_IU_LEN) {
 		pr_err("srpt_max_req_size %u is below %u\n", srpt_max_req_size,
 		       CMKIT_SRP_MIN_IT_IU_LEN);
@@ -1215,23 +1206,106 @@ int cmkit_srpt_init(void)
 		ret = ib_register_client(&srpt_client);
 	if (ret) {
 		destroy_workqueue(srpt_wq);
+		srpt_wq = NULL;
 		return ret;
 	}
 	srpt_registered = true;
 	return 0;
 }
 
-/**
- * cmkit_srpt_exit - tear down every srpt object still alive
- *
+/*
  * Removing the client from each device closes that device's channels and
  * waits until each is released.
  */
-void cmkit_srpt_exit(void)
+static int srpt_stop_locked(void)
 {
+	lockdep_assert_held(&srpt_start_mutex);
 	if (!srpt_registered)
-		return;
+		return -EALREADY;
 	ib_unregister_client(&srpt_client);
 	destroy_workqueue(srpt_wq);
+	srpt_wq = NULL;
 	srpt_registered = false;
+	return 0;
+}
+
+/**
+ * cmkit_srpt_start - listen on every device that speaks the IB CM
+ *
+ * Return: 0, -EALREADY if srpt is started already, or the errno of the
+ * step that failed (srpt is then stopped).
+ */
+int cmkit_srpt_start(void)
+{
+	int ret;
+
+	mutex_lock(&srpt_start_mutex);
+	ret = srpt_start_locked();
+	mutex_unlock(&srpt_start_mutex);
+	return ret;
+}
+
+/**
+ * cmkit_srpt_stop - close every channel and stop listening
+ *
+ * Return: 0 once every channel is released, or -EALREADY if srpt was
+ * stopped.
+ */
+int cmkit_srpt_stop(void)
+{
+	int ret;
+
+	mutex_lock(&srpt_start_mutex);
+	ret = srpt_stop_locked();
+	mutex_unlock(&srpt_start_mutex);
+	return ret;
+}
+
+/**
+ * cmkit_srpt_listening - is srpt started?
+ *
+ * Return: true between a successful start and the next stop.
+ */
+bool cmkit_srpt_listening(void)
+{
+	return READ_ONCE(srpt_registered);
+}
+
+/**
+ * cmkit_srpt_restart - run the unload path, then the load path again
+ *
+ * What unloading cmkit does to srpt, with whatever channels are live, for a
+ * test module that keeps cmkit loaded by depending on it; as one step, so
+ * that no start or stop of the control plane runs in between.
+ *
+ * Return: the start's result (0 whether or not srpt was started before).
+ */
+int cmkit_srpt_restart(void)
+{
+	int ret;
+
+	mutex_lock(&srpt_start_mutex);
+	srpt_stop_locked();
+	ret = srpt_start_locked();
+	mutex_unlock(&srpt_start_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_restart);
+
+/**
+ * cmkit_srpt_init - bring up the srpt consumer on every device (load)
+ *
+ * Return: 0 on success, or a negative errno.
+ */
+int cmkit_srpt_init(void)
+{
+	return cmkit_srpt_start();
+}
+
+/**
+ * cmkit_srpt_exit - tear down every srpt object still alive (unload)
+ */
+void cmkit_srpt_exit(void)
+{
+	cmkit_srpt_stop();
 }

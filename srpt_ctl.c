@@ -16,29 +16,15 @@
 #include "cmkit.h"
 #include "srpt.h"
 
-static bool srpt_ctl_stopped;	/* under srpt_ctl.lock */
-
 static int srpt_ctl_command(char *line)
 {
 	char *verb = strsep(&line, " ");
 	u64 tag;
-	int rc;
 
-	if (!strcmp(verb, "start") && !line) {
-		if (!srpt_ctl_stopped)
-			return -EALREADY;
-		rc = cmkit_srpt_init();
-		if (!rc)
-			srpt_ctl_stopped = false;
-		return rc;
-	}
-	if (!strcmp(verb, "stop") && !line) {
-		if (srpt_ctl_stopped)
-			return -EALREADY;
-		cmkit_srpt_exit();
-		srpt_ctl_stopped = true;
-		return 0;
-	}
+	if (!strcmp(verb, "start") && !line)
+		return cmkit_srpt_start();
+	if (!strcmp(verb, "stop") && !line)
+		return cmkit_srpt_stop();
 	if (!strcmp(verb, "disconnect") && line && !kstrtou64(line, 0, &tag))
 		return cmkit_srpt_disconnect(tag);
 	return -EINVAL;
@@ -58,7 +44,7 @@ static int srpt_stats_show(struct seq_file *m, void *v)
 	struct srpt_counters c;
 
 	cmkit_srpt_counters(&c);
-	seq_printf(m, "listening %d\n", !READ_ONCE(srpt_ctl_stopped));
+	seq_printf(m, "listening %d\n", cmkit_srpt_listening());
 	seq_printf(m, "logins_accepted %u\nlogins_rejected %u\n",
 		   c.ch_handed_over, c.req_rejected);
 	seq_printf(m, "channels_created %u\nchannels_freed %u\nchannels_alive %u\n",
