@@ -102,7 +102,9 @@ typedef void (*srpt_hook_fn)(enum srpt_hook hook, u64 tag, const void *data,
  * @ch_freed: channels freed
  * @cm_id_destroyed: channel cm_ids destroyed by the release work
  * @release_twice: release work run twice for one channel (must stay 0)
- * @req_rejected: REQs answered with an SRP_LOGIN_REJ
+ * @req_rejected: REQs answered with a REJ (an SRP_LOGIN_REJ, or ib_cm's own
+ *	for private data that holds no login), before or after the hand-over
+ * @req_accepted: REQs answered with a REP
  * @faults_fired: injected failures that fired
  * @iu_received: receive IUs that arrived on a channel
  */
@@ -113,6 +115,7 @@ struct srpt_counters {
 	unsigned int cm_id_destroyed;
 	unsigned int release_twice;
 	unsigned int req_rejected;
+	unsigned int req_accepted;
 	unsigned int faults_fired;
 	unsigned int iu_received;
 };

@@ -87,6 +87,7 @@ static atomic_t srpt_nr_ch_freed = ATOMIC_INIT(0);
 static atomic_t srpt_nr_cm_id_destroyed = ATOMIC_INIT(0);
 static atomic_t srpt_nr_release_twice = ATOMIC_INIT(0);
 static atomic_t srpt_nr_req_rejected = ATOMIC_INIT(0);
+static atomic_t srpt_nr_req_accepted = ATOMIC_INIT(0);
 
 static struct {
 	u64 tag;
@@ -588,6 +589,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	if (what != CMKIT_SRP_PDATA_OK) {
 		/* No tag to answer with: ib_cm sends a plain REJ. */
 		trace_srpt_login_malformed(cm_id, rdma_cm, what);
+		atomic_inc(&srpt_nr_req_rejected);
 		return -EINVAL;
 	}
 	reason = cmkit_srp_login_check(req, srpt_max_req_size, sdev->port_id);
@@ -666,6 +668,8 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 		       name, ch->tag, ret);
 		goto reject_close;
 	}
+	/* Accepted once its REP is out; a REJ after the hand-over rejects. */
+	atomic_inc(&srpt_nr_req_accepted);
 	trace_srpt_login_accept(srpt_ch_id(ch), ch->tag,
 				srpt_get_ch_state(ch));
 	pr_info("%s: accepted %s login of tag %#llx, initiator %16phN\n", name,
@@ -929,6 +933,7 @@ void cmkit_srpt_counters(struct srpt_counters *c)
 	c->cm_id_destroyed = atomic_read(&srpt_nr_cm_id_destroyed);
 	c->release_twice = atomic_read(&srpt_nr_release_twice);
 	c->req_rejected = atomic_read(&srpt_nr_req_rejected);
+	c->req_accepted = atomic_read(&srpt_nr_req_accepted);
 	c->faults_fired = atomic_read(&srpt_fault_points.fired);
 	c->iu_received = srpt_nr_received();
 }

@@ -46,7 +46,7 @@ static int srpt_stats_show(struct seq_file *m, void *v)
 	cmkit_srpt_counters(&c);
 	seq_printf(m, "listening %d\n", cmkit_srpt_listening());
 	seq_printf(m, "logins_accepted %u\nlogins_rejected %u\n",
-		   c.ch_handed_over, c.req_rejected);
+		   c.req_accepted, c.req_rejected);
 	seq_printf(m, "channels_created %u\nchannels_freed %u\nchannels_alive %u\n",
 		   c.ch_alloc, c.ch_freed, c.ch_alloc - c.ch_freed);
 	seq_printf(m, "cm_ids_destroyed %u\nrelease_twice %u\n",
