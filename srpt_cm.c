@@ -241,6 +241,20 @@ static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state next)
 	return changed;
 }
 
+/*
+ * A step of a channel's life failed: traced, and logged at a bounded rate
+ * (a flood of logins can make allocations fail).  @step is the fault
+ * point of the step, SRPT_FAULT_NR for moving the QP to the error state.
+ */
+static void srpt_step_failed(struct srpt_rdma_ch *ch, int step, int ret)
+{
+	trace_srpt_step_failed(ch->id, ch->tag, step, ret);
+	pr_warn_ratelimited("%s: channel of tag %#llx: %s failed: %d\n",
+			    dev_name(&ch->sdev->device->dev), ch->tag,
+			    step < SRPT_FAULT_NR ? srpt_fault_steps[step] : "qp_err",
+			    ret);
+}
+
 static void srpt_free_ch(struct kref *kref)
 {
 	struct srpt_rdma_ch *ch = container_of(kref, struct srpt_rdma_ch, kref);
@@ -323,8 +337,6 @@ static void srpt_release_channel_work(struct work_struct *work)
 	atomic_inc(&srpt_nr_cm_id_destroyed);
 
 	srpt_destroy_ch_ib(ch);
-	pr_info("%s: released channel of tag %#llx\n",
-		dev_name(&sdev->device->dev), ch->tag);
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
@@ -348,8 +360,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	kref_get(&ch->kref);
 	ret = srpt_ch_qp_modify(ch, IB_QPS_ERR);
 	if (ret)
-		pr_warn("moving the QP of tag %#llx to error failed: %d\n",
-			ch->tag, ret);
+		srpt_step_failed(ch, SRPT_FAULT_NR, ret);
 	srpt_set_ch_state(ch, SRPT_CH_DISCONNECTED);
 	queue_work(srpt_wq, &ch->release_work);
 	kref_put(&ch->kref, srpt_free_ch);
@@ -424,18 +435,23 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 	};
-	int ret;
+	int step, ret;
 
-	if (srpt_fault(SRPT_FAULT_CQ_CREATE))
-		return -ENOMEM;
-	ch->cq = ib_alloc_cq(sdev->device, ch,
-			     init.cap.max_send_wr + init.cap.max_recv_wr + 1, 0,
-			     IB_POLL_WORKQUEUE);
-	if (IS_ERR(ch->cq))
-		return PTR_ERR(ch->cq);
+	step = SRPT_FAULT_CQ_CREATE;
+	if (srpt_fault(step))
+		ch->cq = ERR_PTR(-ENOMEM);
+	else
+		ch->cq = ib_alloc_cq(sdev->device, ch,
+				     init.cap.max_send_wr + init.cap.max_recv_wr + 1,
+				     0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->cq)) {
+		ret = PTR_ERR(ch->cq);
+		goto fail;
+	}
 	init.send_cq = ch->cq;
 	init.recv_cq = ch->cq;
-	if (srpt_fault(SRPT_FAULT_QP_CREATE))
+	step = SRPT_FAULT_QP_CREATE;
+	if (srpt_fault(step))
 		ch->qp = ERR_PTR(-ENOMEM);
 	else
 		ch->qp = ib_create_qp(sdev->pd, &init);
@@ -443,15 +459,18 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 		ret = PTR_ERR(ch->qp);
 		goto free_cq;
 	}
-	if (srpt_fault(SRPT_FAULT_QP_INIT))
+	step = SRPT_FAULT_QP_INIT;
+	if (srpt_fault(step))
 		ret = -EINVAL;
 	else
 		ret = srpt_ch_qp_modify(ch, IB_QPS_INIT);
 	if (ret)
 		goto destroy_qp;
+	step = SRPT_FAULT_RECV_ALLOC;
 	ret = srpt_alloc_recv_ring(ch);
 	if (ret)
 		goto destroy_qp;
+	step = SRPT_FAULT_RECV_POST;
 	ret = srpt_post_recv_ring(ch);
 	if (ret)
 		goto destroy_ib;
@@ -459,11 +478,13 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 
 destroy_ib:
 	srpt_destroy_ch_ib(ch);
-	return ret;
+	goto fail;
 destroy_qp:
 	ib_destroy_qp(ch->qp);
 free_cq:
 	ib_free_cq(ch->cq);
+fail:
+	srpt_step_failed(ch, step, ret);
 	return ret;
 }
 
@@ -484,7 +505,6 @@ static void srpt_send_rej(struct ib_cm_id *cm_id,
 			     buf, sizeof(buf));
 	trace_srpt_login_reject(cm_id, tag, reason, ret);
 	atomic_inc(&srpt_nr_req_rejected);
-	pr_info("rejected login of tag %#llx: reason %#x\n", tag, reason);
 }
 
 /*
@@ -505,8 +525,7 @@ static u8 srpt_apply_multichan(struct srpt_device *sdev,
 			continue;
 		if (srpt_disconnect_ch(old) < 0)
 			continue;
-		pr_info("relogin: disconnected the channel of tag %#llx\n",
-			old->tag);
+		trace_srpt_relogin(srpt_ch_id(old), old->tag, req->tag);
 		flags = CMKIT_SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
 	}
 	return flags;
@@ -574,7 +593,6 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 			    const void *pdata, struct cmkit_srp_login_req *req)
 {
 	bool rdma_cm = param->listen_id == sdev->rdma_listen;
-	const char *name = dev_name(&sdev->device->dev);
 	struct cmkit_cma_hdr hdr;
 	enum cmkit_srp_pdata what;
 	struct srpt_rdma_ch *ch;
@@ -633,11 +651,8 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	memcpy(ch->i_port_id, req->initiator_port_id, sizeof(ch->i_port_id));
 
 	ret = srpt_create_ch_ib(ch);
-	if (ret) {
-		pr_err("%s: creating the QP of tag %#llx failed: %d\n", name,
-		       ch->tag, ret);
+	if (ret)
 		goto reject_free;
-	}
 
 	mutex_lock(&sdev->mutex);
 	if (!sdev->enabled) {
@@ -658,22 +673,18 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	else
 		ret = srpt_ch_qp_modify(ch, IB_QPS_RTR);
 	if (ret) {
-		pr_err("%s: moving the QP of tag %#llx to RTR failed: %d\n",
-		       name, ch->tag, ret);
+		srpt_step_failed(ch, SRPT_FAULT_QP_RTR, ret);
 		goto reject_close;
 	}
 	ret = srpt_send_rep(ch, req, rsp_flags);
 	if (ret) {
-		pr_err("%s: sending the REP for tag %#llx failed: %d\n",
-		       name, ch->tag, ret);
+		srpt_step_failed(ch, SRPT_FAULT_REP_SEND, ret);
 		goto reject_close;
 	}
 	/* Accepted once its REP is out; a REJ after the hand-over rejects. */
 	atomic_inc(&srpt_nr_req_accepted);
 	trace_srpt_login_accept(srpt_ch_id(ch), ch->tag,
 				srpt_get_ch_state(ch));
-	pr_info("%s: accepted %s login of tag %#llx, initiator %16phN\n", name,
-		rdma_cm ? "rdma_cm" : "ib_cm", ch->tag, ch->i_port_id);
 	return 0;
 
 reject_close:
@@ -700,8 +711,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	else
 		ret = srpt_ch_qp_modify(ch, IB_QPS_RTS);
 	if (ret) {
-		pr_err("moving the QP of tag %#llx to RTS failed: %d\n",
-		       ch->tag, ret);
+		srpt_step_failed(ch, SRPT_FAULT_QP_RTS, ret);
 		srpt_close_ch(ch);
 		return;
 	}
@@ -710,7 +720,6 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 
 static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)
 {
-	pr_info("initiator disconnects the channel of tag %#llx\n", ch->tag);
 	/*
 	 * The DREQ cannot be sent in DREQ_RCVD, so this sends the DREP; then
 	 * ib_cm enters timewait and TIMEWAIT_EXIT closes the channel.  A DREQ
@@ -773,8 +782,8 @@ int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 	ch = cm_id->context;
 	switch (event->event) {
 	case IB_CM_REJ_RECEIVED:
-		pr_info("initiator rejected the REP of tag %#llx: reason %d\n",
-			ch->tag, event->param.rej_rcvd.reason);
+		trace_srpt_rej_recv(srpt_ch_id(ch), ch->tag,
+				    event->param.rej_rcvd.reason);
 		srpt_close_ch(ch);
 		break;
 	case IB_CM_RTU_RECEIVED:
@@ -789,7 +798,7 @@ int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 		srpt_close_ch(ch);
 		break;
 	case IB_CM_REP_ERROR:
-		pr_info("no RTU for the REP of tag %#llx\n", ch->tag);
+		/* No RTU: the trace of the event says so; close. */
 		srpt_close_ch(ch);
 		break;
 	case IB_CM_DREQ_ERROR:

@@ -238,6 +238,51 @@ TRACE_EVENT(srpt_recv_err,
 		      __entry->local_id, __entry->tag, __entry->status)
 );
 
+/* A single-channel login disconnected an older channel of its initiator. */
+TRACE_EVENT(srpt_relogin,
+	    TP_PROTO(u32 local_id, u64 tag, u64 new_tag),
+	    TP_ARGS(local_id, tag, new_tag),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(u64, new_tag)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->new_tag = new_tag;),
+	    TP_printk("cm_id %#x tag %#llx disconnected by the login of tag %#llx",
+		      __entry->local_id, __entry->tag, __entry->new_tag)
+);
+
+/* The initiator rejected srpt's REP: the channel closes. */
+TRACE_EVENT(srpt_rej_recv,
+	    TP_PROTO(u32 local_id, u64 tag, int reason),
+	    TP_ARGS(local_id, tag, reason),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(int, reason)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->reason = reason;),
+	    TP_printk("cm_id %#x tag %#llx REJ reason %d", __entry->local_id,
+		      __entry->tag, __entry->reason)
+);
+
+/* A step of a channel's life failed (SRPT_FAULT_NR: QP to error). */
+TRACE_EVENT(srpt_step_failed,
+	    TP_PROTO(u32 local_id, u64 tag, int step, int ret),
+	    TP_ARGS(local_id, tag, step, ret),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(int, step)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->step = step;
+			   __entry->ret = ret;),
+	    TP_printk("cm_id %#x tag %#llx step %d failed: %d",
+		      __entry->local_id, __entry->tag, __entry->step,
+		      __entry->ret)
+);
+
 /* A failure a test injected. */
 TRACE_EVENT(srpt_fault,
 	    TP_PROTO(int step),
