@@ -186,7 +186,7 @@ static void srpt_release_device(struct kref *kref)
 {
 	struct srpt_device *sdev = container_of(kref, struct srpt_device, kref);
 
-	complete(&sdev->unused);
+	wake_up_var(&sdev->kref);
 }
 
 static void srpt_put_device(struct srpt_device *sdev)
@@ -855,7 +855,6 @@ static int srpt_add_one(struct ib_device *device)
 	sdev->service_id = srpt_service_id ?: guid;
 	cmkit_srp_port_id_make(sdev->port_id, sdev->service_id, guid);
 	kref_init(&sdev->kref);
-	init_completion(&sdev->unused);
 	mutex_init(&sdev->mutex);
 	INIT_LIST_HEAD(&sdev->ch_list);
 	sdev->enabled = true;
@@ -916,9 +915,14 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 	list_del(&sdev->entry);
 	spin_unlock(&srpt_lock);
 
-	/* Every channel holds a reference until its release work is done. */
+	/*
+	 * Every channel holds a reference until its release work is done.
+	 * Bounded: a channel that is never released is a leak, said so.
+	 */
 	srpt_put_device(sdev);
-	wait_for_completion(&sdev->unused);
+	cmkit_wait_released(&sdev->kref, !kref_read(&sdev->kref),
+			    "srpt: %s: %u channels never released\n",
+			    dev_name(&device->dev), kref_read(&sdev->kref));
 	ib_dealloc_pd(sdev->pd);
 	pr_info("%s: stopped\n", dev_name(&device->dev));
 	kfree(sdev);

@@ -7,7 +7,6 @@
 #ifndef CMKIT_SRPT_INT_H
 #define CMKIT_SRPT_INT_H
 
-#include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -27,8 +26,8 @@
  * @rdma_listen: the rdma_cm-form listener, or NULL
  * @service_id: the native service id
  * @port_id: the target port identifier a login must name
- * @kref: one reference for the ib_client, one per channel
- * @unused: completed when the last reference is gone
+ * @kref: one reference for the ib_client, one per channel, one per lookup
+ *	that outlives srpt_lock; its last put wakes the removal
  * @mutex: serialises logins against disconnects; protects @enabled and
  *	every change of @ch_list
  * @enabled: logins are accepted
@@ -45,7 +44,6 @@ struct srpt_device {
 	u64 service_id;
 	u8 port_id[CMKIT_SRP_PORT_ID_LEN];
 	struct kref kref;
-	struct completion unused;
 	struct mutex mutex;	/* logins vs disconnects; @enabled, @ch_list */
 	bool enabled;
 	struct list_head ch_list;
