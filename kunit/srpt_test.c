@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 #include <linux/kmsg_dump.h>
 #include <linux/sched.h>
+#include <linux/umh.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
@@ -1759,6 +1760,165 @@ static void srpt_failure_injected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_stat(test, "logins_rejected") - rejected, rej);
 }
 
+/* ---- fail-nth over a relayed login and a target disconnect ------------- */
+
+#ifdef CONFIG_FAULT_INJECTION
+/* More failure points than this in one login and disconnect is a bug. */
+#define SRPT_FAIL_NTH_MAX	400
+
+/* A shell command in the guest (the fault-injection knobs in debugfs). */
+static int srpt_sh(const char *cmd)
+{
+	static const char * const envp[] = {
+		"HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL
+	};
+	const char *argv[4];
+
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = cmd;
+	argv[3] = NULL;
+	return call_usermodehelper(argv[0], (char **)argv, (char **)envp,
+				   UMH_WAIT_PROC);
+}
+
+#define SRPT_FAILSLAB	"/sys/kernel/debug/failslab/"
+
+static void srpt_failslab_res_free(struct kunit_resource *res)
+{
+	current->fail_nth = 0;
+	cmkit_fault_disarm(&srpt_fault_points);
+	/* failslab's defaults. */
+	srpt_sh("echo Y > " SRPT_FAILSLAB "ignore-gfp-wait; echo 2 > " SRPT_FAILSLAB "verbose");
+}
+
+/*
+ * Make this task's fail-nth count every failure point a login passes:
+ * failslab's, sleeping allocations included (its ignore-gfp-wait is N for
+ * the case, and its stack dumps off), and srpt's own steps, armed with a
+ * probability of 0 so that they fail only when fail-nth says so.
+ */
+static void srpt_fail_nth_setup(struct kunit *test)
+{
+	struct fault_attr *attr = &srpt_fault_points.attr;
+
+	/* The resource's data is only a non-NULL token here. */
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, srpt_bg_res_init,
+							 srpt_failslab_res_free,
+							 GFP_KERNEL, test));
+	KUNIT_ASSERT_EQ(test, srpt_sh("echo N > " SRPT_FAILSLAB "ignore-gfp-wait"), 0);
+	KUNIT_ASSERT_EQ(test, srpt_sh("echo 0 > " SRPT_FAILSLAB "verbose"), 0);
+	attr->probability = 0;
+	attr->interval = 1;
+	attr->verbose = 0;
+	attr->task_filter = false;
+	atomic_set(&attr->times, -1);
+	WRITE_ONCE(srpt_fault_points.armed,
+		   GENMASK(SRPT_FAULT_DREP_SEND, SRPT_FAULT_CH_ALLOC) &
+		   ~BIT(SRPT_FAULT_QP_RTS));
+}
+
+/*
+ * One login, relayed so that srpt_cm_handler() runs in this task with
+ * fail-nth @n, then (if it was accepted and @n was not used up) a target
+ * disconnect with what is left of @n.  Whatever failed, the handler's
+ * contract holds as the initiator sees it, and nothing is left behind.
+ *
+ * Return: true if @n outlasted every failure point of both.
+ */
+static bool srpt_fail_nth_once(struct srpt_ctx *ctx, struct srpt_relay *relay,
+			       unsigned int n)
+{
+	struct kunit *test = ctx->test;
+	struct srpt_counters before, after;
+	struct srpt_outcome o;
+	struct srpt_ini *ini;
+	unsigned int left;
+	u64 tag = 0x6000 + n;
+	int ret;
+
+	cmkit_srpt_counters(&before);
+	ini = srpt_ini_create(ctx, "fail-nth", tag, 20);
+	ini->service_id = relay->service_id;
+	KUNIT_ASSERT_EQ(test, srpt_ini_connect(ini, -1), 0);
+	KUNIT_ASSERT_EQ(test, srpt_relay_wait(relay), 0);
+
+	current->fail_nth = n;
+	ret = srpt_relay_deliver(relay, ctx->dev);
+	left = current->fail_nth;
+	current->fail_nth = 0;
+
+	KUNIT_ASSERT_EQ_MSG(test, srpt_ini_wait_outcome(ini, &o), 0,
+			    "fail-nth %u: the initiator got no answer", n);
+	if (ret) {
+		/* Before the hand-over: a REJ (srpt's or ib_cm's), no channel. */
+		KUNIT_EXPECT_TRUE_MSG(test, o.rejected, "fail-nth %u: ret %d", n, ret);
+		KUNIT_EXPECT_EQ(test, cmkit_srpt_ch_state(tag), -ENOENT);
+	} else if (o.accepted) {
+		KUNIT_ASSERT_EQ(test, srpt_wait_state(tag, SRPT_CH_LIVE), 0);
+		current->fail_nth = left;
+		KUNIT_EXPECT_EQ(test, cmkit_srpt_disconnect(tag), 0);
+		left = current->fail_nth;
+		current->fail_nth = 0;
+		/* A DREQ: srpt's, or ib_cm's when the channel's cm_id went. */
+		KUNIT_ASSERT_EQ_MSG(test, srpt_ini_wait_target_disconnect(ini), 0,
+				    "fail-nth %u: no DREQ", n);
+	} else {
+		/* After the hand-over: a REJ, and the channel closes. */
+		KUNIT_EXPECT_TRUE_MSG(test, o.rejected, "fail-nth %u", n);
+	}
+	KUNIT_EXPECT_EQ(test, srpt_wait_state(tag, -ENOENT), 0);
+	KUNIT_ASSERT_EQ(test, srpt_wait_quiescent(), 0);
+	cmkit_srpt_counters(&after);
+	KUNIT_EXPECT_EQ(test, after.ch_alloc - before.ch_alloc,
+			after.ch_freed - before.ch_freed);
+	KUNIT_EXPECT_EQ_MSG(test, after.cm_id_destroyed - before.cm_id_destroyed,
+			    after.ch_handed_over - before.ch_handed_over,
+			    "fail-nth %u: a handed-over cm_id not destroyed once", n);
+	KUNIT_EXPECT_EQ(test, after.release_twice, 0U);
+	srpt_ibcm_destroy(ini->ib);
+	return left > 0;
+}
+
+/*
+ * failslab with a task filter over a full login and disconnect: the
+ * kernel's fail-nth (what /proc/<pid>/fail-nth sets) for N = 1, 2, ...
+ * until N outlasts every failure point.  The login is relayed: ib_cm runs
+ * REQ handlers in its own workqueue, whose kworkers run other ids' events
+ * too, so fail-nth set on one of them would fail whatever it ran next; the
+ * relay runs srpt_cm_handler() for this REQ, with this cm_id, in the
+ * test's own task, and destroys the id on a non-zero return as ib_cm
+ * would.  The target disconnect is the control plane's, in this task too.
+ */
+static void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
+{
+	struct srpt_counters c;
+	struct srpt_relay *relay;
+	struct srpt_ctx ctx;
+	bool done = false;
+	unsigned int n;
+
+	srpt_setup(&ctx, test, false);
+	relay = srpt_relay_create(test, ctx.dev);
+	srpt_fail_nth_setup(test);
+	for (n = 1; n <= SRPT_FAIL_NTH_MAX && !done; n++)
+		done = srpt_fail_nth_once(&ctx, relay, n);
+	KUNIT_EXPECT_TRUE_MSG(test, done, "still failing at fail-nth %u",
+			      SRPT_FAIL_NTH_MAX);
+	kunit_info(test, "%u failure points in a login and a disconnect\n", n - 2);
+	cmkit_srpt_counters(&c);
+	KUNIT_EXPECT_EQ(test, c.ch_alloc - ctx.base.ch_alloc, c.ch_freed - ctx.base.ch_freed);
+	KUNIT_EXPECT_EQ(test, c.cm_id_destroyed - ctx.base.cm_id_destroyed,
+			c.ch_handed_over - ctx.base.ch_handed_over);
+}
+
+#else
+static void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
+{
+	kunit_skip(test, "the kernel has no CONFIG_FAULT_INJECTION");
+}
+#endif
+
 /* ---- races between a channel's release and a walk of the channel list --- */
 
 enum srpt_order {
@@ -2187,6 +2347,7 @@ static struct kunit_case srpt_cases[] = {
 	KUNIT_CASE_PARAM(srpt_sidr_req_refused, srpt_form_gen_params),
 	KUNIT_CASE(srpt_rd_atomic_clamped_to_rep),
 	KUNIT_CASE_PARAM(srpt_failure_injected, srpt_fault_gen_params),
+	KUNIT_CASE(srpt_fail_nth_relayed_login_and_disconnect),
 	KUNIT_CASE_PARAM(srpt_concurrent_logins, srpt_form_gen_params),
 	KUNIT_CASE_PARAM(srpt_release_vs_ctl_disconnect, srpt_order_gen_params),
 	KUNIT_CASE_PARAM(srpt_release_vs_relayed_multichannel_login,
