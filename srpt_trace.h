@@ -224,20 +224,6 @@ TRACE_EVENT(srpt_recv,
 		      __entry->opcode)
 );
 
-/* A posted receive completed in error: flushed, the channel is closing. */
-TRACE_EVENT(srpt_recv_err,
-	    TP_PROTO(u32 local_id, u64 tag, int status),
-	    TP_ARGS(local_id, tag, status),
-	    TP_STRUCT__entry(__field(u32, local_id)
-			     __field(u64, tag)
-			     __field(int, status)),
-	    TP_fast_assign(__entry->local_id = local_id;
-			   __entry->tag = tag;
-			   __entry->status = status;),
-	    TP_printk("cm_id %#x tag %#llx receive completed with status %d",
-		      __entry->local_id, __entry->tag, __entry->status)
-);
-
 /* A single-channel login disconnected an older channel of its initiator. */
 TRACE_EVENT(srpt_relogin,
 	    TP_PROTO(u32 local_id, u64 tag, u64 new_tag),
@@ -252,19 +238,29 @@ TRACE_EVENT(srpt_relogin,
 		      __entry->local_id, __entry->tag, __entry->new_tag)
 );
 
-/* The initiator rejected srpt's REP: the channel closes. */
-TRACE_EVENT(srpt_rej_recv,
-	    TP_PROTO(u32 local_id, u64 tag, int reason),
-	    TP_ARGS(local_id, tag, reason),
-	    TP_STRUCT__entry(__field(u32, local_id)
-			     __field(u64, tag)
-			     __field(int, reason)),
-	    TP_fast_assign(__entry->local_id = local_id;
-			   __entry->tag = tag;
-			   __entry->reason = reason;),
-	    TP_printk("cm_id %#x tag %#llx REJ reason %d", __entry->local_id,
-		      __entry->tag, __entry->reason)
+/* A channel event with one number, which the event's name says. */
+DECLARE_EVENT_CLASS(srpt_ch_value_class,
+		    TP_PROTO(u32 local_id, u64 tag, int value),
+		    TP_ARGS(local_id, tag, value),
+		    TP_STRUCT__entry(__field(u32, local_id)
+				     __field(u64, tag)
+				     __field(int, value)),
+		    TP_fast_assign(__entry->local_id = local_id;
+				   __entry->tag = tag;
+				   __entry->value = value;),
+		    TP_printk("cm_id %#x tag %#llx: %d", __entry->local_id,
+			      __entry->tag, __entry->value)
 );
+
+/* A posted receive completed in error (its status): flushed, closing. */
+DEFINE_EVENT(srpt_ch_value_class, srpt_recv_err,
+	     TP_PROTO(u32 local_id, u64 tag, int value),
+	     TP_ARGS(local_id, tag, value));
+
+/* The initiator rejected srpt's REP (the IB reason): the channel closes. */
+DEFINE_EVENT(srpt_ch_value_class, srpt_rej_recv,
+	     TP_PROTO(u32 local_id, u64 tag, int value),
+	     TP_ARGS(local_id, tag, value));
 
 /* A step of a channel's life failed (SRPT_FAULT_NR: QP to error). */
 TRACE_EVENT(srpt_step_failed,

@@ -1921,27 +1921,28 @@ static void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
 
 /* ---- races between a channel's release and a walk of the channel list --- */
 
+/* A parameter that is one choice, and what it is called. */
+struct srpt_choice {
+	int value;
+	const char *what;
+};
+
+static void srpt_choice_desc(const struct srpt_choice *p, char *desc)
+{
+	strscpy(desc, p->what, KUNIT_PARAM_DESC_SIZE);
+}
+
 enum srpt_order {
 	SRPT_RELEASE_FIRST,
 	SRPT_WALKER_FIRST,
 };
 
-struct srpt_order_param {
-	enum srpt_order order;
-	const char *what;
-};
-
-static const struct srpt_order_param srpt_orders[] = {
+static const struct srpt_choice srpt_orders[] = {
 	{ SRPT_RELEASE_FIRST, "release about to destroy, then the walk" },
 	{ SRPT_WALKER_FIRST, "walk holds the channel, then the release" },
 };
 
-static void srpt_order_desc(const struct srpt_order_param *p, char *desc)
-{
-	strscpy(desc, p->what, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(srpt_order, srpt_orders, srpt_order_desc);
+KUNIT_ARRAY_PARAM(srpt_order, srpt_orders, srpt_choice_desc);
 
 /*
  * A channel closes (its initiator rejects the REP) and its release work
@@ -1957,7 +1958,7 @@ KUNIT_ARRAY_PARAM(srpt_order, srpt_orders, srpt_order_desc);
  */
 static void srpt_release_vs_ctl_disconnect(struct kunit *test)
 {
-	const struct srpt_order_param *p = test->param_value;
+	const struct srpt_choice *p = test->param_value;
 	struct srpt_stop *walk, *rel;
 	struct srpt_ctx ctx;
 	struct srpt_ini *ini;
@@ -1969,7 +1970,7 @@ static void srpt_release_vs_ctl_disconnect(struct kunit *test)
 	ini = srpt_held_login(&ctx, "held", 0x5a01, 9);
 	tag = &ini->req.tag;
 
-	if (p->order == SRPT_RELEASE_FIRST) {
+	if (p->value == SRPT_RELEASE_FIRST) {
 		rel = srpt_stop_arm(0, SRPT_HOOK_DESTROY, *tag, true);
 		KUNIT_ASSERT_EQ(test, srpt_ibcm_reject(ini), 0);
 		KUNIT_ASSERT_EQ(test, srpt_stop_wait(rel), 0);
@@ -2012,7 +2013,7 @@ static int srpt_relay_deliver_fn(void *arg)
  */
 static void srpt_release_vs_relayed_multichannel_login(struct kunit *test)
 {
-	const struct srpt_order_param *p = test->param_value;
+	const struct srpt_choice *p = test->param_value;
 	struct cmkit_srp_login_rsp rsp;
 	struct srpt_stop *walk, *rel;
 	struct srpt_ini *held, *ini;
@@ -2034,7 +2035,7 @@ static void srpt_release_vs_relayed_multichannel_login(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srpt_ini_connect(ini, -1), 0);
 	KUNIT_ASSERT_EQ(test, srpt_relay_wait(rl->relay), 0);
 
-	if (p->order == SRPT_RELEASE_FIRST) {
+	if (p->value == SRPT_RELEASE_FIRST) {
 		rel = srpt_stop_arm(0, SRPT_HOOK_DESTROY, held->req.tag, true);
 		KUNIT_ASSERT_EQ(test, srpt_ibcm_reject(held), 0);
 		KUNIT_ASSERT_EQ(test, srpt_stop_wait(rel), 0);
@@ -2182,39 +2183,29 @@ static void srpt_ctl_stop_restart_start(struct kunit *test)
 	srpt_expect_clean(&ctx, 2, 2);
 }
 
-struct srpt_start_param {
-	enum srpt_fault fault;
-	const char *what;
-};
-
-static const struct srpt_start_param srpt_start_params[] = {
+static const struct srpt_choice srpt_start_params[] = {
 	{ SRPT_FAULT_WQ_ALLOC, "workqueue allocation" },
 	{ SRPT_FAULT_CLIENT_REG, "client registration" },
 };
 
-static void srpt_start_desc(const struct srpt_start_param *p, char *desc)
-{
-	strscpy(desc, p->what, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(srpt_start, srpt_start_params, srpt_start_desc);
+KUNIT_ARRAY_PARAM(srpt_start, srpt_start_params, srpt_choice_desc);
 
 /* A restart whose start fails leaves srpt stopped, and ctl start works. */
 static void srpt_failed_restart_leaves_start_usable(struct kunit *test)
 {
-	const struct srpt_start_param *p = test->param_value;
+	const struct srpt_choice *p = test->param_value;
 	u8 tport[CMKIT_SRP_PORT_ID_LEN];
 	struct srpt_ctx ctx;
 	u64 sid;
 
 	srpt_setup(&ctx, test, true);
 	srpt_leave_listening(test, ctx.dev);
-	cmkit_fault_arm(&srpt_fault_points, BIT(p->fault), 1);
+	cmkit_fault_arm(&srpt_fault_points, BIT(p->value), 1);
 	KUNIT_EXPECT_EQ(test, cmkit_srpt_restart(), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, srpt_stat(test, "listening"), 0U);
 	KUNIT_EXPECT_EQ(test, cmkit_srpt_target(ctx.dev, &sid, tport), -ENODEV);
 	KUNIT_ASSERT_EQ(test, cmkit_srpt_ctl("start"), 0);
-	srpt_one_login(&ctx, 0x5e01 + p->fault);
+	srpt_one_login(&ctx, 0x5e01 + p->value);
 	srpt_expect_clean(&ctx, 1, 1);
 }
 
