@@ -31,6 +31,8 @@
  */
 #include <linux/slab.h>
 #include <linux/kmsg_dump.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/umh.h>
 #include <kunit/resource.h>
@@ -88,7 +90,7 @@ struct srpt_stop {
 	struct completion go;
 };
 
-#define SRPT_NR_STOPS	2
+#define SRPT_NR_STOPS	3
 
 /* Static, so that a hook still waiting when its case ends finds it alive. */
 static struct {
@@ -199,6 +201,24 @@ static unsigned int srpt_rx_count(void)
 	n = srpt_hk.rx_nr;
 	spin_unlock_irqrestore(&srpt_hk.lock, flags);
 	return n;
+}
+
+/*
+ * Let what RCU-deferred frees are pending happen now (ib_cm frees a
+ * destroyed cm_id with kfree_rcu()), so that a use of freed memory the
+ * case provokes next is one KASAN sees.  kvfree_rcu_barrier() is exported
+ * only by some kernels (6.12); elsewhere rcu_barrier() does what it can.
+ */
+static void srpt_wait_rcu_frees(void)
+{
+	typeof(rcu_barrier) *barrier = __symbol_get("kvfree_rcu_barrier");
+
+	if (barrier) {
+		barrier();
+		symbol_put_addr(barrier);
+	} else {
+		rcu_barrier();
+	}
 }
 
 /* ---- a thread of the case's own, for the side of a race it pins -------- */
@@ -1953,13 +1973,14 @@ KUNIT_ARRAY_PARAM(srpt_order, srpt_orders, srpt_choice_desc);
  * channel must be off the list by then, so the disconnect finds nothing.
  * Walk first: the disconnect is held after it claimed the channel
  * (DISCONNECTING) and before it uses the cm_id; the release runs up to the
- * channel list; the disconnect then uses a cm_id that must still exist
- * (KASAN on the debug leg sees it otherwise).
+ * channel list and must not have destroyed the cm_id by then; the
+ * disconnect then uses a cm_id that must still exist (once what ib_cm
+ * freed is freed, KASAN on the debug leg sees a use otherwise).
  */
 static void srpt_release_vs_ctl_disconnect(struct kunit *test)
 {
 	const struct srpt_choice *p = test->param_value;
-	struct srpt_stop *walk, *rel;
+	struct srpt_stop *walk, *rel, *dst;
 	struct srpt_ctx ctx;
 	struct srpt_ini *ini;
 	struct srpt_bg *bg;
@@ -1980,10 +2001,14 @@ static void srpt_release_vs_ctl_disconnect(struct kunit *test)
 	} else {
 		walk = srpt_stop_arm(0, SRPT_HOOK_DISCONNECT, *tag, true);
 		rel = srpt_stop_arm(1, SRPT_HOOK_RELEASE, *tag, false);
+		dst = srpt_stop_arm(2, SRPT_HOOK_DESTROY, *tag, false);
 		bg = srpt_bg_start(test, srpt_ctl_disconnect_fn, tag);
 		KUNIT_ASSERT_EQ(test, srpt_stop_wait(walk), 0);
 		KUNIT_ASSERT_EQ(test, srpt_ibcm_reject(ini), 0);
 		KUNIT_ASSERT_EQ(test, srpt_stop_wait(rel), 0);
+		KUNIT_EXPECT_FALSE_MSG(test, completion_done(&dst->reached),
+				       "the cm_id was destroyed under the walker");
+		srpt_wait_rcu_frees();
 		srpt_stop_go(walk);
 		KUNIT_ASSERT_EQ(test, srpt_bg_wait(bg, &ret), 0);
 		/* It claimed the channel: whatever the CM said, it is closed. */
@@ -2015,7 +2040,7 @@ static void srpt_release_vs_relayed_multichannel_login(struct kunit *test)
 {
 	const struct srpt_choice *p = test->param_value;
 	struct cmkit_srp_login_rsp rsp;
-	struct srpt_stop *walk, *rel;
+	struct srpt_stop *walk, *rel, *dst;
 	struct srpt_ini *held, *ini;
 	struct srpt_relogin *rl;
 	struct srpt_outcome o;
@@ -2046,10 +2071,14 @@ static void srpt_release_vs_relayed_multichannel_login(struct kunit *test)
 	} else {
 		walk = srpt_stop_arm(0, SRPT_HOOK_DISCONNECT, held->req.tag, true);
 		rel = srpt_stop_arm(1, SRPT_HOOK_RELEASE, held->req.tag, false);
+		dst = srpt_stop_arm(2, SRPT_HOOK_DESTROY, held->req.tag, false);
 		bg = srpt_bg_start(test, srpt_relay_deliver_fn, rl);
 		KUNIT_ASSERT_EQ(test, srpt_stop_wait(walk), 0);
 		KUNIT_ASSERT_EQ(test, srpt_ibcm_reject(held), 0);
 		KUNIT_ASSERT_EQ(test, srpt_stop_wait(rel), 0);
+		KUNIT_EXPECT_FALSE_MSG(test, completion_done(&dst->reached),
+				       "the cm_id was destroyed under the walker");
+		srpt_wait_rcu_frees();
 		srpt_stop_go(walk);
 		KUNIT_ASSERT_EQ(test, srpt_bg_wait(bg, &ret), 0);
 		flags = CMKIT_SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
