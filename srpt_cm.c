@@ -291,13 +291,18 @@ static int srpt_ch_qp_modify(struct srpt_rdma_ch *ch, enum ib_qp_state state)
 }
 
 /*
- * Undo srpt_create_ch_ib().  The receive IUs may be posted: drain the
- * receive queue (nothing is ever posted on the send queue) before they are
- * freed.
+ * Undo srpt_create_ch_ib().  A QP that reached RTR may have received IUs
+ * into the ring: drain its receive queue (nothing is ever posted on the
+ * send queue) before the ring is freed.  A QP that never reached RTR
+ * received nothing, and may not be drainable at all (rxe leaves the
+ * receive side of a QP whose RTR failed for lack of memory stopped, so a
+ * drain would wait forever); destroying it and freeing the CQ (which
+ * waits for its completion handler) is enough.
  */
 static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 {
-	ib_drain_rq(ch->qp);
+	if (ch->qp_rtr)
+		ib_drain_rq(ch->qp);
 	ib_destroy_qp(ch->qp);
 	ib_free_cq(ch->cq);
 	srpt_free_recv_ring(ch);
@@ -672,6 +677,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 		ret = -EIO;
 	else
 		ret = srpt_ch_qp_modify(ch, IB_QPS_RTR);
+	ch->qp_rtr = !ret;
 	if (ret) {
 		srpt_step_failed(ch, SRPT_FAULT_QP_RTR, ret);
 		goto reject_close;

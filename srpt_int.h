@@ -85,6 +85,7 @@ struct srpt_recv_ioctx {
  * @release_work: unlists the channel, destroys @cm_id, drains and destroys
  *	@qp and @cq, frees @recv_ring, then drops the reference
  * @rcu: the channel is freed after a grace period (RCU lookups)
+ * @qp_rtr: @qp reached RTR (it may have received IUs: drain it)
  * @released: the release work ran
  * @rdma_cm: the login came through the rdma_cm-form listener
  * @tag: the login's tag
@@ -108,6 +109,7 @@ struct srpt_rdma_ch {
 	struct list_head list;
 	struct work_struct release_work;
 	struct rcu_head rcu;
+	bool qp_rtr;
 	bool released;
 	bool rdma_cm;
 	u64 tag;
