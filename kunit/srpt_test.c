@@ -39,6 +39,7 @@
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <cmkit/srp.h>
+#include <cmkit/srp_iu.h>
 
 #include "cmkit_test.h"
 #include "srpt.h"
@@ -1132,15 +1133,20 @@ static void srpt_expect_qp_match(struct kunit *test, struct srpt_ini *ini)
  */
 static void srpt_expect_data(struct kunit *test, struct srpt_ini *ini)
 {
+	struct cmkit_srp_short_iu rsp = {
+		.opcode = CMKIT_SRP_CRED_RSP,
+		.tag = ini->req.tag ^ 0xc0ffee,
+	};
+	struct cmkit_srp_short_iu got_iu = { };
 	enum ib_wc_status status = IB_WC_GENERAL_ERR;
-	u8 iu[16] = { 0x81 }, got[16];
+	u8 iu[CMKIT_SRP_SHORT_IU_LEN], got[CMKIT_SRP_SHORT_IU_LEN];
 	unsigned long flags;
 	unsigned int nr;
 	u32 len;
-	int i, ret;
+	int ret;
 
-	for (i = 0; i < 8; i++)		/* the tag, big-endian */
-		iu[8 + i] = (ini->req.tag ^ 0xc0ffee) >> (56 - 8 * i);
+	KUNIT_ASSERT_EQ(test, cmkit_srp_encode_short_iu(iu, sizeof(iu), &rsp),
+			CMKIT_SRP_SHORT_IU_LEN);
 	srpt_rx_watch(ini->req.tag);
 	ret = srpt_qp_send(srpt_ini_qp(ini), srpt_ini_pd(ini), iu, sizeof(iu),
 			   &status);
@@ -1160,6 +1166,9 @@ static void srpt_expect_data(struct kunit *test, struct srpt_ini *ini)
 	KUNIT_EXPECT_EQ(test, len, (u32)sizeof(iu));
 	KUNIT_EXPECT_EQ_MSG(test, memcmp(got, iu, sizeof(iu)), 0,
 			    "the target received other bytes than were sent");
+	KUNIT_EXPECT_EQ(test, cmkit_srp_decode_short_iu(got, len, CMKIT_SRP_CRED_RSP,
+							&got_iu), 0);
+	KUNIT_EXPECT_EQ(test, (u64)got_iu.tag, (u64)rsp.tag);
 }
 
 /*
