@@ -35,6 +35,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/umh.h>
+#include <linux/utsname.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
@@ -1951,6 +1952,9 @@ static bool srpt_fail_nth_once(struct srpt_ctx *ctx, struct srpt_relay *relay,
  * test's own task, and destroys the id on a non-zero return as ib_cm
  * would.  The target disconnect is the control plane's, in this task too.
  */
+static const char srpt_rxe_61_fail_nth_skip[] =
+	"rxe on 6.1: a failed rxe_create_qp() deletes timers it never set up (lockdep: non-static key)";
+
 static void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
 {
 	struct srpt_counters c;
@@ -1959,6 +1963,16 @@ static void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
 	bool done = false;
 	unsigned int n;
 
+	/*
+	 * A known rxe bug, not an API difference, so a release check rather
+	 * than a build probe: 6.1's rxe_qp_do_cleanup() deletes timers that a
+	 * failed rxe_create_qp() never set up, and lockdep then switches itself
+	 * off for the rest of the run ("trying to register non-static key").
+	 * Fixed upstream by "RDMA/rxe: Fix "trying to register non-static key
+	 * in rxe_qp_do_cleanup" bug" (in 6.12, not in 6.1.192).
+	 */
+	if (!strncmp(init_utsname()->release, "6.1.", 4))
+		cmkit_skip(test, "%s", srpt_rxe_61_fail_nth_skip);
 	srpt_setup(&ctx, test, false);
 	relay = srpt_relay_create(test, ctx.dev);
 	srpt_fail_nth_setup(test);
