@@ -28,28 +28,24 @@
  * then returns 0 for every event, whatever happens.
  *
  * Locking: sdev->mutex serialises logins against disconnects and protects
- * sdev->enabled; a channel's list entry is changed with both sdev->mutex and
- * srpt_lock held, so either one is enough to walk a device's channels.
- * ch->lock protects ch->state, which only ever moves up.
+ * sdev->enabled and every change of sdev->ch_list.  Whoever walks the list
+ * under the mutex may use a listed channel's cm_id: the release work
+ * unlists a channel under the mutex before it destroys the cm_id.  Lookups
+ * that only read a channel's tag and state walk the list under RCU;
+ * channels are freed after a grace period.  ch->lock protects ch->state,
+ * which only ever moves up.
  */
 #define pr_fmt(fmt) "cmkit: srpt: " fmt
 
-#include <linux/completion.h>
-#include <linux/kref.h>
-#include <linux/list.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
-#include <linux/workqueue.h>
 #include <rdma/ib_cm.h>
-#include <rdma/ib_verbs.h>
 #include <cmkit/srp.h>
 
 #include "cmkit.h"
-#include "srpt.h"
+#include "srpt_int.h"
 
 #define CREATE_TRACE_POINTS
 #include "srpt_trace.h"
@@ -69,82 +65,21 @@ module_param(srpt_max_req_size, uint, 0444);
 MODULE_PARM_DESC(srpt_max_req_size,
 		 "srpt: largest initiator-to-target IU accepted, in bytes");
 
-/* Request limit granted at login, and the QP's queue sizes. */
+/* Request limit granted at login: the receive IUs of each channel. */
 #define SRPT_RQ_SIZE		16
+/* Send queue size (nothing is posted on it yet). */
+#define SRPT_SQ_SIZE		16
 /* Responder resources and initiator depth offered at most, as ib_srpt. */
 #define SRPT_RD_ATOMIC		4
 /* REQ results remembered for tests. */
 #define SRPT_NR_RESULTS		256
 
-/**
- * struct srpt_device - the srpt consumer's state for one RDMA device
- * @device: the device
- * @pd: protection domain of every channel's QP
- * @ib_listen: the native-form listener
- * @rdma_listen: the rdma_cm-form listener, or NULL
- * @service_id: the native service id
- * @port_id: the target port identifier a login must name
- * @kref: one reference for the ib_client, one per channel
- * @unused: completed when the last reference is gone
- * @mutex: serialises logins against disconnects; protects @enabled, and
- *	with srpt_lock @ch_list
- * @enabled: logins are accepted
- * @ch_list: the channels that took over their cm_id, until released
- * @entry: in srpt_devices
- */
-struct srpt_device {
-	struct ib_device *device;
-	struct ib_pd *pd;
-	struct ib_cm_id *ib_listen;
-	struct ib_cm_id *rdma_listen;
-	u64 service_id;
-	u8 port_id[CMKIT_SRP_PORT_ID_LEN];
-	struct kref kref;
-	struct completion unused;
-	struct mutex mutex;	/* logins vs disconnects; @enabled */
-	bool enabled;
-	struct list_head ch_list;
-	struct list_head entry;
-};
-
-/**
- * struct srpt_rdma_ch - an SRP RDMA channel: one login, one RC connection
- * @sdev: the device the login came in on
- * @cm_id: the connection's cm_id, the channel's from the hand-over on
- * @cq: completion queue of @qp
- * @qp: the target's RC QP
- * @kref: the release work's reference, plus one around each close
- * @lock: protects @state
- * @state: an enum srpt_ch_state; only moves up
- * @list: in @sdev->ch_list
- * @release_work: destroys @cm_id, @qp and @cq, then drops the reference
- * @released: the release work ran
- * @rdma_cm: the login came through the rdma_cm-form listener
- * @tag: the login's tag
- * @i_port_id: the initiator port identifier
- */
-struct srpt_rdma_ch {
-	struct srpt_device *sdev;
-	struct ib_cm_id *cm_id;
-	struct ib_cq *cq;
-	struct ib_qp *qp;
-	struct kref kref;
-	spinlock_t lock;	/* protects @state */
-	enum srpt_ch_state state;
-	struct list_head list;
-	struct work_struct release_work;
-	bool released;
-	bool rdma_cm;
-	u64 tag;
-	u8 i_port_id[CMKIT_SRP_PORT_ID_LEN];
-};
-
-/* Protects srpt_devices, the REQ results, and (with sdev->mutex) ch_list. */
+/* Protects srpt_devices and the REQ results. */
 static DEFINE_SPINLOCK(srpt_lock);
 static LIST_HEAD(srpt_devices);
 static struct workqueue_struct *srpt_wq;
 static struct ib_client srpt_client;
-static bool srpt_registered;
+static bool srpt_registered;	/* under srpt_start_mutex */
 
 static atomic_t srpt_nr_ch_alloc = ATOMIC_INIT(0);
 static atomic_t srpt_nr_ch_handed_over = ATOMIC_INIT(0);
@@ -152,6 +87,7 @@ static atomic_t srpt_nr_ch_freed = ATOMIC_INIT(0);
 static atomic_t srpt_nr_cm_id_destroyed = ATOMIC_INIT(0);
 static atomic_t srpt_nr_release_twice = ATOMIC_INIT(0);
 static atomic_t srpt_nr_req_rejected = ATOMIC_INIT(0);
+static atomic_t srpt_nr_req_accepted = ATOMIC_INIT(0);
 
 static struct {
 	u64 tag;
@@ -168,23 +104,71 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_wait);
 
 static const char * const srpt_fault_steps[] = {
 	[SRPT_FAULT_CH_ALLOC] = "ch_alloc",
+	[SRPT_FAULT_CQ_CREATE] = "cq_create",
 	[SRPT_FAULT_QP_CREATE] = "qp_create",
+	[SRPT_FAULT_QP_INIT] = "qp_init",
+	[SRPT_FAULT_RECV_ALLOC] = "recv_alloc",
+	[SRPT_FAULT_RECV_POST] = "recv_post",
 	[SRPT_FAULT_QP_RTR] = "qp_rtr",
 	[SRPT_FAULT_REP_SEND] = "rep_send",
+	[SRPT_FAULT_QP_RTS] = "qp_rts",
+	[SRPT_FAULT_DREQ_SEND] = "dreq_send",
+	[SRPT_FAULT_DREP_SEND] = "drep_send",
+	[SRPT_FAULT_WQ_ALLOC] = "wq_alloc",
+	[SRPT_FAULT_CLIENT_REG] = "client_register",
 };
 
-/* The fault points of srpt_cm_req_recv(), on the kernel's framework. */
+/* The fault points of the accept path and of start, on the kernel's framework. */
 struct cmkit_fault srpt_fault_points = CMKIT_FAULT_INIT("srpt", srpt_fault_steps);
 EXPORT_SYMBOL_IF_KUNIT(srpt_fault_points);
 
-/* Should @fault's step fail now?  (Armed from debugfs or by a test.) */
-static bool srpt_fault(enum srpt_fault fault)
+/**
+ * srpt_fault - should this step fail now?
+ * @fault: the step about to run
+ *
+ * Armed from debugfs (cmkit/srpt/fail_steps) or by a test.
+ *
+ * Return: true if the caller must fail the step as if it had failed.
+ */
+bool srpt_fault(enum srpt_fault fault)
 {
 	if (!cmkit_should_fail(&srpt_fault_points, fault))
 		return false;
 	trace_srpt_fault(fault);
 	return true;
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+static srpt_hook_fn srpt_test_hook;
+
+/**
+ * cmkit_srpt_set_hook - call @fn at each enum srpt_hook point
+ * @fn: the test's hook, or NULL
+ *
+ * The caller makes sure no hook call is still running before the function
+ * goes away (its case waits until every channel is freed).
+ */
+void cmkit_srpt_set_hook(srpt_hook_fn fn)
+{
+	WRITE_ONCE(srpt_test_hook, fn);
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_set_hook);
+
+/**
+ * srpt_hook - let a KUnit case pin the order of a race here
+ * @hook: the point reached
+ * @tag: the login tag of the channel
+ * @data: for SRPT_HOOK_RECV the IU, else NULL
+ * @len: the length of @data
+ */
+void srpt_hook(enum srpt_hook hook, u64 tag, const void *data, u32 len)
+{
+	srpt_hook_fn fn = READ_ONCE(srpt_test_hook);
+
+	if (fn)
+		fn(hook, tag, data, len);
+}
+#endif
 
 static void srpt_record_result(u64 tag, int ret)
 {
@@ -202,7 +186,7 @@ static void srpt_release_device(struct kref *kref)
 {
 	struct srpt_device *sdev = container_of(kref, struct srpt_device, kref);
 
-	complete(&sdev->unused);
+	wake_up_var(&sdev->kref);
 }
 
 static void srpt_put_device(struct srpt_device *sdev)
@@ -213,10 +197,16 @@ static void srpt_put_device(struct srpt_device *sdev)
 /* The channel's cm_id, as traces and ib_cm's own tracepoints show it. */
 static u32 srpt_ch_id(const struct srpt_rdma_ch *ch)
 {
-	return be32_to_cpu(ch->cm_id->local_id);
+	return ch->id;
 }
 
-static enum srpt_ch_state srpt_get_ch_state(struct srpt_rdma_ch *ch)
+/**
+ * srpt_get_ch_state - the state of a channel, now
+ * @ch: the channel
+ *
+ * Return: an enum srpt_ch_state.
+ */
+enum srpt_ch_state srpt_get_ch_state(struct srpt_rdma_ch *ch)
 {
 	enum srpt_ch_state state;
 	unsigned long flags;
@@ -251,18 +241,38 @@ static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state next)
 	return changed;
 }
 
+/*
+ * A step of a channel's life failed: traced, and logged at a bounded rate
+ * (a flood of logins can make allocations fail).  @step is the fault
+ * point of the step, SRPT_FAULT_NR for moving the QP to the error state.
+ */
+static void srpt_step_failed(struct srpt_rdma_ch *ch, int step, int ret)
+{
+	trace_srpt_step_failed(ch->id, ch->tag, step, ret);
+	pr_warn_ratelimited("%s: channel of tag %#llx: %s failed: %d\n",
+			    dev_name(&ch->sdev->device->dev), ch->tag,
+			    step < SRPT_FAULT_NR ? srpt_fault_steps[step] : "qp_err",
+			    ret);
+}
+
 static void srpt_free_ch(struct kref *kref)
 {
 	struct srpt_rdma_ch *ch = container_of(kref, struct srpt_rdma_ch, kref);
 	struct srpt_device *sdev = ch->sdev;
 
-	kfree(ch);
+	/* An RCU lookup may still be reading its tag or state. */
+	kfree_rcu(ch, rcu);
 	atomic_inc(&srpt_nr_ch_freed);
 	srpt_put_device(sdev);
 	wake_up_all(&cmkit_srpt_wait);
 }
 
-/* Move @ch's QP to @state with the attributes ib_cm derives for it. */
+/*
+ * Move @ch's QP to @state with the attributes ib_cm derives for it, except
+ * at RTR: the QP goes there before the REP is sent, when ib_cm knows
+ * neither the PSN the REP will announce nor what it will offer, so the
+ * channel's own values are used, the ones the REP then carries.
+ */
 static int srpt_ch_qp_modify(struct srpt_rdma_ch *ch, enum ib_qp_state state)
 {
 	struct ib_qp_attr attr = { .qp_state = state };
@@ -273,7 +283,29 @@ static int srpt_ch_qp_modify(struct srpt_rdma_ch *ch, enum ib_qp_state state)
 	ret = ib_cm_init_qp_attr(ch->cm_id, &attr, &mask);
 	if (ret)
 		return ret;
+	if (state == IB_QPS_RTR) {
+		attr.rq_psn = ch->psn;
+		attr.max_dest_rd_atomic = ch->responder_resources;
+	}
 	return ib_modify_qp(ch->qp, &attr, mask);
+}
+
+/*
+ * Undo srpt_create_ch_ib().  A QP that reached RTR may have received IUs
+ * into the ring: drain its receive queue (nothing is ever posted on the
+ * send queue) before the ring is freed.  A QP that never reached RTR
+ * received nothing, and may not be drainable at all (rxe leaves the
+ * receive side of a QP whose RTR failed for lack of memory stopped, so a
+ * drain would wait forever); destroying it and freeing the CQ (which
+ * waits for its completion handler) is enough.
+ */
+static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
+{
+	if (ch->qp_rtr)
+		ib_drain_rq(ch->qp);
+	ib_destroy_qp(ch->qp);
+	ib_free_cq(ch->cq);
+	srpt_free_recv_ring(ch);
 }
 
 /* The release work item: the only place that destroys a channel's cm_id. */
@@ -291,23 +323,25 @@ static void srpt_release_channel_work(struct work_struct *work)
 	ch->released = true;
 
 	/*
+	 * Off the list first, under the mutex: whoever walks the list under
+	 * it (a relogin's single-channel policy, a disconnect, a removal) and
+	 * still finds the channel may use its cm_id until it lets go.
+	 */
+	srpt_hook(SRPT_HOOK_RELEASE, ch->tag, NULL, 0);
+	mutex_lock(&sdev->mutex);
+	list_del_rcu(&ch->list);
+	mutex_unlock(&sdev->mutex);
+
+	/*
 	 * Waits for a handler running on this cm_id to return; a handler never
 	 * waits for this work, so this cannot deadlock.  No handler sees @ch
 	 * after this.  An established connection gets a DREQ from ib_cm.
 	 */
+	srpt_hook(SRPT_HOOK_DESTROY, ch->tag, NULL, 0);
 	ib_destroy_cm_id(ch->cm_id);
 	atomic_inc(&srpt_nr_cm_id_destroyed);
 
-	mutex_lock(&sdev->mutex);
-	spin_lock(&srpt_lock);
-	list_del(&ch->list);
-	spin_unlock(&srpt_lock);
-	mutex_unlock(&sdev->mutex);
-
-	ib_destroy_qp(ch->qp);
-	ib_free_cq(ch->cq);
-	pr_info("%s: released channel of tag %#llx\n",
-		dev_name(&sdev->device->dev), ch->tag);
+	srpt_destroy_ch_ib(ch);
 	kref_put(&ch->kref, srpt_free_ch);
 }
 
@@ -315,9 +349,10 @@ static void srpt_release_channel_work(struct work_struct *work)
  * srpt_close_ch - close a channel and queue its release
  * @ch: a channel that owns its cm_id
  *
- * Moves @ch to DRAINING, its QP to the error state (there is nothing to
- * drain: nothing is ever posted), then to DISCONNECTED, and queues the
- * release work.  Called from a CM callback or with sdev->mutex held.
+ * Moves @ch to DRAINING, its QP to the error state (which flushes the
+ * receive IUs; the release work drains them), then to DISCONNECTED, and
+ * queues the release work.  Called from a CM callback or with sdev->mutex
+ * held.
  *
  * Return: true if this call closed @ch, false if it was closed already.
  */
@@ -330,8 +365,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	kref_get(&ch->kref);
 	ret = srpt_ch_qp_modify(ch, IB_QPS_ERR);
 	if (ret)
-		pr_warn("moving the QP of tag %#llx to error failed: %d\n",
-			ch->tag, ret);
+		srpt_step_failed(ch, SRPT_FAULT_NR, ret);
 	srpt_set_ch_state(ch, SRPT_CH_DISCONNECTED);
 	queue_work(srpt_wq, &ch->release_work);
 	kref_put(&ch->kref, srpt_free_ch);
@@ -343,10 +377,13 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
  * @ch: a channel that owns its cm_id
  *
  * Sends a DREQ, or a DREP if the peer's DREQ came first; if neither can be
- * sent, closes the channel.  Called from a CM callback or with sdev->mutex
- * held, so never concurrently with the REP of srpt_cm_req_recv().
+ * sent (the connection is gone, or the send failed), closes the channel.
+ * Called from a CM callback on @ch's cm_id or with sdev->mutex held on a
+ * listed channel: either way the release work cannot destroy the cm_id
+ * meanwhile, and no REP of srpt_cm_req_recv() runs concurrently.
  *
- * Return: 0, -ENOTCONN if @ch was already disconnecting, or the DREP's error.
+ * Return: 0 once this call claimed @ch (DISCONNECTING), whatever the CM
+ * said; -ENOTCONN if @ch was disconnecting already.
  */
 static int srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 {
@@ -354,13 +391,16 @@ static int srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 
 	if (!srpt_set_ch_state(ch, SRPT_CH_DISCONNECTING))
 		return -ENOTCONN;
-	dreq = ib_send_cm_dreq(ch->cm_id, NULL, 0);
+	srpt_hook(SRPT_HOOK_DISCONNECT, ch->tag, NULL, 0);
+	dreq = srpt_fault(SRPT_FAULT_DREQ_SEND) ? -ENOMEM :
+	       ib_send_cm_dreq(ch->cm_id, NULL, 0);
 	if (dreq)
-		drep = ib_send_cm_drep(ch->cm_id, NULL, 0);
+		drep = srpt_fault(SRPT_FAULT_DREP_SEND) ? -ENOMEM :
+		       ib_send_cm_drep(ch->cm_id, NULL, 0);
 	trace_srpt_disconnect(srpt_ch_id(ch), ch->tag, dreq, drep);
-	if (drep && srpt_close_ch(ch))
-		drep = 0;
-	return drep;
+	if (drep)
+		srpt_close_ch(ch);
+	return 0;
 }
 
 static void srpt_qp_event(struct ib_event *event, void *context)
@@ -380,6 +420,10 @@ static void srpt_qp_event(struct ib_event *event, void *context)
 	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
+/*
+ * The channel's CQ and QP, its QP in INIT, and its receive IUs allocated and
+ * posted: everything a login needs before the hand-over.
+ */
 static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sdev;
@@ -387,38 +431,65 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 		.event_handler = srpt_qp_event,
 		.qp_context = ch,
 		.cap = {
-			.max_send_wr = SRPT_RQ_SIZE,
-			.max_recv_wr = SRPT_RQ_SIZE,
+			.max_send_wr = SRPT_SQ_SIZE,
+			/* One more for ib_drain_rq()'s marker. */
+			.max_recv_wr = ch->rq_size + 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
 		},
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 	};
-	int ret;
+	int step, ret;
 
-	if (srpt_fault(SRPT_FAULT_QP_CREATE))
-		return -ENOMEM;
-	ch->cq = ib_alloc_cq(sdev->device, ch, 2 * SRPT_RQ_SIZE, 0,
-			     IB_POLL_WORKQUEUE);
-	if (IS_ERR(ch->cq))
-		return PTR_ERR(ch->cq);
+	step = SRPT_FAULT_CQ_CREATE;
+	if (srpt_fault(step))
+		ch->cq = ERR_PTR(-ENOMEM);
+	else
+		ch->cq = ib_alloc_cq(sdev->device, ch,
+				     init.cap.max_send_wr + init.cap.max_recv_wr + 1,
+				     0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->cq)) {
+		ret = PTR_ERR(ch->cq);
+		goto fail;
+	}
 	init.send_cq = ch->cq;
 	init.recv_cq = ch->cq;
-	ch->qp = ib_create_qp(sdev->pd, &init);
+	step = SRPT_FAULT_QP_CREATE;
+	if (srpt_fault(step))
+		ch->qp = ERR_PTR(-ENOMEM);
+	else
+		ch->qp = ib_create_qp(sdev->pd, &init);
 	if (IS_ERR(ch->qp)) {
 		ret = PTR_ERR(ch->qp);
 		goto free_cq;
 	}
-	ret = srpt_ch_qp_modify(ch, IB_QPS_INIT);
+	step = SRPT_FAULT_QP_INIT;
+	if (srpt_fault(step))
+		ret = -EINVAL;
+	else
+		ret = srpt_ch_qp_modify(ch, IB_QPS_INIT);
 	if (ret)
 		goto destroy_qp;
+	step = SRPT_FAULT_RECV_ALLOC;
+	ret = srpt_alloc_recv_ring(ch);
+	if (ret)
+		goto destroy_qp;
+	step = SRPT_FAULT_RECV_POST;
+	ret = srpt_post_recv_ring(ch);
+	if (ret)
+		goto destroy_ib;
 	return 0;
 
+destroy_ib:
+	srpt_destroy_ch_ib(ch);
+	goto fail;
 destroy_qp:
 	ib_destroy_qp(ch->qp);
 free_cq:
 	ib_free_cq(ch->cq);
+fail:
+	srpt_step_failed(ch, step, ret);
 	return ret;
 }
 
@@ -439,7 +510,6 @@ static void srpt_send_rej(struct ib_cm_id *cm_id,
 			     buf, sizeof(buf));
 	trace_srpt_login_reject(cm_id, tag, reason, ret);
 	atomic_inc(&srpt_nr_req_rejected);
-	pr_info("rejected login of tag %#llx: reason %#x\n", tag, reason);
 }
 
 /*
@@ -460,22 +530,20 @@ static u8 srpt_apply_multichan(struct srpt_device *sdev,
 			continue;
 		if (srpt_disconnect_ch(old) < 0)
 			continue;
-		pr_info("relogin: disconnected the channel of tag %#llx\n",
-			old->tag);
+		trace_srpt_relogin(srpt_ch_id(old), old->tag, req->tag);
 		flags = CMKIT_SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
 	}
 	return flags;
 }
 
 static int srpt_send_rep(struct srpt_rdma_ch *ch,
-			 const struct ib_cm_req_event_param *param,
 			 const struct cmkit_srp_login_req *req, u8 rsp_flags)
 {
 	struct srpt_device *sdev = ch->sdev;
 	struct cmkit_srp_login_rsp rsp = {
 		.tag = req->tag,
-		.req_lim_delta = SRPT_RQ_SIZE,
-		.max_it_iu_len = srpt_max_req_size,
+		.req_lim_delta = ch->rq_size,
+		.max_it_iu_len = ch->max_it_iu_len,
 		.max_ti_iu_len = req->it_iu_len,
 		.buf_fmt = CMKIT_SRP_BUF_FORMAT_ALL,
 		.flags = rsp_flags,
@@ -483,13 +551,11 @@ static int srpt_send_rep(struct srpt_rdma_ch *ch,
 	u8 buf[CMKIT_SRP_LOGIN_RSP_LEN];
 	struct ib_cm_rep_param rep = {
 		.qp_num = ch->qp->qp_num,
-		.starting_psn = get_random_u32() & 0xffffff,
+		.starting_psn = ch->psn,
 		.private_data = buf,
 		.private_data_len = sizeof(buf),
-		.responder_resources = min_t(u8, param->responder_resources,
-					     SRPT_RD_ATOMIC),
-		.initiator_depth = min_t(u8, param->initiator_depth,
-					 SRPT_RD_ATOMIC),
+		.responder_resources = ch->responder_resources,
+		.initiator_depth = ch->initiator_depth,
 		.flow_control = 1,
 		.rnr_retry_count = 7,
 	};
@@ -532,7 +598,6 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 			    const void *pdata, struct cmkit_srp_login_req *req)
 {
 	bool rdma_cm = param->listen_id == sdev->rdma_listen;
-	const char *name = dev_name(&sdev->device->dev);
 	struct cmkit_cma_hdr hdr;
 	enum cmkit_srp_pdata what;
 	struct srpt_rdma_ch *ch;
@@ -547,6 +612,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	if (what != CMKIT_SRP_PDATA_OK) {
 		/* No tag to answer with: ib_cm sends a plain REJ. */
 		trace_srpt_login_malformed(cm_id, rdma_cm, what);
+		atomic_inc(&srpt_nr_req_rejected);
 		return -EINVAL;
 	}
 	reason = cmkit_srp_login_check(req, srpt_max_req_size, sdev->port_id);
@@ -565,6 +631,21 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	kref_get(&sdev->kref);
 	ch->sdev = sdev;
 	ch->cm_id = cm_id;
+	ch->id = be32_to_cpu(cm_id->local_id);
+	ch->rq_size = SRPT_RQ_SIZE;
+	ch->max_it_iu_len = srpt_max_req_size;
+	/* The first PSN the initiator sends: the REP's, and the QP's at RTR. */
+	ch->psn = get_random_u32() & 0xffffff;
+	/*
+	 * What the REP offers, and the QP gets: no more than the initiator
+	 * asked for, than srpt offers, or than the device supports.
+	 */
+	ch->responder_resources =
+		min_t(u32, param->responder_resources,
+		      min_t(u32, SRPT_RD_ATOMIC, sdev->device->attrs.max_qp_rd_atom));
+	ch->initiator_depth =
+		min_t(u32, param->initiator_depth,
+		      min_t(u32, SRPT_RD_ATOMIC, sdev->device->attrs.max_qp_init_rd_atom));
 	kref_init(&ch->kref);
 	spin_lock_init(&ch->lock);
 	ch->state = SRPT_CH_CONNECTING;
@@ -575,23 +656,17 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	memcpy(ch->i_port_id, req->initiator_port_id, sizeof(ch->i_port_id));
 
 	ret = srpt_create_ch_ib(ch);
-	if (ret) {
-		pr_err("%s: creating the QP of tag %#llx failed: %d\n", name,
-		       ch->tag, ret);
+	if (ret)
 		goto reject_free;
-	}
 
 	mutex_lock(&sdev->mutex);
 	if (!sdev->enabled) {
 		mutex_unlock(&sdev->mutex);
-		ib_destroy_qp(ch->qp);
-		ib_free_cq(ch->cq);
+		srpt_destroy_ch_ib(ch);
 		goto reject_free;
 	}
 	rsp_flags = srpt_apply_multichan(sdev, req);
-	spin_lock(&srpt_lock);
-	list_add_tail(&ch->list, &sdev->ch_list);
-	spin_unlock(&srpt_lock);
+	list_add_tail_rcu(&ch->list, &sdev->ch_list);
 	/* The hand-over: from here on the release work destroys cm_id. */
 	cm_id->context = ch;
 	atomic_inc(&srpt_nr_ch_handed_over);
@@ -602,21 +677,20 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 		ret = -EIO;
 	else
 		ret = srpt_ch_qp_modify(ch, IB_QPS_RTR);
+	ch->qp_rtr = !ret;
 	if (ret) {
-		pr_err("%s: moving the QP of tag %#llx to RTR failed: %d\n",
-		       name, ch->tag, ret);
+		srpt_step_failed(ch, SRPT_FAULT_QP_RTR, ret);
 		goto reject_close;
 	}
-	ret = srpt_send_rep(ch, param, req, rsp_flags);
+	ret = srpt_send_rep(ch, req, rsp_flags);
 	if (ret) {
-		pr_err("%s: sending the REP for tag %#llx failed: %d\n",
-		       name, ch->tag, ret);
+		srpt_step_failed(ch, SRPT_FAULT_REP_SEND, ret);
 		goto reject_close;
 	}
+	/* Accepted once its REP is out; a REJ after the hand-over rejects. */
+	atomic_inc(&srpt_nr_req_accepted);
 	trace_srpt_login_accept(srpt_ch_id(ch), ch->tag,
 				srpt_get_ch_state(ch));
-	pr_info("%s: accepted %s login of tag %#llx, initiator %16phN\n", name,
-		rdma_cm ? "rdma_cm" : "ib_cm", ch->tag, ch->i_port_id);
 	return 0;
 
 reject_close:
@@ -638,10 +712,12 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	/* RTU after USER_ESTABLISHED, or either after a close: nothing to do. */
 	if (srpt_get_ch_state(ch) != SRPT_CH_CONNECTING)
 		return;
-	ret = srpt_ch_qp_modify(ch, IB_QPS_RTS);
+	if (srpt_fault(SRPT_FAULT_QP_RTS))
+		ret = -EINVAL;
+	else
+		ret = srpt_ch_qp_modify(ch, IB_QPS_RTS);
 	if (ret) {
-		pr_err("moving the QP of tag %#llx to RTS failed: %d\n",
-		       ch->tag, ret);
+		srpt_step_failed(ch, SRPT_FAULT_QP_RTS, ret);
 		srpt_close_ch(ch);
 		return;
 	}
@@ -650,7 +726,6 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 
 static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)
 {
-	pr_info("initiator disconnects the channel of tag %#llx\n", ch->tag);
 	/*
 	 * The DREQ cannot be sent in DREQ_RCVD, so this sends the DREP; then
 	 * ib_cm enters timewait and TIMEWAIT_EXIT closes the channel.  A DREQ
@@ -662,9 +737,10 @@ static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)
 
 /**
  * srpt_cm_handler - the IB CM callback of both srpt listeners and channels
- * @cm_id: the id the event is for; on IB_CM_REQ_RECEIVED a new id whose
- *	context is the &struct srpt_device of the listener, on every later
- *	event the &struct srpt_rdma_ch that took it over
+ * @cm_id: the id the event is for; on IB_CM_REQ_RECEIVED and
+ *	IB_CM_SIDR_REQ_RECEIVED a new id whose context is the &struct
+ *	srpt_device of the listener, on every later event the &struct
+ *	srpt_rdma_ch that took it over
  * @event: the event
  *
  * Called by ib_cm in process context without CM locks held; may sleep.  It
@@ -676,29 +752,44 @@ static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)
  * a timewait, so no later event would ever close a channel left CONNECTING.
  *
  * Return: a non-zero value makes the caller destroy @cm_id.  It is non-zero
- * only when srpt_cm_req_recv() failed before handing @cm_id over to a
- * channel; any other non-zero return would race with the channel's release
- * work destroying the same id.  Every event other than a REQ returns 0.
+ * only when no channel owns @cm_id: when srpt_cm_req_recv() failed before
+ * handing @cm_id over to a channel, and for every SIDR REQ (srpt serves RC
+ * channels only; the requester gets a SIDR REP that refuses).  Any other
+ * non-zero return would race with the channel's release work destroying
+ * the same id, so every other event returns 0.
  */
 int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 {
-	/* Not a channel yet on IB_CM_REQ_RECEIVED: see above. */
-	struct srpt_rdma_ch *ch = cm_id->context;
 	struct cmkit_srp_login_req req = { };
+	struct srpt_rdma_ch *ch;
 	int ret;
 
 	trace_srpt_cm_event(cm_id, event->event, cm_id->context);
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
+		/* cm_id->context is the listener's device, not a channel. */
 		ret = srpt_cm_req_recv(cm_id->context, cm_id,
 				       &event->param.req_rcvd,
 				       event->private_data, &req);
 		trace_srpt_req_done(cm_id, req.tag, ret);
 		srpt_record_result(req.tag, ret);
 		return ret;
+	case IB_CM_SIDR_REQ_RECEIVED:
+		/* The listener's device again: no channel, none to come. */
+		ret = ib_send_cm_sidr_rep(cm_id, &(struct ib_cm_sidr_rep_param){
+						.status = IB_SIDR_REJECT });
+		trace_srpt_sidr_reject(cm_id, ret);
+		return -EOPNOTSUPP;
+	default:
+		break;
+	}
+
+	/* Every other event is on an id a channel took over. */
+	ch = cm_id->context;
+	switch (event->event) {
 	case IB_CM_REJ_RECEIVED:
-		pr_info("initiator rejected the REP of tag %#llx: reason %d\n",
-			ch->tag, event->param.rej_rcvd.reason);
+		trace_srpt_rej_recv(srpt_ch_id(ch), ch->tag,
+				    event->param.rej_rcvd.reason);
 		srpt_close_ch(ch);
 		break;
 	case IB_CM_RTU_RECEIVED:
@@ -713,7 +804,7 @@ int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 		srpt_close_ch(ch);
 		break;
 	case IB_CM_REP_ERROR:
-		pr_info("no RTU for the REP of tag %#llx\n", ch->tag);
+		/* No RTU: the trace of the event says so; close. */
 		srpt_close_ch(ch);
 		break;
 	case IB_CM_DREQ_ERROR:
@@ -721,12 +812,12 @@ int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 	case IB_CM_MRA_RECEIVED:
 		break;
 	default:
-		pr_err("unexpected CM event %d on the channel of tag %#llx\n",
-		       event->event, ch->tag);
+		/* Nothing srpt asked for (LAP, APR): the trace above says which. */
 		break;
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(srpt_cm_handler);
 
 static struct ib_cm_id *srpt_listen(struct srpt_device *sdev, u64 service_id)
 {
@@ -770,7 +861,6 @@ static int srpt_add_one(struct ib_device *device)
 	sdev->service_id = srpt_service_id ?: guid;
 	cmkit_srp_port_id_make(sdev->port_id, sdev->service_id, guid);
 	kref_init(&sdev->kref);
-	init_completion(&sdev->unused);
 	mutex_init(&sdev->mutex);
 	INIT_LIST_HEAD(&sdev->ch_list);
 	sdev->enabled = true;
@@ -831,9 +921,14 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 	list_del(&sdev->entry);
 	spin_unlock(&srpt_lock);
 
-	/* Every channel holds a reference until its release work is done. */
+	/*
+	 * Every channel holds a reference until its release work is done.
+	 * Bounded: a channel that is never released is a leak, said so.
+	 */
 	srpt_put_device(sdev);
-	wait_for_completion(&sdev->unused);
+	cmkit_wait_released(&sdev->kref, !kref_read(&sdev->kref),
+			    "srpt: %s: %u channels never released\n",
+			    dev_name(&device->dev), kref_read(&sdev->kref));
 	ib_dealloc_pd(sdev->pd);
 	pr_info("%s: stopped\n", dev_name(&device->dev));
 	kfree(sdev);
@@ -857,7 +952,9 @@ void cmkit_srpt_counters(struct srpt_counters *c)
 	c->cm_id_destroyed = atomic_read(&srpt_nr_cm_id_destroyed);
 	c->release_twice = atomic_read(&srpt_nr_release_twice);
 	c->req_rejected = atomic_read(&srpt_nr_req_rejected);
+	c->req_accepted = atomic_read(&srpt_nr_req_accepted);
 	c->faults_fired = atomic_read(&srpt_fault_points.fired);
+	c->iu_received = srpt_nr_received();
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_counters);
 
@@ -919,14 +1016,41 @@ int cmkit_srpt_ch_state(u64 tag)
 	int state = -ENOENT;
 
 	spin_lock(&srpt_lock);
+	rcu_read_lock();
 	list_for_each_entry(sdev, &srpt_devices, entry)
-		list_for_each_entry(ch, &sdev->ch_list, list)
+		list_for_each_entry_rcu(ch, &sdev->ch_list, list)
 			if (ch->tag == tag)
 				state = srpt_get_ch_state(ch);
+	rcu_read_unlock();
 	spin_unlock(&srpt_lock);
 	return state;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_ch_state);
+
+/* The device with a channel of login @tag, with a reference, or NULL. */
+static struct srpt_device *srpt_get_device_of(u64 tag)
+{
+	struct srpt_device *sdev, *found = NULL;
+	struct srpt_rdma_ch *ch;
+
+	spin_lock(&srpt_lock);
+	rcu_read_lock();
+	list_for_each_entry(sdev, &srpt_devices, entry) {
+		list_for_each_entry_rcu(ch, &sdev->ch_list, list) {
+			if (ch->tag == tag) {
+				found = sdev;
+				break;
+			}
+		}
+		if (found)
+			break;
+	}
+	rcu_read_unlock();
+	if (found)
+		kref_get(&found->kref);
+	spin_unlock(&srpt_lock);
+	return found;
+}
 
 /**
  * cmkit_srpt_disconnect - the target disconnects the channel of a login
@@ -937,33 +1061,19 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_ch_state);
  */
 int cmkit_srpt_disconnect(u64 tag)
 {
-	struct srpt_device *sdev, *found = NULL;
+	struct srpt_device *sdev;
 	struct srpt_rdma_ch *ch;
 	int ret = -ENOENT;
 
-	spin_lock(&srpt_lock);
-	list_for_each_entry(sdev, &srpt_devices, entry) {
-		list_for_each_entry(ch, &sdev->ch_list, list) {
-			if (ch->tag == tag) {
-				found = sdev;
-				break;
-			}
-		}
-		if (found)
-			break;
-	}
-	if (found)
-		kref_get(&found->kref);
-	spin_unlock(&srpt_lock);
-	if (!found)
+	sdev = srpt_get_device_of(tag);
+	if (!sdev)
 		return ret;
-
-	mutex_lock(&found->mutex);
-	list_for_each_entry(ch, &found->ch_list, list)
+	mutex_lock(&sdev->mutex);
+	list_for_each_entry(ch, &sdev->ch_list, list)
 		if (ch->tag == tag)
 			ret = srpt_disconnect_ch(ch);
-	mutex_unlock(&found->mutex);
-	srpt_put_device(found);
+	mutex_unlock(&sdev->mutex);
+	srpt_put_device(sdev);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_disconnect);
@@ -993,6 +1103,59 @@ int cmkit_srpt_target(struct ib_device *device, u64 *service_id, u8 *port_id)
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_target);
+
+/**
+ * cmkit_srpt_query_qp - the attributes of the QP of a login's channel
+ * @tag: the login's tag
+ * @attr: filled in by ib_query_qp()
+ *
+ * Return: 0, -ENOENT if there is no such channel, or ib_query_qp()'s error.
+ */
+int cmkit_srpt_query_qp(u64 tag, struct ib_qp_attr *attr)
+{
+	struct ib_qp_init_attr init;
+	struct srpt_device *sdev;
+	struct srpt_rdma_ch *ch;
+	int ret = -ENOENT;
+
+	sdev = srpt_get_device_of(tag);
+	if (!sdev)
+		return ret;
+	/* Under the device's mutex a listed channel keeps its QP. */
+	mutex_lock(&sdev->mutex);
+	list_for_each_entry(ch, &sdev->ch_list, list) {
+		if (ch->tag == tag) {
+			ret = ib_query_qp(ch->qp, attr, ~0, &init);
+			break;
+		}
+	}
+	mutex_unlock(&sdev->mutex);
+	srpt_put_device(sdev);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_query_qp);
+
+/**
+ * cmkit_srpt_listen_context - the context of a device's listeners' cm_ids
+ * @device: an RDMA device
+ *
+ * What srpt_cm_handler() finds in cm_id->context on IB_CM_REQ_RECEIVED, for
+ * a test that delivers a REQ it received itself.
+ *
+ * Return: the context, or NULL if srpt does not listen on @device.
+ */
+void *cmkit_srpt_listen_context(struct ib_device *device)
+{
+	struct srpt_device *sdev, *found = NULL;
+
+	spin_lock(&srpt_lock);
+	list_for_each_entry(sdev, &srpt_devices, entry)
+		if (sdev->device == device)
+			found = sdev;
+	spin_unlock(&srpt_lock);
+	return found;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_listen_context);
 
 /**
  * srpt_show_targets - one line per device with listeners, for debugfs
@@ -1035,58 +1198,138 @@ u32 cmkit_srpt_max_it_iu_len(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_max_it_iu_len);
 
-/**
- * cmkit_srpt_restart - run the unload path, then the load path again
- *
- * What unloading cmkit does to srpt, with whatever channels are live, for a
- * test module that keeps cmkit loaded by depending on it.
- *
- * Return: cmkit_srpt_init()'s result.
+/*
+ * Start and stop: at load and unload, from the control plane, and (for the
+ * tests) a restart that does what unloading and loading cmkit would.  One
+ * mutex makes each of them whole, so the client is registered at most once
+ * and a failed start leaves srpt stopped, ready to be started again.
  */
-int cmkit_srpt_restart(void)
-{
-	cmkit_srpt_exit();
-	return cmkit_srpt_init();
-}
-EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_restart);
+static DEFINE_MUTEX(srpt_start_mutex);
 
-/**
- * cmkit_srpt_init - bring up the srpt consumer on every device
- *
- * Return: 0 on success, or a negative errno.
- */
-int cmkit_srpt_init(void)
+static int srpt_start_locked(void)
 {
 	int ret;
 
+	lockdep_assert_held(&srpt_start_mutex);
+	if (srpt_registered)
+		return -EALREADY;
 	if (srpt_max_req_size < CMKIT_SRP_MIN_IT_IU_LEN) {
 		pr_err("srpt_max_req_size %u is below %u\n", srpt_max_req_size,
 		       CMKIT_SRP_MIN_IT_IU_LEN);
 		return -EINVAL;
 	}
-	srpt_wq = alloc_workqueue("cmkit_srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (srpt_fault(SRPT_FAULT_WQ_ALLOC))
+		srpt_wq = NULL;
+	else
+		srpt_wq = alloc_workqueue("cmkit_srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!srpt_wq)
 		return -ENOMEM;
-	ret = ib_register_client(&srpt_client);
+	if (srpt_fault(SRPT_FAULT_CLIENT_REG))
+		ret = -ENOMEM;
+	else
+		ret = ib_register_client(&srpt_client);
 	if (ret) {
 		destroy_workqueue(srpt_wq);
+		srpt_wq = NULL;
 		return ret;
 	}
 	srpt_registered = true;
 	return 0;
 }
 
-/**
- * cmkit_srpt_exit - tear down every srpt object still alive
- *
+/*
  * Removing the client from each device closes that device's channels and
  * waits until each is released.
  */
-void cmkit_srpt_exit(void)
+static int srpt_stop_locked(void)
 {
+	lockdep_assert_held(&srpt_start_mutex);
 	if (!srpt_registered)
-		return;
+		return -EALREADY;
 	ib_unregister_client(&srpt_client);
 	destroy_workqueue(srpt_wq);
+	srpt_wq = NULL;
 	srpt_registered = false;
+	return 0;
+}
+
+/**
+ * cmkit_srpt_start - listen on every device that speaks the IB CM
+ *
+ * Return: 0, -EALREADY if srpt is started already, or the errno of the
+ * step that failed (srpt is then stopped).
+ */
+int cmkit_srpt_start(void)
+{
+	int ret;
+
+	mutex_lock(&srpt_start_mutex);
+	ret = srpt_start_locked();
+	mutex_unlock(&srpt_start_mutex);
+	return ret;
+}
+
+/**
+ * cmkit_srpt_stop - close every channel and stop listening
+ *
+ * Return: 0 once every channel is released, or -EALREADY if srpt was
+ * stopped.
+ */
+int cmkit_srpt_stop(void)
+{
+	int ret;
+
+	mutex_lock(&srpt_start_mutex);
+	ret = srpt_stop_locked();
+	mutex_unlock(&srpt_start_mutex);
+	return ret;
+}
+
+/**
+ * cmkit_srpt_listening - is srpt started?
+ *
+ * Return: true between a successful start and the next stop.
+ */
+bool cmkit_srpt_listening(void)
+{
+	return READ_ONCE(srpt_registered);
+}
+
+/**
+ * cmkit_srpt_restart - run the unload path, then the load path again
+ *
+ * What unloading cmkit does to srpt, with whatever channels are live, for a
+ * test module that keeps cmkit loaded by depending on it; as one step, so
+ * that no start or stop of the control plane runs in between.
+ *
+ * Return: the start's result (0 whether or not srpt was started before).
+ */
+int cmkit_srpt_restart(void)
+{
+	int ret;
+
+	mutex_lock(&srpt_start_mutex);
+	srpt_stop_locked();
+	ret = srpt_start_locked();
+	mutex_unlock(&srpt_start_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_restart);
+
+/**
+ * cmkit_srpt_init - bring up the srpt consumer on every device (load)
+ *
+ * Return: 0 on success, or a negative errno.
+ */
+int cmkit_srpt_init(void)
+{
+	return cmkit_srpt_start();
+}
+
+/**
+ * cmkit_srpt_exit - tear down every srpt object still alive (unload)
+ */
+void cmkit_srpt_exit(void)
+{
+	cmkit_srpt_stop();
 }

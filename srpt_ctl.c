@@ -16,29 +16,15 @@
 #include "cmkit.h"
 #include "srpt.h"
 
-static bool srpt_ctl_stopped;	/* under srpt_ctl.lock */
-
 static int srpt_ctl_command(char *line)
 {
 	char *verb = strsep(&line, " ");
 	u64 tag;
-	int rc;
 
-	if (!strcmp(verb, "start") && !line) {
-		if (!srpt_ctl_stopped)
-			return -EALREADY;
-		rc = cmkit_srpt_init();
-		if (!rc)
-			srpt_ctl_stopped = false;
-		return rc;
-	}
-	if (!strcmp(verb, "stop") && !line) {
-		if (srpt_ctl_stopped)
-			return -EALREADY;
-		cmkit_srpt_exit();
-		srpt_ctl_stopped = true;
-		return 0;
-	}
+	if (!strcmp(verb, "start") && !line)
+		return cmkit_srpt_start();
+	if (!strcmp(verb, "stop") && !line)
+		return cmkit_srpt_stop();
 	if (!strcmp(verb, "disconnect") && line && !kstrtou64(line, 0, &tag))
 		return cmkit_srpt_disconnect(tag);
 	return -EINVAL;
@@ -58,16 +44,56 @@ static int srpt_stats_show(struct seq_file *m, void *v)
 	struct srpt_counters c;
 
 	cmkit_srpt_counters(&c);
-	seq_printf(m, "listening %d\n", !READ_ONCE(srpt_ctl_stopped));
+	seq_printf(m, "listening %d\n", cmkit_srpt_listening());
 	seq_printf(m, "logins_accepted %u\nlogins_rejected %u\n",
-		   c.ch_handed_over, c.req_rejected);
+		   c.req_accepted, c.req_rejected);
 	seq_printf(m, "channels_created %u\nchannels_freed %u\nchannels_alive %u\n",
 		   c.ch_alloc, c.ch_freed, c.ch_alloc - c.ch_freed);
 	seq_printf(m, "cm_ids_destroyed %u\nrelease_twice %u\n",
 		   c.cm_id_destroyed, c.release_twice);
+	seq_printf(m, "ius_received %u\n", c.iu_received);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_stats);
+
+/**
+ * cmkit_srpt_ctl - run one control-plane command, as a write to ctl does
+ * @cmd: the command line
+ *
+ * Return: the command's result: 0 or a negative errno.
+ */
+int cmkit_srpt_ctl(const char *cmd)
+{
+	char line[64];
+	int rc;
+
+	if (strscpy(line, cmd, sizeof(line)) < 0)
+		return -EINVAL;
+	mutex_lock(&srpt_ctl.lock);
+	rc = srpt_ctl.closing ? -ESHUTDOWN : srpt_ctl_command(line);
+	mutex_unlock(&srpt_ctl.lock);
+	return rc;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_ctl);
+
+/**
+ * cmkit_srpt_stats_read - what reading cmkit/srpt/stats gives
+ * @buf: filled in, NUL-terminated
+ * @len: room at @buf
+ *
+ * Return: the length of the text, or -EOVERFLOW if it did not fit.
+ */
+int cmkit_srpt_stats_read(char *buf, size_t len)
+{
+	struct seq_file m = { .buf = buf, .size = len - 1 };
+
+	srpt_stats_show(&m, NULL);
+	if (seq_has_overflowed(&m))
+		return -EOVERFLOW;
+	buf[m.count] = '\0';
+	return m.count;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_stats_read);
 
 static const struct cmkit_ctl_file srpt_ctl_files[] = {
 	{ "targets", &srpt_targets_fops },

@@ -28,7 +28,8 @@
 		{ IB_CM_DREP_RECEIVED, "DREP_RECEIVED" },		\
 		{ IB_CM_TIMEWAIT_EXIT, "TIMEWAIT_EXIT" },		\
 		{ IB_CM_MRA_RECEIVED, "MRA_RECEIVED" },			\
-		{ IB_CM_REJ_RECEIVED, "REJ_RECEIVED" })
+		{ IB_CM_REJ_RECEIVED, "REJ_RECEIVED" },			\
+		{ IB_CM_SIDR_REQ_RECEIVED, "SIDR_REQ_RECEIVED" })
 
 #define srpt_show_ch_state(s)						\
 	__print_symbolic(s,						\
@@ -50,6 +51,7 @@ TRACE_DEFINE_ENUM(IB_CM_DREP_RECEIVED);
 TRACE_DEFINE_ENUM(IB_CM_TIMEWAIT_EXIT);
 TRACE_DEFINE_ENUM(IB_CM_MRA_RECEIVED);
 TRACE_DEFINE_ENUM(IB_CM_REJ_RECEIVED);
+TRACE_DEFINE_ENUM(IB_CM_SIDR_REQ_RECEIVED);
 TRACE_DEFINE_ENUM(SRPT_CH_CONNECTING);
 TRACE_DEFINE_ENUM(SRPT_CH_LIVE);
 TRACE_DEFINE_ENUM(SRPT_CH_DISCONNECTING);
@@ -70,14 +72,16 @@ TRACE_EVENT(srpt_cm_event,
 			   __entry->event = event;
 			   __entry->has_context = context;),
 	    /*
-	     * Who owns the id, not where (%p is hashed anyway): a REQ's
-	     * context is its listener's port, any other event's a channel.
+	     * Who owns the id, not where (%p is hashed anyway): a REQ's or
+	     * SIDR REQ's context is its listener's port, any other event's a
+	     * channel.
 	     */
 	    TP_printk("cm_id %#x/%#x %s owner %s",
 		      __entry->local_id, __entry->remote_id,
 		      srpt_show_cm_event(__entry->event),
 		      !__entry->has_context ? "none" :
-		      __entry->event == IB_CM_REQ_RECEIVED ? "port" : "channel")
+		      __entry->event == IB_CM_REQ_RECEIVED ||
+		      __entry->event == IB_CM_SIDR_REQ_RECEIVED ? "port" : "channel")
 );
 
 /* What srpt_cm_handler() returned for a REQ: non-zero destroys the id. */
@@ -109,6 +113,20 @@ TRACE_EVENT(srpt_login_malformed,
 		      __entry->rdma_cm ? "rdma_cm" : "ib_cm",
 		      __entry->what == CMKIT_SRP_PDATA_BAD_CMA_HDR ?
 		      "no rdma_cm IP header" : "short private data")
+);
+
+/* A SIDR REQ refused: srpt has no UD service; ib_cm destroys the id. */
+TRACE_EVENT(srpt_sidr_reject,
+	    TP_PROTO(const struct ib_cm_id *cm_id, int rep_ret),
+	    TP_ARGS(cm_id, rep_ret),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, service_id)
+			     __field(int, rep_ret)),
+	    TP_fast_assign(__entry->local_id = be32_to_cpu(cm_id->local_id);
+			   __entry->service_id = be64_to_cpu(cm_id->service_id);
+			   __entry->rep_ret = rep_ret;),
+	    TP_printk("cm_id %#x service id %#llx: SIDR REP reject (send %d)",
+		      __entry->local_id, __entry->service_id, __entry->rep_ret)
 );
 
 /* A login answered with an SRP_LOGIN_REJ. */
@@ -187,6 +205,78 @@ TRACE_EVENT(srpt_disconnect,
 			   __entry->drep_ret = drep_ret;),
 	    TP_printk("cm_id %#x tag %#llx DREQ %d DREP %d", __entry->local_id,
 		      __entry->tag, __entry->dreq_ret, __entry->drep_ret)
+);
+
+/* A receive IU arrived: its length and first byte (the SRP opcode). */
+TRACE_EVENT(srpt_recv,
+	    TP_PROTO(u32 local_id, u64 tag, u32 len, u8 opcode),
+	    TP_ARGS(local_id, tag, len, opcode),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(u32, len)
+			     __field(u8, opcode)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->len = len;
+			   __entry->opcode = opcode;),
+	    TP_printk("cm_id %#x tag %#llx IU of %u bytes, opcode %#x",
+		      __entry->local_id, __entry->tag, __entry->len,
+		      __entry->opcode)
+);
+
+/* A single-channel login disconnected an older channel of its initiator. */
+TRACE_EVENT(srpt_relogin,
+	    TP_PROTO(u32 local_id, u64 tag, u64 new_tag),
+	    TP_ARGS(local_id, tag, new_tag),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(u64, new_tag)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->new_tag = new_tag;),
+	    TP_printk("cm_id %#x tag %#llx disconnected by the login of tag %#llx",
+		      __entry->local_id, __entry->tag, __entry->new_tag)
+);
+
+/* A channel event with one number, which the event's name says. */
+DECLARE_EVENT_CLASS(srpt_ch_value_class,
+		    TP_PROTO(u32 local_id, u64 tag, int value),
+		    TP_ARGS(local_id, tag, value),
+		    TP_STRUCT__entry(__field(u32, local_id)
+				     __field(u64, tag)
+				     __field(int, value)),
+		    TP_fast_assign(__entry->local_id = local_id;
+				   __entry->tag = tag;
+				   __entry->value = value;),
+		    TP_printk("cm_id %#x tag %#llx: %d", __entry->local_id,
+			      __entry->tag, __entry->value)
+);
+
+/* A posted receive completed in error (its status): flushed, closing. */
+DEFINE_EVENT(srpt_ch_value_class, srpt_recv_err,
+	     TP_PROTO(u32 local_id, u64 tag, int value),
+	     TP_ARGS(local_id, tag, value));
+
+/* The initiator rejected srpt's REP (the IB reason): the channel closes. */
+DEFINE_EVENT(srpt_ch_value_class, srpt_rej_recv,
+	     TP_PROTO(u32 local_id, u64 tag, int value),
+	     TP_ARGS(local_id, tag, value));
+
+/* A step of a channel's life failed (SRPT_FAULT_NR: QP to error). */
+TRACE_EVENT(srpt_step_failed,
+	    TP_PROTO(u32 local_id, u64 tag, int step, int ret),
+	    TP_ARGS(local_id, tag, step, ret),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(int, step)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->step = step;
+			   __entry->ret = ret;),
+	    TP_printk("cm_id %#x tag %#llx step %d failed: %d",
+		      __entry->local_id, __entry->tag, __entry->step,
+		      __entry->ret)
 );
 
 /* A failure a test injected. */
