@@ -20,7 +20,8 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INIT = os.path.join(TOP, "scripts", "guest", "init")
-GUEST_SCRIPTS = [os.path.join(TOP, "scripts", "guest", n) for n in ("lib.sh", "userspace.sh", "story.sh")]
+GUEST_SCRIPTS = [os.path.join(TOP, "scripts", "guest", n)
+                 for n in ("lib.sh", "userspace.sh", "story.sh", "bench.sh")]
 
 BINARIES = [
     "/bin/busybox",            # busybox-static
