@@ -27,7 +27,7 @@ KDIR := /lib/modules/$(shell uname -r)/build
 endif
 MODDIR := $(TOP)/build/mod/$(TAG)
 
-.PHONY: all modules setup check test run shell kernels update-kernels fuzz clean help \
+.PHONY: all modules setup check test run shell bench kernels update-kernels fuzz clean help \
 	checkpatch sparse warnings compile_commands.json
 
 all: modules
@@ -40,6 +40,7 @@ help:
 	@echo "make test                 host checks + KUnit in a guest per kernel (KVERS=, SUITES=, DEBUG=0)"
 	@echo "make run                  boot the 6.12 test kernel and drive each handler (results in build/results/run/)"
 	@echo "make shell                a shell in the test guest (KVER=6.1)"
+	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_ITEMS=)"
 	@echo "make kernels              build every test kernel up front (KVERS= narrows)"
 	@echo "make update-kernels       move kunit/kernels.pin to the archive's newest packages"
 	@echo "make fuzz                 run every libFuzzer target long (FUZZ_SECONDS each)"
@@ -78,6 +79,12 @@ run: setup
 
 shell: setup
 	@$(PYTHON) scripts/run.py shell --kernel $(or $(KVER),6.12)
+
+# Benchmarks are never tests: make test asserts no timing.  See scripts/bench.py.
+bench: setup
+	@$(PYTHON) scripts/bench.py --kernel $(or $(KVER),6.12) $(if $(BENCH_REPS),--reps $(BENCH_REPS)) \
+		$(if $(BENCH_HARNESS_REPS),--harness-reps $(BENCH_HARNESS_REPS)) \
+		$(if $(BENCH_N),--n $(BENCH_N)) $(if $(BENCH_ITEMS),--items "$(BENCH_ITEMS)")
 
 kernels: setup
 	@for k in $(or $(KVERS),$(shell $(PYTHON) scripts/kernel.py versions)); do \
