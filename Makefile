@@ -14,7 +14,10 @@
 PYTHON ?= python3
 TOP := $(CURDIR)
 # Everything kbuild needs; mirrored (as symlinks) into build/mod/<tag>/ so
-# that each kernel keeps its own objects and probes.h.
+# that each kernel keeps its own objects and probes.h.  A build whose inputs
+# (these files, the probes, the kernel tree, the compiler) are those of the
+# last one is skipped: kbuild's own no-op walk costs seconds.  W= and C=
+# builds always run.
 KSOURCES := Kbuild $(wildcard *.c *.h) include kunit
 
 ifneq ($(KVER),)
@@ -56,12 +59,22 @@ modules:
 	if [ -z "$$kdir" ]; then kdir=$$($(PYTHON) scripts/kernel.py kdir $(KVER)); fi; \
 	if [ ! -f "$$kdir/Makefile" ]; then \
 		echo "cmkit: no kernel build tree at $$kdir; try 'make KVER=6.12'" >&2; exit 1; fi; \
-	mkdir -p $(MODDIR); \
+	sum=$$(cd $(TOP) && { echo "$$kdir $(CMKIT_BENCH)"; gcc --version | head -n 1; \
+		find $(KSOURCES) Makefile scripts/probe.sh scripts/probes -type f | LC_ALL=C sort | \
+		xargs sha256sum; } | sha256sum); \
+	if [ -z "$(W)$(C)" ] && [ "$$sum" = "$$(cat $(MODDIR)/.built 2>/dev/null)" ] && \
+	   [ -s $(MODDIR)/modules.order ]; then \
+		built=1; for o in $$(cat $(MODDIR)/modules.order); do \
+			o=$${o##*/}; [ -f "$(MODDIR)/$${o%.*}.ko" ] || built=; done; \
+		if [ -n "$$built" ]; then echo "cmkit: modules in $(MODDIR) (sources unchanged)"; exit 0; fi; \
+	fi; \
+	mkdir -p $(MODDIR); rm -f $(MODDIR)/.built; \
 	cp -rs --remove-destination $(addprefix $(TOP)/,$(KSOURCES)) $(MODDIR)/; \
 	if [ ! -f $(MODDIR)/probes.h ] || [ "$$(cat $(MODDIR)/.kdir 2>/dev/null)" != "$$kdir" ] || \
 	   [ -n "$$(find scripts/probe.sh scripts/probes -newer $(MODDIR)/probes.h)" ]; then \
 		echo "  PROBE   $$kdir"; scripts/probe.sh "$$kdir" $(MODDIR); echo "$$kdir" > $(MODDIR)/.kdir; fi; \
 	$(MAKE) -C "$$kdir" M=$(MODDIR) $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules; \
+	[ -n "$(W)$(C)" ] || echo "$$sum" > $(MODDIR)/.built; \
 	echo "cmkit: modules in $(MODDIR)"
 
 setup:
