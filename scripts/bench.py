@@ -4,7 +4,7 @@
 each beside what a kernel developer would use instead, measured in one run.
 
     bench.py [--kernel 6.12] [--reps 5] [--harness-reps 3] [--n 300]
-             [--items harness,cm,irdma,rpc,srp] [--irdma-nodes 100]
+             [--items harness,cm,irdma,rpc,srp] [--suites "*"] [--irdma-nodes 100]
              [--irdma-events 100] [--rpc-calls 2000] [--srp-mb 64]
 
 1. harness: make test's phases on one kernel (module build, initramfs, boot
@@ -376,8 +376,8 @@ def guest_phases(status_text):
     return out
 
 
-def harness_cycle(kver):
-    """One make test cycle of @kver (its per-kernel part: no host checks):
+def harness_cycle(kver, suites="*"):
+    """One make test cycle of @kver and @suites (its per-kernel part: no host checks):
     its phases in seconds, in order, and the test bodies.
 
     Host-measured: kernel (the cache lookup), modules, initramfs, boot (QEMU
@@ -386,7 +386,7 @@ def harness_cycle(kver):
     (the kernel's uptime at /init), then /init's CMKIT phase lines.
     """
     t0 = time.time()
-    info, v, accel, boot = run.run_kernel(kver, "*")
+    info, v, accel, boot = run.run_kernel(kver, suites)
     wall = time.time() - t0
     status = open(boot.status, errors="replace").read()
     host = dict(v.phases)
@@ -419,6 +419,7 @@ def kunit_py_run(info, build_dir):
             "--kunitconfig", "lib/kunit/.kunitconfig", "--arch", "x86_64",
             f"--build_dir={build_dir}", f"--jobs={os.cpu_count() or 1}"]
     os.makedirs(os.path.join(TOP, "build", "logs"), exist_ok=True)
+    os.makedirs(os.path.dirname(build_dir), exist_ok=True)    # kunit.py makes the last one
     log = os.path.join(TOP, "build", "logs", "kunit-py.log")
     with kernel.machine_lock("a kernel build or another guest"):
         t0 = time.time()
@@ -434,7 +435,7 @@ def kunit_py_run(info, build_dir):
     return secs, own, r.returncode == 0
 
 
-def bench_harness(kver, reps):
+def bench_harness(kver, reps, suites="*"):
     info = json.load(open(os.path.join(kernel.ensure(kver), "done.json")))
     build_dir = kunit_py_dir(info)
     if not os.path.exists(os.path.join(build_dir, ".cmkit-cold-done")):
@@ -447,14 +448,14 @@ def bench_harness(kver, reps):
         say(f"kunit.py: cold run took {secs:.0f} s")
     # The first make test cycle after a change rebuilds; warm it up untimed.
     say(f"{kver}: one untimed make test cycle to warm the caches")
-    harness_cycle(kver)
+    harness_cycle(kver, suites)
     cycles, kunits = [], []
     for i in range(reps):
         order = ("cmkit", "kunit") if i % 2 == 0 else ("kunit", "cmkit")
         for side in order:
             if side == "cmkit":
                 say(f"harness rep {i + 1}/{reps}: make test's cycle on {kver}")
-                cycles.append(harness_cycle(kver))
+                cycles.append(harness_cycle(kver, suites))
             else:
                 say(f"harness rep {i + 1}/{reps}: kunit.py run (warm)")
                 secs, own, ok = kunit_py_run(info, build_dir)
@@ -469,7 +470,7 @@ def bench_harness(kver, reps):
     fo = figure([c["overhead"] for c in cycles if c["ok"]], "s")
     pairs = list(zip([c["overhead"] for c in cycles], [k["seconds"] for k in kunits]))
     r = ratio(fo, fk, pairs)
-    return {"kernel": kver, "release": info["release"], "phases": phases,
+    return {"kernel": kver, "release": info["release"], "suites": suites, "phases": phases,
             "cycle": figure([c["cycle"] for c in cycles], "s"),
             "bodies": figure([c["bodies"] for c in cycles], "s"),
             "overhead": fo, "kunit_py": fk,
@@ -609,8 +610,8 @@ def table(res):
     h = res.get("harness")
     if h:
         add("")
-        add(f"1. harness cost, {h['kernel']} ({h['release']}): make test's phases vs kunit.py "
-            "run lib/kunit/.kunitconfig --arch x86_64 (warm)")
+        add(f"1. harness cost, {h['kernel']} ({h['release']}), suites {h.get('suites', '*')}: "
+            "make test's phases vs kunit.py run lib/kunit/.kunitconfig --arch x86_64 (warm)")
         for k, f in h["phases"].items():
             add(f"   {k:<34} {fmt(f, 2):>24} s")
         add(f"   {'cycle (all of the above)':<34} {fmt(h['cycle'], 1):>24} s")
@@ -780,6 +781,7 @@ def main(argv):
     ap.add_argument("--kernel", default="6.12")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--harness-reps", type=int, default=3)
+    ap.add_argument("--suites", default="*", help="make test's suites in the harness cycles")
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--items", default="harness,cm,irdma,rpc,srp")
     ap.add_argument("--irdma-nodes", type=int, default=100)
@@ -802,7 +804,7 @@ def main(argv):
     if args.guest_items:
         res["guest"] = bench_guest(args.kernel, args)
     if "harness" in items:
-        res["harness"] = bench_harness(args.kernel, args.harness_reps)
+        res["harness"] = bench_harness(args.kernel, args.harness_reps, args.suites)
     path = os.path.join(OUT, "results.json")
     with open(path, "w") as f:
         json.dump(res, f, indent=1)
