@@ -596,6 +596,14 @@ def fmt_ratio(r, item=None, show_target=True):
     return s
 
 
+def notes(add, item):
+    """An item's "not available yet" reasons and errors, a line each."""
+    for why in item.get("not_available", []):
+        add(f"   not available yet: {why}")
+    for e in item["errors"]:
+        add(f"   error: {e}")
+
+
 def table(res):
     lines = []
     add = lines.append
@@ -644,10 +652,7 @@ def table(res):
             s = rpc[stat]
             add(f"   {stat:<8} cmkit {fmt(s['cmkit']):>24}   cmkit-peer {fmt(s['cmkit-peer']):>24}"
                 f"  {fmt_ratio(s['ratio'], 'rpc') if s['ratio'] else 'ratio: -'}")
-        for why in rpc["not_available"]:
-            add(f"   not available yet: {why}")
-        for e in rpc["errors"]:
-            add(f"   error: {e}")
+        notes(add, rpc)
     srp = (g or {}).get("srp")
     if srp:
         add("")
@@ -658,10 +663,7 @@ def table(res):
                 s = row[unit]
                 add(f"   {row['what']:<12} {unit:<5} cmkit {fmt(s['cmkit']):>22}   "
                     f"lio {fmt(s['lio']):>22}  {fmt_ratio(s['ratio'], 'srp') if s['ratio'] else ''}")
-        for why in srp["not_available"]:
-            add(f"   not available yet: {why}")
-        for e in srp["errors"]:
-            add(f"   error: {e}")
+        notes(add, srp)
     ir = (g or {}).get("irdma")
     if ir:
         add("")
