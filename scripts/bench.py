@@ -703,6 +703,26 @@ def _val(f, k="median"):
     return f[k] if f and f.get(k) is not None else "NaN"
 
 
+def plot_using(data, sides):
+    """gnuplot's plot command for a histogram with error bars of @sides
+    [(title, has values)], columns 2-4 for the first, 5-7 for the second:
+    a side without any value is left out (gnuplot refuses a histogram
+    column of NaN alone)."""
+    parts = []
+    for i, (title, present) in enumerate(sides):
+        if present:
+            c = 2 + 3 * i
+            parts.append(f"using {c}:{c + 1}:{c + 2}:xtic(1) title \"{title}\"")
+    if not parts:
+        return "plot NaN notitle"
+    return f"plot '{data}' " + ", '' ".join(parts)
+
+
+def _has(rows, side, key=None):
+    return any((r[key] if key else r)[side] and (r[key] if key else r)[side].get("median")
+               is not None for r in rows)
+
+
 def plot_cm(cm):
     paths = []
     for dev, d in cm.items():
@@ -728,7 +748,8 @@ set xtics rotate by -20 noenhanced
 set key top left
 set yrange [0:*]
 set grid ytics
-plot '{data}' using 2:3:4:xtic(1) title "cmkit (in-kernel)", '' using 5:6:7 title "cmtime (rdma-core)"
+{plot_using(data, [("cmkit (in-kernel)", _has(d["rows"], "cmkit")),
+                    ("cmtime (rdma-core)", _has(d["rows"], "cmtime"))])}
 """, f"cm_churn_{dev}.svg")
         if p:
             paths.append(p)
@@ -758,7 +779,8 @@ set ylabel "MB/s"
 set key top right
 set yrange [0:*]
 set grid ytics
-plot '{data}' using 2:3:4:xtic(1) title "cmkit RAM LUN", '' using 5:6:7 title "ib_srpt + LIO rd_mcp"
+{plot_using(data, [("cmkit RAM LUN", _has(srp["rows"], "cmkit", "MB/s")),
+                    ("ib_srpt + LIO rd_mcp", _has(srp["rows"], "lio", "MB/s"))])}
 """, "srp_throughput.svg")
 
 
