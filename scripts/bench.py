@@ -712,7 +712,7 @@ def plot_using(data, sides):
     for i, (title, present) in enumerate(sides):
         if present:
             c = 2 + 3 * i
-            parts.append(f"using {c}:{c + 1}:{c + 2}:xtic(1) title \"{title}\"")
+            parts.append(f"using {c}:{c + 1}:{c + 2}:xtic(1) title \"{title}\" noenhanced")
     if not parts:
         return "plot NaN notitle"
     return f"plot '{data}' " + ", '' ".join(parts)
