@@ -14,7 +14,10 @@
 PYTHON ?= python3
 TOP := $(CURDIR)
 # Everything kbuild needs; mirrored (as symlinks) into build/mod/<tag>/ so
-# that each kernel keeps its own objects and probes.h.
+# that each kernel keeps its own objects and probes.h.  A build whose inputs
+# (these files, the probes, the kernel tree, its .config and Module.symvers,
+# the compiler) are those of the last one is skipped: kbuild's own no-op
+# walk costs seconds.  W= and C= builds always run.
 KSOURCES := Kbuild $(wildcard *.c *.h) include kunit
 
 ifneq ($(KVER),)
@@ -27,7 +30,7 @@ KDIR := /lib/modules/$(shell uname -r)/build
 endif
 MODDIR := $(TOP)/build/mod/$(TAG)
 
-.PHONY: all modules setup check test run shell kernels update-kernels fuzz clean help \
+.PHONY: all modules setup check test run shell bench kernels update-kernels fuzz clean help \
 	checkpatch sparse warnings compile_commands.json
 
 all: modules
@@ -40,6 +43,7 @@ help:
 	@echo "make test                 host checks + KUnit in a guest per kernel (KVERS=, SUITES=, DEBUG=0)"
 	@echo "make run                  boot the 6.12 test kernel and drive each handler (results in build/results/run/)"
 	@echo "make shell                a shell in the test guest (KVER=6.1)"
+	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_ITEMS=, BENCH_SUITES=)"
 	@echo "make kernels              build every test kernel up front (KVERS= narrows)"
 	@echo "make update-kernels       move kunit/kernels.pin to the archive's newest packages"
 	@echo "make fuzz                 run every libFuzzer target long (FUZZ_SECONDS each)"
@@ -55,12 +59,23 @@ modules:
 	if [ -z "$$kdir" ]; then kdir=$$($(PYTHON) scripts/kernel.py kdir $(KVER)); fi; \
 	if [ ! -f "$$kdir/Makefile" ]; then \
 		echo "cmkit: no kernel build tree at $$kdir; try 'make KVER=6.12'" >&2; exit 1; fi; \
-	mkdir -p $(MODDIR); \
+	sum=$$(cd $(TOP) && { echo "$$kdir $(CMKIT_BENCH)"; gcc --version | head -n 1; \
+		sha256sum "$$kdir/.config" "$$kdir/Module.symvers" 2>/dev/null; \
+		find $(KSOURCES) Makefile scripts/probe.sh scripts/probes -type f | LC_ALL=C sort | \
+		xargs sha256sum; } | sha256sum); \
+	if [ -z "$(W)$(C)" ] && [ "$$sum" = "$$(cat $(MODDIR)/.built 2>/dev/null)" ] && \
+	   [ -s $(MODDIR)/modules.order ]; then \
+		built=1; for o in $$(cat $(MODDIR)/modules.order); do \
+			o=$${o##*/}; [ -f "$(MODDIR)/$${o%.*}.ko" ] || built=; done; \
+		if [ -n "$$built" ]; then echo "cmkit: modules in $(MODDIR) (sources unchanged)"; exit 0; fi; \
+	fi; \
+	mkdir -p $(MODDIR); rm -f $(MODDIR)/.built; \
 	cp -rs --remove-destination $(addprefix $(TOP)/,$(KSOURCES)) $(MODDIR)/; \
 	if [ ! -f $(MODDIR)/probes.h ] || [ "$$(cat $(MODDIR)/.kdir 2>/dev/null)" != "$$kdir" ] || \
 	   [ -n "$$(find scripts/probe.sh scripts/probes -newer $(MODDIR)/probes.h)" ]; then \
 		echo "  PROBE   $$kdir"; scripts/probe.sh "$$kdir" $(MODDIR); echo "$$kdir" > $(MODDIR)/.kdir; fi; \
 	$(MAKE) -C "$$kdir" M=$(MODDIR) $(if $(W),W=$(W)) $(if $(C),C=$(C)) modules; \
+	[ -n "$(W)$(C)" ] || echo "$$sum" > $(MODDIR)/.built; \
 	echo "cmkit: modules in $(MODDIR)"
 
 setup:
@@ -78,6 +93,13 @@ run: setup
 
 shell: setup
 	@$(PYTHON) scripts/run.py shell --kernel $(or $(KVER),6.12)
+
+# Benchmarks are never tests: make test asserts no timing.  See scripts/bench.py.
+bench: setup
+	@$(PYTHON) scripts/bench.py --kernel $(or $(KVER),6.12) $(if $(BENCH_REPS),--reps $(BENCH_REPS)) \
+		$(if $(BENCH_HARNESS_REPS),--harness-reps $(BENCH_HARNESS_REPS)) \
+		$(if $(BENCH_N),--n $(BENCH_N)) $(if $(BENCH_ITEMS),--items "$(BENCH_ITEMS)") \
+		$(if $(BENCH_SUITES),--suites "$(BENCH_SUITES)")
 
 kernels: setup
 	@for k in $(or $(KVERS),$(shell $(PYTHON) scripts/kernel.py versions)); do \

@@ -16,7 +16,8 @@
 A leg is a kernel series of the matrix built with a list of config fragments:
 "6.1", "6.12" and "7.3" with kunit/cmkit.config, and "6.12-debug" with
 kunit/debug.config on top (KASAN, kmemleak, UBSAN, DEBUG_OBJECTS, hung-task
-and soft-lockup detection).  Every leg is `make tinyconfig`, then the tree's
+and soft-lockup detection); make bench's "<series>-bench" legs have
+kunit/bench.config on top (LIO and ib_srpt as modules).  Every leg is `make tinyconfig`, then the tree's
 own scripts/kconfig/merge_config.sh with the leg's fragments, then `make
 olddefconfig`; a small post-check refuses a build where a fragment option
 that exists in the tree did not survive.  Builds are `bzImage modules` in
@@ -44,6 +45,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FRAGMENT = os.path.join(TOP, "kunit", "cmkit.config")
 DEBUG_FRAGMENT = os.path.join(TOP, "kunit", "debug.config")
+BENCH_FRAGMENT = os.path.join(TOP, "kunit", "bench.config")
 PIN_FILE = os.path.join(TOP, "kunit", "kernels.pin")
 LOGDIR = os.path.join(TOP, "build", "logs")
 # Bump when the recipe (not the options) changes what a build produces.
@@ -66,6 +68,10 @@ LEGS = {
                       localversion="-debug", cmdline="slub_debug=FZPU kmemleak=on",
                       debug=True),
 }
+# make bench's legs: each series with kunit/bench.config on top (not in MATRIX).
+for _series in ("6.1", "6.12", "7.3"):
+    LEGS[f"{_series}-bench"] = Leg(f"{_series}-bench", _series, [FRAGMENT, BENCH_FRAGMENT],
+                                   localversion="-bench")
 SERIES = ("6.1", "6.12", "7.3")
 # make test's legs, in order; DEBUG=0 drops the debug ones.
 MATRIX = ("6.1", "6.12", "7.3", "6.12-debug")

@@ -5,6 +5,7 @@
     mkinitramfs.py base OUT.cpio.gz [TOOL...]     user space (cached by content),
                                                   with cmkit's own tools in /usr/bin
     mkinitramfs.py modules OUT.cpio.gz KO...      /lib/cmkit/<ko> for one kernel
+                                                  (cached by content)
 
 The kernel unpacks concatenated cpio archives in order, so the runner boots
 base + modules as one initrd: the user space is built once, the modules per
@@ -12,6 +13,7 @@ kernel.
 """
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -20,7 +22,8 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INIT = os.path.join(TOP, "scripts", "guest", "init")
-GUEST_SCRIPTS = [os.path.join(TOP, "scripts", "guest", n) for n in ("lib.sh", "userspace.sh", "story.sh")]
+GUEST_SCRIPTS = [os.path.join(TOP, "scripts", "guest", n)
+                 for n in ("lib.sh", "userspace.sh", "story.sh", "bench.sh")]
 
 BINARIES = [
     "/bin/busybox",            # busybox-static
@@ -28,6 +31,7 @@ BINARIES = [
     "/usr/bin/rdma",           # iproute2
     "/usr/bin/rping",          # rdmacm-utils
     "/usr/bin/ucmatose",       # rdmacm-utils
+    "/usr/bin/cmtime",         # rdmacm-utils (make bench)
     "/usr/bin/ibv_devices",    # ibverbs-utils
 ]
 LIBDIR = "/usr/lib/x86_64-linux-gnu"
@@ -53,16 +57,44 @@ def ldd(path):
     return libs
 
 
-def base_files(tools):
-    missing = [p for p in BINARIES + PROVIDERS + DATA + EXTRA_LIBS + tools
-               if not os.path.exists(p)]
+def stat_key(paths):
+    """What a list of files is as far as packing goes: names, sizes, mtimes."""
+    h = hashlib.sha256()
+    for f in paths:
+        st = os.stat(f)
+        h.update(f"{f}:{st.st_size}:{int(st.st_mtime)}\n".encode())
+    return h.hexdigest()
+
+
+def base_files(tools, cache=None):
+    """Every file of the user space: the binaries and what ldd says they load.
+
+    With @cache (a path), ldd's answers are kept there, keyed by the
+    binaries' names, sizes and mtimes: ldd is slow, and its answer changes
+    only with a binary.
+    """
+    roots = BINARIES + PROVIDERS + DATA + EXTRA_LIBS + tools
+    missing = [p for p in roots if not os.path.exists(p)]
     if missing:
         sys.exit("mkinitramfs: missing on the host (run 'make setup'): " + " ".join(missing))
+    key = stat_key(roots)
+    if cache:
+        try:
+            known = json.load(open(cache))
+            if known["key"] == key and all(os.path.exists(f) for f in known["files"]):
+                return known["files"]
+        except (OSError, ValueError, KeyError):
+            pass
     files = set(BINARIES + PROVIDERS + DATA + EXTRA_LIBS)
     for f in BINARIES + PROVIDERS + EXTRA_LIBS + tools:
         if f != "/bin/busybox":
             files.update(ldd(f))
-    return sorted(files)
+    files = sorted(files)
+    if cache:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        with open(cache, "w") as f:
+            json.dump({"key": key, "files": files}, f)
+    return files
 
 
 def copy_into(root, path):
@@ -87,13 +119,11 @@ def pack(root, out):
 
 
 def build_base(out, tools):
-    files = base_files(tools)
+    files = base_files(tools, out + ".files.json")
     h = hashlib.sha256(open(INIT, "rb").read())
     for script in GUEST_SCRIPTS:
         h.update(open(script, "rb").read())
-    for f in files + tools:
-        st = os.stat(f)
-        h.update(f"{f}:{st.st_size}:{int(st.st_mtime)}".encode())
+    h.update(stat_key(files + tools).encode())
     stamp = out + ".sha256"
     if os.path.exists(out) and os.path.exists(stamp) and \
             open(stamp).read() == h.hexdigest():
@@ -133,6 +163,12 @@ def build_base(out, tools):
 
 
 def build_modules(out, kos):
+    h = hashlib.sha256()
+    for ko in kos:
+        h.update(os.path.basename(ko).encode() + b"\0" + open(ko, "rb").read())
+    stamp = out + ".sha256"
+    if os.path.exists(out) and os.path.exists(stamp) and open(stamp).read() == h.hexdigest():
+        return
     root = tempfile.mkdtemp(prefix="initramfs-mod-")
     try:
         os.makedirs(os.path.join(root, "lib", "cmkit"))
@@ -140,6 +176,8 @@ def build_modules(out, kos):
             shutil.copy2(ko, os.path.join(root, "lib", "cmkit", os.path.basename(ko)))
         os.makedirs(os.path.dirname(out), exist_ok=True)
         pack(root, out)
+        with open(stamp, "w") as f:
+            f.write(h.hexdigest())
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -1,0 +1,338 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# cmkit's benchmarks in the guest (make bench: /init runs this with
+# cmkit.mode=bench after rxe0 and siw0 were created and cmkit.ko loaded).
+# Every comparison is measured in this one boot, both sides in turn, the
+# side that goes first alternating from one repetition to the next.
+#
+# Environment: RXE_ADDR, SIW_ADDR.  Kernel command line:
+#   cmkit.bench=key:value,...   n (CM churn connections), reps, irdma_nodes,
+#                               irdma_events (per node), rpc_calls, srp_mb
+#                               (MiB each dd moves), items (cm, irdma, rpc,
+#                               srp: which to run)
+#   cmkit.bench_kmods=a,b       kernel modules to load first, in order
+#                               (/lib/cmkit/<name>.ko: LIO and ib_srpt)
+#
+# Prints status lines on stdout (init sends them to the status port):
+#   CMKIT bench-clock <clocksource> <available clocksources...>
+#   CMKIT bench-begin <item> <impl> <dev> <rep> [<what>]
+#   ...               what the measurement printed (a JSON line, cmtime's
+#                     table, cmkit-peer's JSON lines, or "seconds bytes")
+#   CMKIT bench-end <item> <impl> <dev> <rep> <exit status>
+#   CMKIT bench-na <item> <impl> <reason>   not available yet, and why
+#   CMKIT bench-error <what>
+
+. /usr/lib/cmkit/lib.sh
+
+T=/tmp/bench
+B=/sys/kernel/debug/cmkit_bench
+rm -rf $T
+mkdir -p $T
+PORT=40000
+TO=600		# bound of any one measurement, seconds
+
+N=300 REPS=5 IRDMA_NODES=100 IRDMA_EVENTS=100 RPC_CALLS=2000 SRP_MB=64
+ITEMS=cm,irdma,rpc,srp KMODS=
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	cmkit.bench=*)
+		old_ifs=$IFS
+		IFS=,
+		for kv in ${arg#cmkit.bench=}; do
+			v=${kv#*:}
+			case $kv in
+			n:*) N=$v ;;
+			reps:*) REPS=$v ;;
+			irdma_nodes:*) IRDMA_NODES=$v ;;
+			irdma_events:*) IRDMA_EVENTS=$v ;;
+			rpc_calls:*) RPC_CALLS=$v ;;
+			srp_mb:*) SRP_MB=$v ;;
+			items:*) ITEMS=$(echo "$v" | tr + ,) ;;
+			esac
+		done
+		IFS=$old_ifs
+		;;
+	cmkit.bench_kmods=*) KMODS=$(echo "${arg#cmkit.bench_kmods=}" | tr , ' ') ;;
+	esac
+done
+
+say() { echo "CMKIT $*"; }
+begin() { say bench-begin "$@"; }
+end() { say bench-end "$@"; }
+na() { say bench-na "$@"; }
+want() { case ",$ITEMS," in *",$1,"*) return 0 ;; esac; return 1; }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+has_line() { grep -q "$2" "$1"; }
+
+CS=/sys/devices/system/clocksource/clocksource0
+say bench-clock "$(cat $CS/current_clocksource)" "$(cat $CS/available_clocksource)"
+
+# ib_srpt's service GUID (its IB CM service id, and both halves of the
+# target port id it accepts): not the node GUID, which cmkit's srpt listens on.
+SRPT_GUID=0002c903000b0002
+for m in $KMODS; do
+	args=
+	[ "$m" = ib_srpt ] && args="srpt_service_guid=$SRPT_GUID"
+	# shellcheck disable=SC2086
+	insmod "/lib/cmkit/$m.ko" $args || say bench-error "insmod $m"
+done
+insmod /lib/cmkit/cmkit_bench.ko || say bench-error "insmod cmkit_bench"
+
+# Run "$@" in the background with a bound; its pid in $BG.
+bg_bounded() {
+	"$@" &
+	BG=$!
+	( sleep $TO; kill $BG 2>/dev/null ) &
+	BG_WD=$!
+}
+bg_wait() {
+	wait $BG
+	bg_rc=$?
+	kill $BG_WD 2>/dev/null
+	return $bg_rc
+}
+
+# ---- 2. CM churn: cmkit's in-kernel peer against rdma-core's cmtime --------
+
+# An rdma_cm id listens on <addr>:<port> (rdma res lists it).
+cm_listening() {
+	rdma res show cm_id 2>/dev/null | grep -q "src-addr $1:$2 "
+}
+
+cm_cmtime() {	# <dev> <addr> <rep>
+	PORT=$((PORT + 1))
+	bg_bounded cmtime -b "$2" -p $PORT -c "$N" > $T/cmtime-server.log 2>&1
+	if ! await cm_listening "$2" $PORT; then
+		say bench-error "cmtime's server did not listen on $2:$PORT"
+		kill $BG 2>/dev/null
+		bg_wait
+		return
+	fi
+	begin cm cmtime "$1" "$3"
+	timeout $TO cmtime -s "$2" -p $PORT -c "$N" 2>&1
+	rc=$?
+	# cmtime's server (rdma-core 44) does not exit when its client is done:
+	# the client has its table, so end it.
+	kill $BG 2>/dev/null
+	bg_wait
+	end cm cmtime "$1" "$3" $rc
+}
+
+cm_cmkit() {	# <dev> <addr> <rep>
+	PORT=$((PORT + 1))
+	begin cm cmkit "$1" "$3"
+	rc=0
+	echo "cm $2 $PORT $N" > $B/run || rc=1
+	cat $B/result
+	end cm cmkit "$1" "$3" $rc
+}
+
+if want cm; then
+	for dev in rxe0 siw0; do
+		[ $dev = rxe0 ] && addr=$RXE_ADDR || addr=$SIW_ADDR
+		r=1
+		while [ $r -le "$REPS" ]; do
+			if [ $((r % 2)) = 1 ]; then
+				cm_cmkit $dev "$addr" $r
+				cm_cmtime $dev "$addr" $r
+			else
+				cm_cmtime $dev "$addr" $r
+				cm_cmkit $dev "$addr" $r
+			fi
+			r=$((r + 1))
+		done
+	done
+fi
+
+# ---- 5. the irdma event pipeline against one work item per event ----------
+
+irdma_run() {	# <impl> <rep>
+	begin irdma "$1" - "$2"
+	rc=0
+	echo "irdma $IRDMA_NODES $IRDMA_EVENTS $1" > $B/run || rc=1
+	cat $B/result
+	end irdma "$1" - "$2" $rc
+}
+
+if want irdma; then
+	r=1
+	while [ $r -le "$REPS" ]; do
+		if [ $((r % 2)) = 1 ]; then
+			irdma_run cmkit $r
+			irdma_run baseline $r
+		else
+			irdma_run baseline $r
+			irdma_run cmkit $r
+		fi
+		r=$((r + 1))
+	done
+fi
+
+# ---- 3. RPC NULL round trip: cmkit's endpoint against cmkit-peer call ------
+
+# cmkit-peer serve --rpc on rxe0; its log in $1.  One call in flight.
+rpc_serve() {	# <log>
+	PORT=$((PORT + 1))
+	bg_bounded cmkit-peer serve --addr "$RXE_ADDR" --port $PORT --rpc --rpc-quiet \
+		--credits 1 --timeout 120 > "$1" 2>&1
+	await has_line "$1" listening
+}
+
+rpc_user() {	# <rep>
+	rpc_serve $T/rpc-serve.log || { say bench-error "cmkit-peer serve did not listen"; return; }
+	begin rpc cmkit-peer rxe0 "$1"
+	timeout $TO cmkit-peer call --addr "$RXE_ADDR" --port $PORT --count "$RPC_CALLS" \
+		--credits 1 --json-latencies --timeout 60 2>&1
+	rc=$?
+	end rpc cmkit-peer rxe0 "$1" $rc
+	bg_wait
+}
+
+# The in-kernel side needs the rpcrdma RPC transport: a "call <n> <count>"
+# control command, and the calls' latencies (as cmkit-peer call's summary:
+# "rtt_us" and "latencies_us") in cmkit/rpcrdma/calls.
+RPC_MISSING=
+rpc_kernel() {	# <rep>
+	rpc_serve $T/rpc-kserve.log || { say bench-error "cmkit-peer serve did not listen"; return; }
+	if ! echo "connect $RXE_ADDR $PORT" > $D/rpcrdma/ctl; then
+		RPC_MISSING="cmkit's rpcrdma endpoint did not connect to cmkit-peer serve --rpc"
+	else
+		x=$(awk -v p=":$PORT " 'index($0, p) { print $1; exit }' $D/rpcrdma/xprts)
+		if ! echo "call $x $RPC_CALLS" > $D/rpcrdma/ctl 2>/dev/null; then
+			RPC_MISSING="cmkit's rpcrdma control plane refuses 'call <n> <count>' (the RPC transport of the rpcrdma calls issue)"
+		elif [ ! -r $D/rpcrdma/calls ]; then
+			RPC_MISSING="'call' ran, but cmkit/rpcrdma/calls (the calls' latencies) is missing"
+		else
+			begin rpc cmkit rxe0 "$1"
+			cat $D/rpcrdma/calls
+			end rpc cmkit rxe0 "$1" 0
+		fi
+		echo "destroy $x" > $D/rpcrdma/ctl
+	fi
+	kill $BG 2>/dev/null
+	bg_wait
+}
+
+if want rpc; then
+	r=1
+	while [ $r -le "$REPS" ]; do
+		[ -z "$RPC_MISSING" ] && rpc_kernel $r
+		rpc_user $r
+		r=$((r + 1))
+	done
+	[ -n "$RPC_MISSING" ] && na rpc cmkit "$RPC_MISSING"
+fi
+
+# ---- 4. SRP throughput: ib_srp to cmkit's RAM LUN and to ib_srpt + LIO -----
+
+SRPT_PORT=5556			# ib_srpt's rdma_cm port: not cmkit's (5555)
+CFG=/sys/kernel/config/target
+
+# ib_srpt with a LIO RAM disk (rd_mcp) of $SRP_MB MiB behind LUN 0 of rxe0's
+# port, any initiator from $RXE_ADDR allowed.
+lio_setup() {
+	[ -d /sys/module/ib_srpt ] || { echo "ib_srpt is not loaded (the bench kernel has it as a module)"; return 1; }
+	gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0)
+	wwn=$(echo "$gid" | cut -d: -f5-8)
+	tpg=$CFG/srpt/$wwn/tpgt_1
+	mkdir -p $CFG/core/rd_mcp_0/ramdisk &&
+		echo "rd_pages=$((SRP_MB * 256))" > $CFG/core/rd_mcp_0/ramdisk/control &&
+		echo 1 > $CFG/core/rd_mcp_0/ramdisk/enable &&
+		mkdir -p $tpg/lun/lun_0 &&
+		ln -s $CFG/core/rd_mcp_0/ramdisk $tpg/lun/lun_0/ramdisk &&
+		mkdir -p "$tpg/acls/$RXE_ADDR" &&
+		mkdir -p "$tpg/acls/$RXE_ADDR/lun_0" &&
+		ln -s $tpg/lun/lun_0 "$tpg/acls/$RXE_ADDR/lun_0/lun_0" &&
+		echo $SRPT_PORT > $CFG/srpt/discovery_auth/rdma_cm_port &&
+		echo 1 > $tpg/enable || { echo "configfs set-up of ib_srpt + rd_mcp failed"; return 1; }
+}
+
+disks() {
+	for d in /sys/block/sd*; do
+		[ -e "$d" ] && echo "${d#/sys/block/}"
+	done
+}
+
+# A disk that was not there before the login, in $DISK.
+find_new_disk() {
+	DISK=
+	for d in $(disks); do
+		grep -qx "$d" $T/disks.before || DISK=$d
+	done
+	[ -n "$DISK" ]
+}
+
+# ib_srp logs in over rdma_cm; the SCSI disk it finds, in $DISK.
+srp_login() {	# <id_ext> <ioc_guid> <port>
+	disks > $T/disks.before
+	echo "id_ext=$1,ioc_guid=$2,dest=$RXE_ADDR:$3" > /sys/class/infiniband_srp/srp-rxe0-1/add_target &&
+		await find_new_disk && find_new_disk
+}
+
+# One sequential dd with direct I/O: "seconds bytes" (/proc/uptime's 10 ms
+# steps: each dd moves $SRP_MB MiB, which lasts seconds).
+srp_dd() {	# <impl> <disk> <rep> <read|write> <block KiB> <count>
+	impl=$1 disk=$2 rep=$3 dir=$4 kib=$5 count=$6
+	begin srp "$impl" rxe0 "$rep" "$dir ${kib}K"
+	t0=$(uptime_s)
+	if [ "$dir" = read ]; then
+		dd if="/dev/$disk" of=/dev/null bs=$((kib * 1024)) count="$count" iflag=direct 2>/dev/null
+	else
+		dd if=/dev/zero of="/dev/$disk" bs=$((kib * 1024)) count="$count" oflag=direct 2>/dev/null
+	fi
+	rc=$?
+	t1=$(uptime_s)
+	awk -v a="$t0" -v b="$t1" -v n=$((kib * 1024 * count)) 'BEGIN { printf "%.2f %d\n", b - a, n }'
+	end srp "$impl" rxe0 "$rep" $rc
+}
+
+srp_target_run() {	# <impl> <disk> <rep>
+	srp_dd "$1" "$2" "$3" write 1024 "$SRP_MB"
+	srp_dd "$1" "$2" "$3" read 1024 "$SRP_MB"
+	srp_dd "$1" "$2" "$3" write 4 $((SRP_MB * 64))
+	srp_dd "$1" "$2" "$3" read 4 $((SRP_MB * 64))
+}
+
+if want srp; then
+	LIO_DISK=''
+	CMKIT_DISK=''
+	if why=$(lio_setup); then
+		srp_login $SRPT_GUID $SRPT_GUID $SRPT_PORT && LIO_DISK=$DISK
+		[ -n "$LIO_DISK" ] || na srp lio "ib_srp found no disk behind ib_srpt"
+	else
+		na srp lio "$why"
+	fi
+	# cmkit's target: a LUN in cmkit/srpt/targets once its data path exists.
+	line=$(grep '^rxe0 ' $D/srpt/targets 2>/dev/null)
+	if [ -z "$line" ]; then
+		na srp cmkit "cmkit's srpt lists no target on rxe0"
+	elif ! echo "$line" | grep -qi lun; then
+		na srp cmkit "cmkit's srpt has no LUN behind its target (the SRP target data path: the SRP target issue)"
+	else
+		tpid=$(echo "$line" | sed -n 's/.*target_port_id=\([0-9a-f]*\).*/\1/p')
+		cport=$(echo "$line" | sed -n 's/.*rdma_cm_port=\([0-9]*\).*/\1/p')
+		id_ext=$(echo "$tpid" | cut -c1-16)
+		ioc=$(echo "$tpid" | cut -c17-32)
+		srp_login "$id_ext" "$ioc" "$cport" && CMKIT_DISK=$DISK
+		[ -n "$CMKIT_DISK" ] || na srp cmkit "ib_srp found no disk behind cmkit's target"
+	fi
+	r=1
+	while [ $r -le "$REPS" ]; do
+		if [ $((r % 2)) = 1 ]; then
+			[ -n "$CMKIT_DISK" ] && srp_target_run cmkit "$CMKIT_DISK" $r
+			[ -n "$LIO_DISK" ] && srp_target_run lio "$LIO_DISK" $r
+		else
+			[ -n "$LIO_DISK" ] && srp_target_run lio "$LIO_DISK" $r
+			[ -n "$CMKIT_DISK" ] && srp_target_run cmkit "$CMKIT_DISK" $r
+		fi
+		r=$((r + 1))
+	done
+	# Log out of every target before the modules go.
+	for p in /sys/class/srp_remote_ports/*/delete; do
+		[ -e "$p" ] && echo 1 > "$p"
+	done
+fi
+
+rmmod cmkit_bench || say bench-error "rmmod cmkit_bench"
+exit 0

@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Tests of make bench's host side (scripts/bench.py): what it reads from the
+bench guest's status port and cmtime's table, the figures it makes of them,
+and the coarse-clock rule.  (The benchmarks themselves are never tests.)"""
+
+import json
+import os
+import sys
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import bench  # noqa: E402
+
+# rdma-core 44's cmtime client, as it prints its table.
+CMTIME = """creating id
+resolving address
+resolving route
+creating qp
+connecting
+disconnecting
+destroying id
+step              total ms     max ms     min us  us / conn
+create id    :       6.00       0.04       8.00      20.00
+resolve addr :      60.00      50.00     900.00     200.00
+resolve route:      90.00      80.00    1000.00     300.00
+create qp    :     120.00       1.00     300.00     400.00
+connect      :     300.00     250.00    2000.00    1000.00
+disconnect   :     150.00     120.00    1500.00     500.00
+destroy      :      30.00       0.20      90.00     100.00
+"""
+
+
+def cmkit_line(scale=1.0, dev="rxe0", n=300):
+    steps = {"create_id": 3000, "resolve_addr": 30000, "resolve_route": 45000,
+             "create_qp": 60000, "connect": 30000, "establish": 120000,
+             "disconnect": 75000, "destroy": 15000}
+    obj = {"bench": "cm", "impl": "cmkit", "addr": "10.77.0.1", "n": n, "dev": dev,
+           "steps": {k: {"wall_us": v * scale, "conn_us": {"min": 1, "median": 2, "p99": 3,
+                                                           "max": 4}}
+                     for k, v in steps.items()},
+           "total_us": sum(steps.values()) * scale}
+    return json.dumps(obj)
+
+
+def block(item, impl, dev, rep, text, rc=0, what=""):
+    return (f"CMKIT bench-begin {item} {impl} {dev} {rep}{' ' + what if what else ''}\n"
+            f"{text.rstrip()}\nCMKIT bench-end {item} {impl} {dev} {rep} {rc}\n")
+
+
+def status(clock="hpet", body=""):
+    return (f"CMKIT init 1.2\nCMKIT bench-clock {clock} hpet acpi_pm\n{body}"
+            "CMKIT rmmod cmkit\nCMKIT done\n")
+
+
+class CmtimeTable(unittest.TestCase):
+    def test_each_step_in_microseconds(self):
+        steps = bench.parse_cmtime(CMTIME)
+        self.assertEqual(list(steps), ["create id", "resolve addr", "resolve route", "create qp",
+                                       "connect", "disconnect", "destroy"])
+        self.assertEqual(steps["connect"]["wall_us"], 300000)
+        self.assertEqual(steps["resolve addr"]["max_us"], 50000)
+        self.assertEqual(steps["create qp"]["min_us"], 300)
+        self.assertEqual(steps["destroy"]["us_per_conn"], 100)
+
+    def test_progress_lines_are_not_steps(self):
+        self.assertEqual(bench.parse_cmtime("connecting\nstep  total ms\n"), {})
+
+
+class Report(unittest.TestCase):
+    def test_blocks_clock_and_not_available(self):
+        text = status(body=block("cm", "cmkit", "rxe0", 1, cmkit_line()) +
+                      "CMKIT bench-na rpc cmkit the control plane refuses call\n" +
+                      block("srp", "lio", "rxe0", 2, "1.50 67108864", what="read 1024K") +
+                      "CMKIT bench-error cmtime's server did not listen\n")
+        rep = bench.BenchReport(text)
+        self.assertEqual(rep.clock, "hpet")
+        self.assertFalse(rep.coarse)
+        self.assertTrue(rep.done)
+        self.assertEqual(len(rep.runs), 2)
+        self.assertEqual(rep.runs[1]["what"], "read 1024K")
+        self.assertEqual(rep.runs[1]["rep"], 2)
+        self.assertEqual(rep.na, [("rpc", "cmkit", "the control plane refuses call")])
+        self.assertEqual(rep.errors, ["cmtime's server did not listen"])
+
+    def test_a_measurement_never_ended_is_an_error(self):
+        rep = bench.BenchReport("CMKIT bench-begin cm cmtime siw0 3\ncreating id\n")
+        self.assertEqual(rep.runs, [])
+        self.assertIn("never ended", rep.errors[0])
+
+    def test_jiffies_is_coarse(self):
+        self.assertTrue(bench.BenchReport(status("refined-jiffies")).coarse)
+        self.assertTrue(bench.BenchReport(status("jiffies")).coarse)
+
+
+class Figures(unittest.TestCase):
+    def test_median_and_spread(self):
+        f = bench.figure([3.0, 1.0, 2.0, 10.0], "s")
+        self.assertEqual((f["median"], f["min"], f["max"], f["n"]), (2.5, 1.0, 10.0, 4))
+
+    def test_sub_millisecond_refused_on_jiffies(self):
+        f = bench.figure([300.0, 310.0], "us", interval_us=300, coarse=True)
+        self.assertIsNone(f["median"])
+        self.assertIn("jiffies", f["refused"])
+        self.assertEqual(bench.figure([300.0], "us", interval_us=300)["median"], 300.0)
+        self.assertEqual(bench.figure([5000.0], "us", interval_us=5000, coarse=True)["median"],
+                         5000.0)
+
+    def test_ratio_of_medians_with_paired_spread(self):
+        mine, other = bench.figure([2.0, 4.0], "x"), bench.figure([4.0, 4.0], "x")
+        r = bench.ratio(mine, other, [(2.0, 4.0), (4.0, 4.0)])
+        self.assertEqual(r, {"value": 0.75, "min": 0.5, "max": 1.0})
+        self.assertIsNone(bench.ratio(mine, None))
+        self.assertTrue(bench.meets("harness", r))
+        self.assertFalse(bench.meets("cm", r))
+
+
+class CmChurn(unittest.TestCase):
+    def report(self, clock="hpet", scale=1.0):
+        body = ""
+        for rep in (1, 2, 3):
+            body += block("cm", "cmkit", "rxe0", rep, cmkit_line(scale * (1.0 + rep / 10)))
+            body += block("cm", "cmtime", "rxe0", rep, CMTIME)
+        return bench.BenchReport(status(clock, body))
+
+    def test_rows_total_and_connections_per_second(self):
+        d = bench.cm_results(self.report(), 300)["rxe0"]
+        rows = {r["step"]: r for r in d["rows"]}
+        # cmtime's connect is cmkit's connect + establish.
+        ce = rows["connect+establish"]
+        self.assertAlmostEqual(ce["cmkit"]["median"], 150000 * 1.2 / 300)
+        self.assertAlmostEqual(ce["cmtime"]["median"], 1000.0)
+        self.assertIsNone(rows["establish"]["cmtime"])
+        total_theirs = 756000 / 300
+        self.assertAlmostEqual(rows["total"]["cmtime"]["median"], total_theirs)
+        c = d["conn_per_s"]
+        self.assertAlmostEqual(c["cmtime"]["median"], 300 / 0.756)
+        self.assertAlmostEqual(c["ratio"]["value"], 0.756 / (0.378 * 1.2))
+        self.assertTrue(c["meets"])
+        self.assertEqual(d["errors"], [])
+        self.assertNotIn("siw0", bench.cm_results(self.report(), 300))
+
+    def test_a_failed_run_is_named_not_counted(self):
+        body = block("cm", "cmkit", "siw0", 1,
+                     '{"bench":"cm","impl":"cmkit","n":300,"error":-110}', rc=1)
+        body += block("cm", "cmtime", "siw0", 1, "RDMA_CM_EVENT_ADDR_ERROR, error: -110", rc=1)
+        d = bench.cm_results(bench.BenchReport(status(body=body)), 300)
+        self.assertEqual(d, {})
+        body += block("cm", "cmtime", "siw0", 2, CMTIME)
+        d = bench.cm_results(bench.BenchReport(status(body=body)), 300)["siw0"]
+        self.assertEqual(len(d["errors"]), 2)
+        self.assertIn("-110", d["errors"][0])
+        self.assertIsNone(d["conn_per_s"]["ratio"])
+
+    def test_jiffies_refuses_steps_under_a_millisecond(self):
+        # cmkit's create id step lasts 0.66 ms at the least: refused; its
+        # connect + establish, 33 ms: kept.
+        d = bench.cm_results(self.report("refined-jiffies", 0.2), 300)["rxe0"]
+        rows = {r["step"]: r for r in d["rows"]}
+        self.assertTrue(rows["create id"]["cmkit"]["refused"])
+        self.assertIsNone(rows["create id"]["ratio"])
+        self.assertIsNotNone(rows["connect+establish"]["ratio"])
+        d = bench.cm_results(self.report("hpet", 0.2), 300)["rxe0"]
+        self.assertIsNotNone(d["rows"][0]["ratio"])
+
+
+class Irdma(unittest.TestCase):
+    def line(self, impl, us, misordered=0):
+        return json.dumps({"bench": "irdma", "impl": impl, "nodes": 100, "events": 10000,
+                           "elapsed_us": us, "misordered": misordered, "violations": 0})
+
+    def test_events_per_second_and_ratio(self):
+        body = block("irdma", "cmkit", "-", 1, self.line("cmkit", 50000.0))
+        body += block("irdma", "baseline", "-", 1, self.line("baseline", 100000.0))
+        r = bench.irdma_results(bench.BenchReport(status(body=body)))
+        self.assertEqual(r["cmkit"]["median"], 200000.0)
+        self.assertEqual(r["ratio"]["value"], 2.0)
+        self.assertTrue(r["meets"])
+
+    def test_broken_order_is_no_figure(self):
+        body = block("irdma", "cmkit", "-", 1, self.line("cmkit", 50000.0, misordered=3))
+        r = bench.irdma_results(bench.BenchReport(status(body=body)))
+        self.assertIsNone(r)
+
+
+class RpcAndSrp(unittest.TestCase):
+    def test_rpc_from_cmkit_peer_summary(self):
+        summary = json.dumps({"role": "call", "rpc": "summary", "status": "ok",
+                              "rtt_us": {"count": 100, "min": 1500.0, "median": 2000.0,
+                                         "p99": 4000.0, "max": 5000.0},
+                              "latencies_us": [2000.0] * 100})
+        text = '{"role":"call","rpc":"ready"}\n' + summary
+        body = block("rpc", "cmkit-peer", "rxe0", 1, text)
+        body += "CMKIT bench-na rpc cmkit refuses call\n"
+        rep = bench.BenchReport(status(body=body))
+        r = bench.rpc_results(rep)
+        self.assertEqual(r["median"]["cmkit-peer"]["median"], 2000.0)
+        self.assertIsNone(r["median"]["cmkit"])
+        self.assertIsNone(r["median"]["ratio"])
+        self.assertEqual(bench.not_available(rep, "rpc"), ["cmkit: refuses call"])
+
+    def test_srp_megabytes_and_iops(self):
+        body = block("srp", "lio", "rxe0", 1, "2.00 67108864", what="read 1024K")
+        body += block("srp", "cmkit", "rxe0", 1, "1.00 67108864", what="read 1024K")
+        r = bench.srp_results(bench.BenchReport(status(body=body)))
+        row = r["rows"][0]
+        self.assertAlmostEqual(row["MB/s"]["lio"]["median"], 33.554432)
+        self.assertAlmostEqual(row["IOPS"]["cmkit"]["median"], 64.0)
+        self.assertAlmostEqual(row["MB/s"]["ratio"]["value"], 2.0)
+
+
+class HarnessPhases(unittest.TestCase):
+    def test_phase_lines(self):
+        text = ("CMKIT phase setup 1.5\nCMKIT time cmkit_smoke 3.1\n"
+                "CMKIT phase cmkit_smoke.devices 0.4\nCMKIT phase cmkit_smoke.body 2.0\n"
+                "CMKIT phase bad\n")
+        self.assertEqual(bench.guest_phases(text), [("setup", 1.5), ("cmkit_smoke.devices", 0.4),
+                                                    ("cmkit_smoke.body", 2.0)])
+
+
+class Table(unittest.TestCase):
+    def test_every_section_prints(self):
+        body = ""
+        for rep in (1, 2):
+            body += block("cm", "cmkit", "rxe0", rep, cmkit_line())
+            body += block("cm", "cmtime", "rxe0", rep, CMTIME)
+        rep = bench.BenchReport(status(body=body + "CMKIT bench-na srp cmkit no LUN\n"))
+        res = {"guest": {"release": "6.12.118-bench", "accel": "tcg", "clocksource": "hpet",
+                         "guest_seconds": 100.0, "problems": [],
+                         "cm": bench.cm_results(rep, 300),
+                         "rpc": dict(bench.rpc_results(rep), not_available=[]),
+                         "srp": dict(bench.srp_results(rep),
+                                     not_available=bench.not_available(rep, "srp"))}}
+        text = bench.table(res)
+        self.assertIn("2. CM churn on rxe0, N=300", text)
+        self.assertIn("connections/s", text)
+        self.assertIn("not available yet: cmkit: no LUN", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
