@@ -51,7 +51,8 @@ The guest's modules: the kept ones, decompressed (6.12's are .ko.xz),
 under /lib/modules/<release>/kernel/ as in the package, cmkit.ko under
 updates/dkms/ where DKMS installed it, and the host's depmod run over that
 tree; the guest modprobes the list in /lib/cmkit/stock-modules, then
-`modprobe cmkit`.
+loads the cmkit.ko `modprobe -D cmkit` resolves (insmod: modprobe would
+pass it the kernel command line's cmkit.* words as parameters).
 """
 
 import contextlib
@@ -279,6 +280,19 @@ def _missing_host_packages(names):
     return missing
 
 
+def install_host_packages(names, why):
+    """Install Debian packages @names on the host with the system's apt, as
+    `make setup` installs scripts/packages.txt (the headers' compiler, which
+    a newer Debian names differently from the build-essential in the list)."""
+    say(f"installing {' '.join(names)} ({why})")
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    r = subprocess.run(sudo + ["apt-get", "install", "-y", "-q", "--no-install-recommends"]
+                       + names, env=env)
+    if r.returncode != 0:
+        die(f"apt-get install {' '.join(names)} failed ({why})")
+
+
 def fetch_headers(apt, headers, version, dest, tmp):
     """Unpack @headers and the -common and kbuild packages it depends on into
     @dest; return the tree DKMS builds against."""
@@ -287,8 +301,7 @@ def fetch_headers(apt, headers, version, dest, tmp):
     host = [d for d in deps if not d.startswith("linux-")]
     missing = _missing_host_packages(host)
     if missing:
-        die(f"{headers} needs {' '.join(missing)} on the host: run 'make setup' "
-            "(scripts/packages.txt)")
+        install_host_packages(missing, f"{headers} {version} depends on them")
     for pkg in [headers] + ours:
         _extract(apt, pkg, version, dest, tmp)
     kdir = os.path.join(dest, "usr", "src", headers)

@@ -153,7 +153,9 @@ rpcrdma_transport_pins_the_module() {
 		refcnt_is 0 && why="refcnt 0 with a live transport"
 		if rmmod cmkit 2> "$log.rmmod"; then
 			why="${why:-rmmod cmkit succeeded with a live transport}"
-			insmod /lib/cmkit/cmkit.ko || why="$why; insmod cmkit failed"
+			# cmkit.ko as init loaded it (a stock leg's: DKMS's, by modprobe)
+			if [ -e /lib/cmkit/cmkit.ko ]; then insmod /lib/cmkit/cmkit.ko; else modprobe cmkit; fi ||
+				why="$why; reloading cmkit failed"
 		else
 			grep -q "unavailable\|busy" "$log.rmmod" ||
 				why="${why:-rmmod: $(cat "$log.rmmod")}"
