@@ -727,10 +727,12 @@ def where_text(where):
 
 
 # What a kernel says about a module as it loads it (or refuses it): taint,
-# signature, version magic, symbol versions, lockdown.
+# signature (module.sig_enforce=1: "Loading of unsigned module is rejected",
+# without the module's name), version magic, symbol versions, lockdown.
 _LOAD_MESSAGE = re.compile(r"^(?:cmkit: (.*(?:taint|verification|signature|[Kk]ey |"
                            r"version magic|disagrees about version|Unknown symbol|"
-                           r"[Ii]nvalid module format).*)|(Lockdown: .*))$")
+                           r"[Ii]nvalid module format).*)|(Lockdown: .*)|"
+                           r"(Loading of .* is rejected))$")
 
 
 class ModuleLoad:
@@ -765,7 +767,7 @@ def module_load(report, console_text):
     for line in console_text.splitlines():
         m = _LOAD_MESSAGE.match(klog_message(line).strip())
         if m:
-            messages.append(m.group(1) or m.group(2))
+            messages.append(next(g for g in m.groups() if g))
     taint = ""
     if tried:
         _, before, after = tried[0]

@@ -15,7 +15,9 @@ Environment: CMKIT_ACCEL=kvm|tcg skips the KVM probe, CMKIT_ACCEL=probe
 forces a new one (its verdict is otherwise remembered per machine, under the
 cache); CMKIT_TIMEOUT (seconds, default 1200, x4 on a debug leg) bounds one
 boot; CMKIT_SUITE_TIMEOUT (default 300, x4 on a debug leg) is the guest's
-watchdog of each suite and unload.
+watchdog of each suite and unload; CMKIT_APPEND adds words to the guest
+kernel's command line (module.sig_enforce=1 on a stock leg: the kernel
+refuses the unsigned cmkit.ko, and the run says why).
 """
 
 import argparse
@@ -307,6 +309,9 @@ def guest_append(info, mode, suites):
         extra.append("cmkit.debug=1")
     if os.environ.get("CMKIT_SUITE_TIMEOUT"):
         extra.append(f"cmkit.suite_timeout={int(os.environ['CMKIT_SUITE_TIMEOUT'])}")
+    # More words for the guest kernel (module.sig_enforce=1: watch a stock
+    # kernel refuse the unsigned cmkit.ko, and the run say why).
+    extra.append(os.environ.get("CMKIT_APPEND", ""))
     return " ".join(e for e in extra if e)
 
 
