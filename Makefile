@@ -44,7 +44,7 @@ help:
 	@echo "make uninstall            remove what make install put there, then depmod"
 	@echo "make setup                install the Debian packages cmkit needs"
 	@echo "make check                host checks only: headers, GoogleTest, fuzz replay, harness tests"
-	@echo "make test                 host checks + KUnit in a guest per kernel (KVERS=, SUITES=, DEBUG=0)"
+	@echo "make test                 host checks + KUnit in a guest per kernel, the shell suites on Debian's own (KVERS=stock-6.1, SUITES=, DEBUG=0)"
 	@echo "make run                  boot the 6.12 test kernel and drive each handler (results in build/results/run/)"
 	@echo "make shell                a shell in the test guest (KVER=6.1)"
 	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_ITEMS=, BENCH_SUITES=)"
