@@ -44,7 +44,7 @@ help:
 	@echo "make uninstall            remove what make install put there, then depmod"
 	@echo "make setup                install the Debian packages cmkit needs"
 	@echo "make check                host checks only: headers, GoogleTest, fuzz replay, harness tests"
-	@echo "make test                 host checks + KUnit in a guest per kernel, the shell suites on Debian's own (KVERS=stock-6.1, SUITES=, DEBUG=0)"
+	@echo "make test                 host checks + KUnit in a guest per kernel, the shell suites on Debian's own (KVERS=stock-6.1, SUITES=, DEBUG=0, STOCK=0)"
 	@echo "make run                  boot the 6.12 test kernel and drive each handler (results in build/results/run/)"
 	@echo "make shell                a shell in the test guest (KVER=6.1)"
 	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_ITEMS=, BENCH_SUITES=)"
@@ -127,7 +127,7 @@ check: setup
 
 test: setup
 	@$(PYTHON) scripts/test.py $(if $(KVERS),--kernels "$(KVERS)") $(if $(SUITES),--suites "$(SUITES)") \
-		$(if $(filter 0,$(DEBUG)),--no-debug)
+		$(if $(filter 0,$(DEBUG)),--no-debug) $(if $(filter 0,$(STOCK)),--no-stock)
 
 run: setup
 	@$(PYTHON) scripts/run.py run --kernel $(or $(KVER),6.12)
