@@ -766,7 +766,7 @@ def module_load(report, console_text):
     messages = []
     for line in console_text.splitlines():
         m = _LOAD_MESSAGE.match(klog_message(line).strip())
-        if m:
+        if m and next(g for g in m.groups() if g) not in messages:
             messages.append(next(g for g in m.groups() if g))
     taint = ""
     if tried:

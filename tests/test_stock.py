@@ -428,15 +428,18 @@ class StockReport(unittest.TestCase):
 
     def test_an_enforced_signature_refuses_the_module_and_the_run_says_so(self):
         # Debian's kernel booted with module.sig_enforce=1 (CMKIT_APPEND).
+        # As measured: insmod tries twice (finit_module, init_module).
         status = ("CMKIT init 4.1\nCMKIT error insmod cmkit: insmod: can't insert "
                   "'/lib/modules/6.1.0-57-amd64/updates/dkms/cmkit.ko': Key was rejected by "
-                  "service  [ 5.1] Loading of unsigned module is rejected \n"
+                  "service; Loading of unsigned module is rejected\n"
                   "CMKIT taint insmod-cmkit 0 0\nCMKIT module cmkit \nCMKIT done\n")
-        console = "[    5.1] Loading of unsigned module is rejected\n"
+        console = ("[    3.713128] Loading of unsigned module is rejected\n"
+                   "[    3.718700] Loading of unsigned module is rejected\n")
         load = results.module_load(results.GuestReport(status), console)
         self.assertFalse(load.loaded)
         self.assertIn("Key was rejected by service", load.short)
-        self.assertIn("'Loading of unsigned module is rejected'", load.long)
+        self.assertIn("the kernel said 'Loading of unsigned module is rejected';", load.long)
+        self.assertEqual(load.messages, ["Loading of unsigned module is rejected"])
         info = {"leg": "stock-6.1", "kver": "6.1", "stock": True, "release": "6.1.0-57-amd64",
                 "package": "linux-image-6.1.0-57-amd64", "version": "6.1.192-3"}
         v = results.judge(results.GuestReport(status), console, 0, (0, 0, 0), False, True)
