@@ -29,18 +29,22 @@ TAG := host
 KDIR := /lib/modules/$(shell uname -r)/build
 endif
 MODDIR := $(TOP)/build/mod/$(TAG)
+# cmkit's version: dkms.conf's PACKAGE_VERSION.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' $(TOP)/dkms.conf)
 
-.PHONY: all modules setup check test run shell bench kernels update-kernels fuzz clean help \
-	checkpatch sparse warnings compile_commands.json
+.PHONY: all modules install uninstall setup check test run shell bench kernels update-kernels \
+	fuzz clean help checkpatch sparse warnings compile_commands.json
 
 all: modules
 
 help:
 	@echo "make                      build cmkit.ko and cmkit_test.ko (KVER=6.12: against the cached test kernel)"
 	@echo "make modules              the same"
+	@echo "make install              install cmkit.ko into /lib/modules/<release>/updates/, then depmod (KVER=, KDIR=)"
+	@echo "make uninstall            remove what make install put there, then depmod"
 	@echo "make setup                install the Debian packages cmkit needs"
 	@echo "make check                host checks only: headers, GoogleTest, fuzz replay, harness tests"
-	@echo "make test                 host checks + KUnit in a guest per kernel (KVERS=, SUITES=, DEBUG=0)"
+	@echo "make test                 host checks + KUnit in a guest per kernel, the shell suites on Debian's own (KVERS=stock-6.1, SUITES=, DEBUG=0, STOCK=0)"
 	@echo "make run                  boot the 6.12 test kernel and drive each handler (results in build/results/run/)"
 	@echo "make shell                a shell in the test guest (KVER=6.1)"
 	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_ITEMS=, BENCH_SUITES=)"
@@ -78,6 +82,43 @@ modules:
 	[ -n "$(W)$(C)" ] || echo "$$sum" > $(MODDIR)/.built; \
 	echo "cmkit: modules in $(MODDIR)"
 
+# ---- install ---------------------------------------------------------------
+# make install [KVER=6.12 | KDIR=<kernel build tree>] [INSTALL_MOD_DIR=extra]
+#              [INSTALL_MOD_PATH=<staging root>]
+# The tree's modules_install puts cmkit.ko (and cmkit_test.ko where it was
+# built: a kernel with KUnit) under <root>/lib/modules/<release>/updates/;
+# depmod then indexes them (kbuild skips it without a System.map, as in
+# Debian's headers).  DKMS (dkms.conf) is the other way in: do not mix them.
+INSTALL_MOD_DIR ?= updates
+# The kernel tree (evaluated once, and only by the recipes that need it).
+BUILD_KDIR = $(eval BUILD_KDIR := $(or $(KDIR),$(shell $(PYTHON) scripts/kernel.py kdir $(KVER))))$(BUILD_KDIR)
+# The release the modules are for: DKMS's KERNELRELEASE, else the tree's
+# UTS_RELEASE (what a module's vermagic says; Debian's 6.1 headers keep the
+# upstream version in include/config/kernel.release), else the running kernel.
+KRELEASE = $(eval KRELEASE := $(or $(KERNELRELEASE),$(shell sed -n \
+	's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' $(BUILD_KDIR)/include/generated/utsrelease.h \
+	2>/dev/null),$(if $(filter host,$(TAG)),$(shell uname -r))))$(KRELEASE)
+MODULES_DIR = $(INSTALL_MOD_PATH)/lib/modules/$(KRELEASE)
+UNINSTALL_DIRS = $(sort $(INSTALL_MOD_DIR) updates extra)
+DEPMOD = depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KRELEASE)
+
+install: modules
+	@test -n "$(KRELEASE)" || { echo "cmkit: no kernel release in $(BUILD_KDIR)" >&2; exit 1; }
+	@echo "  INSTALL $(MODULES_DIR)/$(INSTALL_MOD_DIR)/"
+	$(MAKE) --no-print-directory -C $(BUILD_KDIR) M=$(MODDIR) KERNELRELEASE=$(KRELEASE) \
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) $(if $(INSTALL_MOD_PATH),INSTALL_MOD_PATH=$(INSTALL_MOD_PATH)) \
+		modules_install
+	$(DEPMOD)
+	@echo "cmkit $(VERSION): installed for $(KRELEASE); 'modprobe cmkit' loads it"
+
+uninstall:
+	@test -n "$(KRELEASE)" || { echo "cmkit: which kernel? (KVER=, KDIR= or KERNELRELEASE=)" >&2; exit 1; }
+	@echo "  REMOVE  cmkit.ko*, cmkit_test.ko* from $(foreach d,$(UNINSTALL_DIRS),$(MODULES_DIR)/$(d)/)"
+	rm -f $(foreach d,$(UNINSTALL_DIRS),$(foreach m,cmkit cmkit_test,\
+		$(MODULES_DIR)/$(d)/$(m).ko $(MODULES_DIR)/$(d)/$(m).ko.*))
+	$(DEPMOD)
+	@echo "cmkit: removed for $(KRELEASE) (a DKMS install is 'dkms remove cmkit/$(VERSION) --all')"
+
 setup:
 	@scripts/setup.sh
 
@@ -86,7 +127,7 @@ check: setup
 
 test: setup
 	@$(PYTHON) scripts/test.py $(if $(KVERS),--kernels "$(KVERS)") $(if $(SUITES),--suites "$(SUITES)") \
-		$(if $(filter 0,$(DEBUG)),--no-debug)
+		$(if $(filter 0,$(DEBUG)),--no-debug) $(if $(filter 0,$(STOCK)),--no-stock)
 
 run: setup
 	@$(PYTHON) scripts/run.py run --kernel $(or $(KVER),6.12)

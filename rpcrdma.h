@@ -246,6 +246,8 @@ unsigned int rpcrdma_module_refs(void);
 /* The control plane (rpcrdma_ctl.c), as its KUnit cases reach it. */
 struct seq_file;
 int rpcrdma_ctl_exec(const char *cmd);
-int rpcrdma_xprts_show(struct seq_file *m, void *v);
+#if IS_ENABLED(CONFIG_KUNIT)
+int rpcrdma_xprts_show(struct seq_file *m, void *v);	/* static without KUnit */
+#endif
 
 #endif /* CMKIT_RPCRDMA_H */

@@ -7,7 +7,7 @@
     kernel.py info LEG        print the cached build's facts as JSON (builds if needed)
     kernel.py source LEG      like kdir, but print the kernel source tree
     kernel.py versions        list the default legs (make test's matrix)
-    kernel.py legs            list every leg with its series and fragments
+    kernel.py legs            list every leg with its series and fragments (or package)
     kernel.py update          move the pins in kunit/kernels.pin to the archive's newest
     kernel.py cache-key LEG   the key a CI cache of LEG's build goes by: the leg, its
                               pinned package version and the options hash (as the
@@ -26,6 +26,11 @@ and a hash of the merged options (comments and order do not count).  The
 package version of each series is pinned in kunit/kernels.pin; a newer one
 in the archive changes nothing until `make update-kernels`.  One build at a
 time (a lock file in the cache); full logs go to build/logs/.
+
+The stock legs ("stock-6.1", "stock-6.12") are not built: they are Debian's
+own linux-image and linux-headers packages of a series, pinned in
+kunit/kernels.pin too ("stock-6.1" and "stock-6.1/headers"), fetched into
+the same cache (scripts/stock.py).
 """
 
 import contextlib
@@ -55,9 +60,17 @@ RECIPE = "2"
 class Leg:
     """A kernel series built with a list of fragments, booted with extra arguments."""
 
-    def __init__(self, name, series, fragments, localversion="", cmdline="", debug=False):
+    def __init__(self, name, series, fragments, localversion="", cmdline="", debug=False,
+                 stock=False):
         self.name, self.series, self.fragments = name, series, fragments
         self.localversion, self.cmdline, self.debug = localversion, cmdline, debug
+        # Debian's own kernel of the series (scripts/stock.py), not a build.
+        self.stock = stock
+
+    @property
+    def pin_key(self):
+        """Its line in kunit/kernels.pin: the series, or a stock leg's name."""
+        return self.name if self.stock else self.series
 
 
 LEGS = {
@@ -67,6 +80,9 @@ LEGS = {
     "6.12-debug": Leg("6.12-debug", "6.12", [FRAGMENT, DEBUG_FRAGMENT],
                       localversion="-debug", cmdline="slub_debug=FZPU kmemleak=on",
                       debug=True),
+    # Debian's own kernels: no KUnit, no siw; the shell suites only.
+    "stock-6.1": Leg("stock-6.1", "6.1", [], cmdline="cmkit.stock=1", stock=True),
+    "stock-6.12": Leg("stock-6.12", "6.12", [], cmdline="cmkit.stock=1", stock=True),
 }
 # make bench's legs: each series with kunit/bench.config on top (not in MATRIX).
 for _series in ("6.1", "6.12", "7.3"):
@@ -74,7 +90,7 @@ for _series in ("6.1", "6.12", "7.3"):
                                    localversion="-bench")
 SERIES = ("6.1", "6.12", "7.3")
 # make test's legs, in order; DEBUG=0 drops the debug ones.
-MATRIX = ("6.1", "6.12", "7.3", "6.12-debug")
+MATRIX = ("6.1", "6.12", "7.3", "6.12-debug", "stock-6.1", "stock-6.12")
 
 
 def leg(name):
@@ -204,6 +220,12 @@ class Apt:
             return None
         return m.group(1)
 
+    def show(self, pkg):
+        """`apt-cache show` of every version of @pkg ("" if none)."""
+        r = subprocess.run(["apt-cache"] + self.opts() + ["show", pkg],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        return r.stdout
+
     def versions(self, pkg):
         """Every version of @pkg the archive offers."""
         r = subprocess.run(["apt-cache"] + self.opts() + ["madison", pkg],
@@ -251,7 +273,11 @@ def merged_options(lg):
 
 
 def options_hash(lg):
-    """The cache key's option part: the merged options, sorted, and the recipe."""
+    """The cache key's option part: the merged options, sorted, and the recipe
+    (a stock leg's: what its fetch keeps)."""
+    if lg.stock:
+        import stock
+        return hashlib.sha256(stock.recipe_text().encode()).hexdigest()[:12]
     text = "".join(f"{k}={v}\n" for k, v in sorted(merged_options(lg).items()))
     text += f"LOCALVERSION={lg.localversion}\nRECIPE={RECIPE}\n"
     return hashlib.sha256(text.encode()).hexdigest()[:12]
@@ -276,28 +302,35 @@ def cached_builds(lg):
     return [os.path.dirname(h) for h in hits]
 
 
-def read_pins():
-    """{series: (package, version)} from kunit/kernels.pin."""
+def read_pins(path=None):
+    """{key: (package, version)} from kunit/kernels.pin (key: a series, a stock
+    leg, or "<stock leg>/headers")."""
+    path = path or PIN_FILE
     pins = {}
-    if os.path.exists(PIN_FILE):
-        for line in open(PIN_FILE):
+    if os.path.exists(path):
+        for line in open(path):
             words = line.split("#", 1)[0].split()
             if len(words) == 3:
                 pins[words[0]] = (words[1], words[2])
     return pins
 
 
-def write_pins(pins):
+def pin_order(key):
+    """The pin file's order: the series by number, then the stock legs."""
+    return [(0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"[./-]", key)]
+
+
+def write_pins(pins, path=None):
+    path = path or PIN_FILE
     head = []
-    for line in open(PIN_FILE):
+    for line in open(path):
         if line.startswith("#") or not line.strip():
             head.append(line)
         else:
             break
-    with open(PIN_FILE, "w") as f:
+    with open(path, "w") as f:
         f.writelines(head)
-        for key in sorted(pins, key=lambda k: [int(x) if x.isdigit() else x
-                                               for x in re.split(r"[.-]", k)]):
+        for key in sorted(pins, key=pin_order):
             pkg, ver = pins[key]
             f.write(f"{key:<12} {pkg:<28} {ver}\n")
 
@@ -327,36 +360,56 @@ def resolve_version(series, apt):
     return ver, f"{pkg} {pinned} (pinned) is no longer in the archive; used {ver}"
 
 
-def update_pins():
-    """make update-kernels: move each pin to the archive's newest; print what moved."""
-    apt = Apt()
-    if not apt.update(force=True):
-        die("apt-get update failed")
-    pins = read_pins()
-    changed = 0
+def update_pins(apt=None, path=None, out=say):
+    """make update-kernels: move each pin to the archive's newest; print what
+    moved.  A stock image's package name changes with each ABI bump
+    (linux-image-6.1.0-57-amd64 -> -58-), so its newest is what Debian's
+    metapackages depend on (scripts/stock.py), and its headers follow it.
+    Returns the moves, as printed."""
+    import stock
+    if apt is None:
+        apt = Apt()
+        if not apt.update(force=True):
+            die("apt-get update failed")
+    pins = read_pins(path)
+    moves = []
+
+    def move(key, pkg, new):
+        old_pkg, old = pins.get(key, (None, None))
+        if (old_pkg, old) == (pkg, new):
+            out(f"{key}: {pkg} {new} (unchanged)")
+            return
+        if old_pkg in (None, pkg):
+            moves.append(f"{key}: {pkg} {old or '(unpinned)'} -> {new}")
+        else:
+            moves.append(f"{key}: {old_pkg} {old} -> {pkg} {new}")
+        out(moves[-1])
+        pins[key] = (pkg, new)
+
     for series in SERIES:
         pkg = f"linux-source-{series}"
-        old = pins.get(series, (pkg, None))[1]
         new = apt.candidate(pkg)
         if new is None:
-            say(f"{pkg}: not in the archive; pin kept at {old}")
-            continue
-        if new != old:
-            say(f"{pkg}: {old} -> {new}")
-            pins[series] = (pkg, new)
-            changed += 1
+            out(f"{pkg}: not in the archive; pin kept at {pins.get(series, (pkg, None))[1]}")
         else:
-            say(f"{pkg}: {old} (unchanged)")
+            move(series, pkg, new)
+    for lg in [lg for lg in LEGS.values() if lg.stock]:
+        best = stock.newest_image(lg.series, apt)
+        if best is None:
+            out(f"{lg.name}: the archive has no {lg.series} image; pin kept")
+            continue
+        move(lg.name, *best)
+        move(f"{lg.name}/headers", stock.headers_package(best[0]), best[1])
+    stock_keys = {lg.name for lg in LEGS.values() if lg.stock}
     for key, (pkg, old) in list(pins.items()):
-        if key in SERIES:
+        if key in SERIES or key.split("/")[0] in stock_keys:
             continue
         new = apt.candidate(pkg)
         if new and new != old:
-            say(f"{pkg}: {old} -> {new}")
-            pins[key] = (pkg, new)
-            changed += 1
-    write_pins(pins)
-    say(f"{changed} pin(s) moved; kunit/kernels.pin written")
+            move(key, pkg, new)
+    write_pins(pins, path)
+    out(f"{len(moves)} pin(s) moved; {path or os.path.relpath(PIN_FILE, TOP)} written")
+    return moves
 
 
 # --------------------------------------------------------------------------
@@ -553,6 +606,9 @@ def ensure(name):
     """
     lg = leg(name)
     os.makedirs(cache_dir(), exist_ok=True)
+    if lg.stock:
+        import stock
+        return stock.ensure(lg)
     pinned = read_pins().get(lg.series, (None, None))[1]
     if pinned:
         kdir = kernel_dir(lg, pinned)
@@ -574,19 +630,24 @@ def ensure(name):
     if not os.path.exists(os.path.join(kdir, "done.json")):
         with machine_lock("another kernel build or a guest"):
             build(lg, version, apt)
+    record_pin_note(kdir, note)
+    return kdir
+
+
+def record_pin_note(kdir, note):
+    """Keep in the build's done.json why its pin was not used (or that it was)."""
     path = os.path.join(kdir, "done.json")
     info = json.load(open(path))
     if info.get("pin_note") != note:
         info["pin_note"] = note
         with open(path, "w") as f:
             json.dump(info, f, indent=1)
-    return kdir
 
 
 def cache_key(name):
     """<leg>-<pinned version>-<options hash>: what names LEG's cached build."""
     lg = leg(name)
-    pinned = read_pins().get(lg.series, (None, "unpinned"))[1]
+    pinned = read_pins().get(lg.pin_key, (None, "unpinned"))[1]
     return f"{lg.name}-{safe(pinned)}-{options_hash(lg)}"
 
 
@@ -600,6 +661,11 @@ def main(argv):
         return 0
     if argv[1] == "legs":
         for lg in LEGS.values():
+            if lg.stock:
+                pkg = read_pins().get(lg.name, ("(unpinned)", ""))
+                print(f"{lg.name:<12} {pkg[0]} {pkg[1]} (Debian's own, with its "
+                      f"headers; DKMS)  ({lg.cmdline})")
+                continue
             frags = " + ".join(os.path.relpath(f, TOP) for f in lg.fragments)
             print(f"{lg.name:<12} linux-source-{lg.series:<6} {frags}"
                   f"{'  (' + lg.cmdline + ')' if lg.cmdline else ''}")

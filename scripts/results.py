@@ -721,7 +721,61 @@ def kmemleak_objects(text, modules=None, symtabs=None):
 
 def where_text(where):
     """A guest step's name as a report says it."""
+    if where == "insmod-cmkit":
+        return "loading cmkit.ko"
     return "unloading cmkit.ko" if where == "cmkit.ko" else f"suite {where}"
+
+
+# What a kernel says about a module as it loads it (or refuses it): taint,
+# signature (module.sig_enforce=1: "Loading of unsigned module is rejected",
+# without the module's name), version magic, symbol versions, lockdown.
+_LOAD_MESSAGE = re.compile(r"^(?:cmkit: (.*(?:taint|verification|signature|[Kk]ey |"
+                           r"version magic|disagrees about version|Unknown symbol|"
+                           r"[Ii]nvalid module format).*)|(Lockdown: .*)|"
+                           r"(Loading of .* is rejected))$")
+
+
+class ModuleLoad:
+    """How the kernel took cmkit.ko: loaded or not, what it said, the taint.
+
+    short: for a summary line ("unsigned, loaded with taint OE")
+    long:  for a note, with the kernel's own words
+    """
+
+    def __init__(self, loaded, messages, taint, error):
+        self.loaded, self.messages, self.taint, self.error = loaded, messages, taint, error
+        unsigned = any("signature and/or required key missing" in m for m in messages)
+        if loaded:
+            self.short = (f"{'unsigned, ' if unsigned else ''}loaded with taint "
+                          f"{taint or 'none'}")
+        else:
+            self.short = f"refused: {error or 'see console.log'}"
+        said = "; ".join(f"'{m}'" for m in messages) or "nothing"
+        self.long = (f"cmkit.ko {'loaded' if loaded else 'was refused: ' + (error or '?')}; "
+                     f"the kernel said {said}; taint set by loading it: {taint or 'none'}")
+
+
+def module_load(report, console_text):
+    """The ModuleLoad of the boot, or None if the guest never tried."""
+    if report is None:
+        return None
+    tried = [t for t in report.taints if t[0] == "insmod-cmkit"]
+    errors = [e for e in report.errors if e.startswith("insmod cmkit")]
+    if not tried and not errors:
+        return None
+    messages = []
+    for line in console_text.splitlines():
+        m = _LOAD_MESSAGE.match(klog_message(line).strip())
+        if m and next(g for g in m.groups() if g) not in messages:
+            messages.append(next(g for g in m.groups() if g))
+    taint = ""
+    if tried:
+        _, before, after = tried[0]
+        taint = taint_letters(after & ~before)
+    error = errors[0].split(":", 1)[1].strip() if errors and ":" in errors[0] else \
+        (errors[0] if errors else None)
+    loaded = "cmkit" in report.modules or bool(tried and not errors)
+    return ModuleLoad(loaded, messages, taint, error)
 
 
 def kmemleak_problem(where, text, modules=None, symtabs=None):
@@ -746,7 +800,16 @@ class Expectation:
         self.lineno = lineno
 
     def applies(self, leg):
-        return "*" in self.legs or leg in self.legs
+        """@leg is one of the entry's legs: a name, a glob ("stock-*"), or "*",
+        every leg that boots cmkit's own test kernels: not the stock legs
+        (Debian's own kernels, no KUnit), which are named on their own."""
+        for pat in self.legs:
+            if pat == "*":
+                if not leg.startswith("stock-"):
+                    return True
+            elif fnmatch.fnmatchcase(leg, pat):
+                return True
+        return False
 
 
 def read_expected(path=EXPECTED_FILE, text=None):

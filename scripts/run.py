@@ -15,7 +15,9 @@ Environment: CMKIT_ACCEL=kvm|tcg skips the KVM probe, CMKIT_ACCEL=probe
 forces a new one (its verdict is otherwise remembered per machine, under the
 cache); CMKIT_TIMEOUT (seconds, default 1200, x4 on a debug leg) bounds one
 boot; CMKIT_SUITE_TIMEOUT (default 300, x4 on a debug leg) is the guest's
-watchdog of each suite and unload.
+watchdog of each suite and unload; CMKIT_APPEND adds words to the guest
+kernel's command line (module.sig_enforce=1 on a stock leg: the kernel
+refuses the unsigned cmkit.ko, and the run says why).
 """
 
 import argparse
@@ -27,11 +29,14 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kernel  # noqa: E402
+import mkinitramfs  # noqa: E402
 import results  # noqa: E402
+import stock  # noqa: E402
 
 TOP = kernel.TOP
 BUILD = os.path.join(TOP, "build")
@@ -80,13 +85,35 @@ def build_tools():
     return [os.path.join(BUILD, "tools", "cmkit-peer")]
 
 
-def make_initrd(kver, kos):
+def build_stock_module(info):
+    """A stock leg's cmkit.ko, the way DKMS builds it for a user: (staging
+    root, the module DKMS installed there)."""
+    os.makedirs(LOGDIR, exist_ok=True)
+    log = os.path.join(LOGDIR, f"dkms-{info['leg']}.log")
+    open(log, "w").close()
+    say(f"{info['leg']}: cmkit.ko through dkms add, build and install against "
+        f"{info['headers_package']} {info['version']}")
+    return stock.dkms_build(info, log)
+
+
+def make_initrd(kver, kos=None, stock_info=None):
+    """base (user space) + the leg's modules: @kos under /lib/cmkit/, or a
+    stock leg's tree (@stock_info, @kos = (DKMS's root, cmkit.ko))."""
     base = os.path.join(BUILD, "guest", "base.cpio.gz")
     subprocess.run([sys.executable, os.path.join(TOP, "scripts", "mkinitramfs.py"),
                     "base", base] + build_tools(), check=True)
     mods = os.path.join(BUILD, "guest", kver, "modules.cpio.gz")
-    subprocess.run([sys.executable, os.path.join(TOP, "scripts", "mkinitramfs.py"),
-                    "modules", mods] + kos, check=True)
+    if stock_info:
+        root = tempfile.mkdtemp(prefix="initramfs-stock-")
+        try:
+            stock.guest_tree(stock_info, kos[0], kos[1], root)
+            os.makedirs(os.path.dirname(mods), exist_ok=True)
+            mkinitramfs.pack(root, mods)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    else:
+        subprocess.run([sys.executable, os.path.join(TOP, "scripts", "mkinitramfs.py"),
+                        "modules", mods] + kos, check=True)
     initrd = os.path.join(BUILD, "guest", kver, "initrd.cpio.gz")
     with open(initrd, "wb") as out:
         for part in (base, mods):
@@ -259,10 +286,13 @@ def prepare(kver, phases=None):
     info = json.load(open(os.path.join(kdir, "done.json")))
     if phases:
         phases.end("kernel")
-    kos = build_modules(kver, info["build"])
+    if info.get("stock"):
+        kos = build_stock_module(info)
+    else:
+        kos = build_modules(kver, info["build"])
     if phases:
         phases.end("modules")
-    initrd = make_initrd(kver, kos)
+    initrd = make_initrd(kver, kos, info if info.get("stock") else None)
     if phases:
         phases.end("initramfs")
     return info, initrd
@@ -279,6 +309,9 @@ def guest_append(info, mode, suites):
         extra.append("cmkit.debug=1")
     if os.environ.get("CMKIT_SUITE_TIMEOUT"):
         extra.append(f"cmkit.suite_timeout={int(os.environ['CMKIT_SUITE_TIMEOUT'])}")
+    # More words for the guest kernel (module.sig_enforce=1: watch a stock
+    # kernel refuse the unsigned cmkit.ko, and the run say why).
+    extra.append(os.environ.get("CMKIT_APPEND", ""))
     return " ".join(e for e in extra if e)
 
 
@@ -312,6 +345,9 @@ def boot_and_judge(info, initrd, accel, out, append, live, suites="*"):
                               version=info.get("version"), symtabs=module_symbols(info))
     verdict.boot_seconds = boot.boot_seconds
     verdict.parse_seconds = time.time() - t0
+    verdict.module_load = results.module_load(verdict.report, console)
+    if info.get("stock") and verdict.module_load:
+        verdict.notes.append(f"{info['package']}: {verdict.module_load.long}")
     verdict.guest_seconds = boot.seconds
     return verdict, boot
 
@@ -366,9 +402,16 @@ def summary_line(info, v, accel):
     boot = f"{v.boot_seconds:.1f}" if v.boot_seconds is not None else "-"
     leg = info.get("leg", info["kver"])
     label = f"{leg} (debug leg: KASAN, kmemleak, UBSAN)" if info.get("debug") else leg
+    what = info["release"]
+    if info.get("stock"):
+        label, what = leg, f"{info['package']} {info['version']}"
     pin = f" pin-not-used ({info['pin_note']})" if info.get("pin_note") else ""
-    return (f"{label} {info['release']} passed={v.passed} failed={v.failed} skipped={v.skipped} "
-            f"accel={accel} boot={boot}s total={v.total_seconds:.1f}s"
+    tail = ""
+    if info.get("stock"):
+        load = getattr(v, "module_load", None)
+        tail = " (stock Debian kernel" + (f"; cmkit.ko {load.short}" if load else "") + ")"
+    return (f"{label} {what} passed={v.passed} failed={v.failed} skipped={v.skipped} "
+            f"accel={accel} boot={boot}s total={v.total_seconds:.1f}s{tail}"
             f"{f' xfail {v.xfail} (first boot; rerun)' if v.xfail else ''}{pin}"
             f"{'' if v.ok else ' FAIL'}")
 
@@ -508,6 +551,9 @@ def timeline(report):
 
 
 def cmd_run(args):
+    if kernel.leg(args.kernel).stock:
+        raise SystemExit(f"[run] {args.kernel} has no KUnit for make run's cases: "
+                         f"'make test KVERS={args.kernel}' runs the story on it")
     say(f"make run: kernel {args.kernel}: rxe0 and siw0 in the guest, cmkit loaded, "
         "each scenario on both devices")
     info, v, accel, _ = run_kernel(args.kernel, RUN_CASES, mode="run", live=Live(args.kernel))

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """cmkit's test command (make test): host checks, then KUnit on each kernel.
 
-    test.py [--kernels "6.1 6.12 7.3 6.12-debug"] [--suites GLOB] [--no-debug]
-            [--host-only]
+    test.py [--kernels "6.1 6.12 7.3 6.12-debug stock-6.1 stock-6.12"]
+            [--suites GLOB] [--no-debug] [--no-stock] [--host-only]
 
 Host checks need no kernel: every include/cmkit/ header compiles alone as C
 (gnu11) and as C++ (c++17) with -Wall -Wextra -Werror, and twice in one unit;
@@ -128,10 +128,14 @@ def main(argv):
     ap.add_argument("--suites", default="*")
     ap.add_argument("--host-only", action="store_true")
     ap.add_argument("--no-debug", action="store_true", help="drop the debug legs")
+    ap.add_argument("--no-stock", action="store_true",
+                    help="drop the stock legs (Debian's own kernels)")
     args = ap.parse_args(argv[1:])
     legs = args.kernels.replace(",", " ").split()
     if args.no_debug:
         legs = [k for k in legs if not kernel.leg(k).debug]
+    if args.no_stock:
+        legs = [k for k in legs if not kernel.leg(k).stock]
     args.kernels = " ".join(legs)
 
     lines, totals, ok, groups = [], [0, 0, 0], True, []

@@ -76,7 +76,7 @@ class Workflow(unittest.TestCase):
         for name in kernel.MATRIX:
             key = kernel.cache_key(name)
             lg = kernel.leg(name)
-            ver = kernel.read_pins()[lg.series][1]
+            ver = kernel.read_pins()[lg.pin_key][1]
             self.assertEqual(key, f"{name}-{kernel.safe(ver)}-{kernel.options_hash(lg)}")
             self.assertTrue(kernel.kernel_dir(lg, ver).endswith(key[len(name) + 1:]))
 
