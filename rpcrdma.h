@@ -576,13 +576,11 @@ int rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed);
 int rpcrdma_post_sends(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
 		       struct rpcrdma_sendctx *sc);
 void rpcrdma_reset_cwnd(struct rpcrdma_xprt *r_xprt);
-int rpcrdma_sendctxs_create(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_sendctxs_destroy(struct rpcrdma_xprt *r_xprt);
-int rpcrdma_reqs_setup(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_reqs_reset(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_reps_unmap(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_recvs_close(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt);
+int rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_xprt_clear_connected(struct rpcrdma_xprt *r_xprt);
 
 /* Calls (rpcrdma_call.c). */

@@ -195,10 +195,12 @@ static bool rpcrdma_sendctx_ready(struct rpcrdma_buffer *buf, u32 gen)
 }
 
 /*
- * Post the call, under the send lock, on the connection it started on.
+ * Marshal and post the call, under the send lock, on the connection it
+ * started on (a reconnect reallocates send buffers under the same lock).
  * Return 0, -EAGAIN if the ring is full, or the errno of the failure.
  */
-static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req, u32 gen)
+static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req, u32 gen,
+			     u32 prog, u32 vers)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_sendctx *sc;
@@ -216,6 +218,11 @@ static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 	sc = rpcrdma_sendctx_get_locked(r_xprt);
 	if (!sc) {
 		rc = -EAGAIN;
+		goto out;
+	}
+	rc = rpcrdma_marshal_req(r_xprt, req, prog, vers);
+	if (rc) {
+		rpcrdma_sendctx_unget_locked(r_xprt, sc);
 		goto out;
 	}
 	/* The Send's reference, dropped when the context is released. */
@@ -266,10 +273,7 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 	rc = rpcrdma_get_credit(r_xprt, gen, deadline, outstanding);
 	if (rc)
 		goto out_req;
-	rc = rpcrdma_marshal_req(r_xprt, req, prog, vers);
-	if (rc)
-		goto out_credit;
-	while ((rc = rpcrdma_post_call(r_xprt, req, gen)) == -EAGAIN) {
+	while ((rc = rpcrdma_post_call(r_xprt, req, gen, prog, vers)) == -EAGAIN) {
 		/* Too few Send completions lately: wait for one. */
 		t = wait_event_interruptible_timeout(buf->rb_wait, rpcrdma_sendctx_ready(buf, gen),
 						     rpcrdma_remaining(deadline));

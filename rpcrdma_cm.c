@@ -710,11 +710,10 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 	if (rc < 0)
 		goto out_disconnect;
 	/* As upstream: a connection without its buffers is no connection. */
-	if (rpcrdma_sendctxs_create(r_xprt) || rpcrdma_reqs_setup(r_xprt)) {
+	if (rpcrdma_xprt_set_connected(r_xprt)) {
 		rc = -ENOTCONN;
 		goto out_disconnect;
 	}
-	rpcrdma_xprt_set_connected(r_xprt);
 	rc = 0;
 	goto out_unlock;
 

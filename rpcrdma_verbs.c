@@ -206,13 +206,8 @@ int rpcrdma_req_setup(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req)
 	return 0;
 }
 
-/**
- * rpcrdma_reqs_setup - rpcrdma_req_setup() for every req of the pool
- * @r_xprt: the transport, connected, under its rx_lock
- *
- * Return: 0, or the first req's error.
- */
-int rpcrdma_reqs_setup(struct rpcrdma_xprt *r_xprt)
+/* rpcrdma_req_setup() for every req of the pool; 0 or the first error. */
+static int rpcrdma_reqs_setup(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_req *req;
 	int rc;
@@ -498,16 +493,13 @@ static void rpcrdma_sendctx_unmap(struct rpcrdma_sendctx *sc)
 	kref_put(&req->rl_kref, rpcrdma_req_release);
 }
 
-/**
- * rpcrdma_sendctxs_create - a connection's send-context ring
- * @r_xprt: the transport, connected, under its rx_lock
- *
- * One context per Send the send queue holds (the credits plus the
- * backchannel's); the ring keeps one slot empty, so it has one more.
- *
- * Return: 0 or -ENOMEM (rpcrdma_sendctxs_destroy() cleans up either way).
+/*
+ * A connection's send-context ring: one context per Send the send queue
+ * holds (the credits plus the backchannel's), and one more since the ring
+ * keeps a slot empty.  0 or -ENOMEM (rpcrdma_sendctxs_destroy() cleans up
+ * either way).
  */
-int rpcrdma_sendctxs_create(struct rpcrdma_xprt *r_xprt)
+static int rpcrdma_sendctxs_create(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_ep *ep = r_xprt->rx_ep;
@@ -946,19 +938,32 @@ void rpcrdma_reset_cwnd(struct rpcrdma_xprt *r_xprt)
 }
 
 /**
- * rpcrdma_xprt_set_connected - calls may be sent
- * @r_xprt: the transport, connected, under its rx_lock
+ * rpcrdma_xprt_set_connected - set up the connection's Sends, then let calls go
+ * @r_xprt: the transport, ESTABLISHED, under its rx_lock
+ *
+ * Creates the send-context ring and sets the reqs up for the negotiated
+ * inline sizes (rpcrdma_req_setup()), under the send lock: a call still
+ * marshalling for the previous connection is not writing into a buffer
+ * reallocated here.
+ *
+ * Return: 0, or -ENOMEM or -EIO (calls stay refused; the caller's
+ * disconnect cleans up).
  */
-void rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt)
+int rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	int rc;
 
 	mutex_lock(&r_xprt->rx_send_lock);
-	spin_lock(&buf->rb_lock);
-	buf->rb_connected = true;
-	buf->rb_gen++;
-	spin_unlock(&buf->rb_lock);
+	rc = rpcrdma_sendctxs_create(r_xprt) ?: rpcrdma_reqs_setup(r_xprt);
+	if (!rc) {
+		spin_lock(&buf->rb_lock);
+		buf->rb_connected = true;
+		buf->rb_gen++;
+		spin_unlock(&buf->rb_lock);
+	}
 	mutex_unlock(&r_xprt->rx_send_lock);
+	return rc;
 }
 
 /**
