@@ -16,8 +16,8 @@
  *             destroy <n>|all      disconnect and forget transport n, or all
  *           a failed command fails the write with its errno
  *   xprts   one line per transport: its number, server, state, inline sizes,
- *           then calls=<sent> replies=<accepted> errors=<n> credits=<now>,
- *           and after a call command rtt_median_us= rtt_p99_us=
+ *           then, last, calls=<sent> replies=<accepted> errors=<n>
+ *           credits=<now>
  *   calls   one JSON line per transport: its last call command's summary
  *           and round trips (the shape of cmkit-peer call's summary)
  *   stats   objects made and freed, and CM events by type
@@ -324,15 +324,9 @@ static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *
 	errors = buf->rb_errors;
 	credits = buf->rb_connected ? buf->rb_credits : 0;
 	spin_unlock(&buf->rb_lock);
-	seq_printf(m, " calls=%llu replies=%llu errors=%llu credits=%u", calls, replies, errors,
-		   credits);
-	if (cx->last && cx->last->res.nr_rtt) {
-		seq_puts(m, " rtt_median_us=");
-		rpcrdma_ctl_us(m, cx->last->median_ns);
-		seq_puts(m, " rtt_p99_us=");
-		rpcrdma_ctl_us(m, cx->last->p99_ns);
-	}
-	seq_putc(m, '\n');
+	/* The line ends here: scripts read credits= as its last field. */
+	seq_printf(m, " calls=%llu replies=%llu errors=%llu credits=%u\n", calls, replies,
+		   errors, credits);
 }
 
 /**
