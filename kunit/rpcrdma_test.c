@@ -398,7 +398,8 @@ static void rt_calls_work(struct work_struct *work)
 	struct rt_calls *a = container_of(work, struct rt_calls, work);
 
 	a->rc = cmkit_rpcrdma_xprt_call(a->xprt, a->prog, a->vers, a->count, &a->res);
-	complete(&a->done);
+	/* For good: the case's wait and the resource's free both wait for it. */
+	complete_all(&a->done);
 }
 
 static void rt_calls_free(struct kunit_resource *res)
