@@ -371,12 +371,16 @@ static inline int rpcrdma_ep_status(struct rpcrdma_ep *ep)
  * @reply: called by the reply handler when a reply matched a waiting call,
  *	before the call is completed, from the completion queue's work; may
  *	sleep (tests hold a reply here).  Optional.
+ * @send: called by a call that holds a req and a credit, before it takes
+ *	the send lock to marshal and post its Send; may sleep (tests hold a
+ *	call here).  Optional.
  */
 struct rpcrdma_xprt_ops {
 	void (*cm_event)(struct rpcrdma_xprt *r_xprt, struct rdma_cm_id *id,
 			 const struct rdma_cm_event *event);
 	void (*force_work)(struct rpcrdma_xprt *r_xprt);
 	void (*reply)(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req);
+	void (*send)(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req);
 };
 
 /**

@@ -273,6 +273,8 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 	rc = rpcrdma_get_credit(r_xprt, gen, deadline, outstanding);
 	if (rc)
 		goto out_req;
+	if (r_xprt->rx_ops && r_xprt->rx_ops->send)
+		r_xprt->rx_ops->send(r_xprt, req);
 	while ((rc = rpcrdma_post_call(r_xprt, req, gen, prog, vers)) == -EAGAIN) {
 		/* Too few Send completions lately: wait for one. */
 		t = wait_event_interruptible_timeout(buf->rb_wait, rpcrdma_sendctx_ready(buf, gen),

@@ -2148,6 +2148,95 @@ static void reconnect_with_larger_inline_sizes_reallocates_the_regbufs(struct ku
 	rt_expect_all_released(&c);
 }
 
+/*
+ * A transport hook's caller held until the case lets it go: once armed, the
+ * next pass completes @entered and waits for @release.  @passes counts every
+ * pass, armed or not.
+ */
+struct rt_pin {
+	struct completion entered, release;
+	atomic_t passes;
+	bool armed;
+};
+
+static void rt_pin_arm(struct rt_pin *h)
+{
+	init_completion(&h->entered);
+	init_completion(&h->release);
+	WRITE_ONCE(h->armed, true);
+}
+
+static void rt_pin_here(struct rt_pin *h)
+{
+	atomic_inc(&h->passes);
+	if (!READ_ONCE(h->armed))
+		return;
+	WRITE_ONCE(h->armed, false);
+	complete(&h->entered);
+	wait_for_completion_timeout(&h->release, cmkit_test_timeout());
+}
+
+/* A call held before it takes the send lock; a reply handler held. */
+static struct rt_pin rt_send_hold, rt_reply_hold;
+
+static void rt_send_hook(struct rpcrdma_xprt *x, struct rpcrdma_req *req)
+{
+	rt_pin_here(&rt_send_hold);
+}
+
+static void rt_reply_hook(struct rpcrdma_xprt *x, struct rpcrdma_req *req)
+{
+	rt_pin_here(&rt_reply_hold);
+}
+
+static const struct rpcrdma_xprt_ops rt_hold_call_ops = {
+	.send = rt_send_hook,
+	.reply = rt_reply_hook,
+};
+
+/*
+ * A call took its req and a credit on one connection and is held before
+ * the send lock while that connection ends and another begins.  Let go, it
+ * ends with -ECONNABORTED unsent (neither server sees it), and its credit
+ * goes back without taking one from the new connection, whose calls go on.
+ */
+static void call_set_up_before_a_reconnect_is_not_sent_on_the_new_one(struct kunit *test)
+{
+	struct cmkit_rpc_counts first, second;
+	struct cmkit_rpc_srv *rpc2;
+	struct rt_calls *a;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	rt_pin_arm(&rt_send_hold);
+	c.xprt->rx_ops = &rt_hold_call_ops;
+	first = cmkit_rpc_srv_counts(c.rpc);
+	a = rt_calls_start(test, c.xprt, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&rt_send_hold.entered,
+								cmkit_test_timeout()),
+			      "the call never reached its Send");
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_outstanding), 1U);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+
+	c.srv = rt_rpc_listener(&c, "server2", &c.addr, &rpc2);
+	memcpy(&c.xprt->rx_dst, &c.addr, sizeof(c.addr));
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	second = cmkit_rpc_srv_counts(rpc2);
+	complete(&rt_send_hold.release);
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), -ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, a->res.sent, 0U);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).calls, first.calls);
+	KUNIT_EXPECT_EQ_MSG(test, cmkit_rpc_srv_counts(rpc2).calls, second.calls,
+			    "the old connection's call was sent on the new one");
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(c.xprt->rx_buf.rb_outstanding), 0U,
+			    "the old connection's credit was taken from the new one");
+	rt_expect_calls_ok(test, c.xprt, rpc2, 40);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
 /* ---- the handler under traffic ----------------------------------------------- */
 
 #define RT_IN_FLIGHT	8
@@ -2222,26 +2311,6 @@ static void device_removal_with_calls_in_flight_aborts_them(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
 }
 
-/* A reply handler held in the transport's hook, until the case lets it go. */
-static struct {
-	struct completion entered, release;
-	atomic_t replies;
-	bool armed;
-} rt_reply_hold;
-
-static void rt_reply_hook(struct rpcrdma_xprt *x, struct rpcrdma_req *req)
-{
-	atomic_inc(&rt_reply_hold.replies);
-	if (!READ_ONCE(rt_reply_hold.armed))
-		return;
-	WRITE_ONCE(rt_reply_hold.armed, false);
-	complete(&rt_reply_hold.entered);
-	wait_for_completion_timeout(&rt_reply_hold.release, cmkit_test_timeout());
-}
-
-static const struct rpcrdma_xprt_ops rt_reply_ops = {
-	.reply = rt_reply_hook,
-};
 
 /* A local disconnect on a work item: it waits for the held reply handler. */
 static void rt_disconnect_work(struct work_struct *work)
@@ -2266,11 +2335,9 @@ static void local_disconnect_while_a_reply_is_handled_completes_it(struct kunit 
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
-	init_completion(&rt_reply_hold.entered);
-	init_completion(&rt_reply_hold.release);
-	c.xprt->rx_ops = &rt_reply_ops;
+	c.xprt->rx_ops = &rt_hold_call_ops;
 	a = rt_calls_in_flight(&c, 4);
-	WRITE_ONCE(rt_reply_hold.armed, true);
+	rt_pin_arm(&rt_reply_hold);
 	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_release_one(c.rpc), 1U);
 	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&rt_reply_hold.entered,
 								cmkit_test_timeout()),
@@ -2298,16 +2365,16 @@ static void local_disconnect_before_the_replies_aborts_every_call(struct kunit *
 	int replies;
 
 	rt_setup(test, &c, true);
-	c.xprt->rx_ops = &rt_reply_ops;
+	c.xprt->rx_ops = &rt_hold_call_ops;
 	WRITE_ONCE(rt_reply_hold.armed, false);
 	a = rt_calls_in_flight(&c, 4);
-	replies = atomic_read(&rt_reply_hold.replies);
+	replies = atomic_read(&rt_reply_hold.passes);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_calls_aborted(&c, a, 4);
 	cmkit_rpc_srv_release(c.rpc);
 	rt_expect_all_released(&c);
 	now = rt_counts_now();
-	KUNIT_EXPECT_EQ(test, atomic_read(&rt_reply_hold.replies), replies);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rt_reply_hold.passes), replies);
 	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, unknown_xid), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 0);
 }
@@ -2490,6 +2557,7 @@ static int rt_init(struct kunit *test)
 	rt_log.nr = 0;
 	spin_unlock_irqrestore(&rt_log.lock, flags);
 	WRITE_ONCE(rt_reply_hold.armed, false);
+	WRITE_ONCE(rt_send_hold.armed, false);
 	return 0;
 }
 
@@ -2583,6 +2651,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(refused_and_malformed_replies_fail_the_call_with_eproto),
 	RT_CASE(dropped_call_times_out_and_closes_the_connection),
 	RT_CASE(reconnect_with_larger_inline_sizes_reallocates_the_regbufs),
+	RT_CASE(call_set_up_before_a_reconnect_is_not_sent_on_the_new_one),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(completion_error_with_calls_in_flight_closes_once),
 	RT_CASE(local_disconnect_while_a_reply_is_handled_completes_it),
