@@ -930,7 +930,11 @@ void rpcrdma_reset_cwnd(struct rpcrdma_xprt *r_xprt)
 	spin_lock(&buf->rb_lock);
 	buf->rb_max_requests = r_xprt->rx_ep->re_max_requests;
 	buf->rb_credits = 1;
-	buf->rb_outstanding = 0;
+	/*
+	 * rb_outstanding is not reset: the last connection's end took back
+	 * every credit of a call it had sent, and a call that took a credit
+	 * but was not sent before that end gives it back itself.
+	 */
 	buf->rb_receive_count = 0;
 	buf->rb_recv_high = 0;
 	buf->rb_recv_open = true;
