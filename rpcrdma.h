@@ -549,8 +549,8 @@ struct cmkit_rpcrdma_calls {
 
 int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
 
-struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
-					 u32 inline_recv);
+struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst,
+					       u32 inline_send, u32 inline_recv);
 void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt);
 int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);

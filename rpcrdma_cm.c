@@ -760,8 +760,8 @@ static void rpcrdma_force_work(struct work_struct *work)
  *
  * Return: the transport, or NULL if memory is short.
  */
-struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
-					 u32 inline_recv)
+struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst,
+					       u32 inline_send, u32 inline_recv)
 {
 	static atomic_t next_xid = ATOMIC_INIT(0);
 	struct rpcrdma_xprt *r_xprt;
