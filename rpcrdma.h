@@ -11,14 +11,20 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/dma-direction.h>
 #include <linux/kref.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
+#include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
 #include "cmkit/rpcrdma_cmp.h"
+#include "cmkit/rpcrdma_msg.h"
 
 /* How long address and route resolution may take (upstream's value). */
 #define RPCRDMA_RESOLVE_TIMEOUT		5000	/* ms */
@@ -29,7 +35,26 @@
 #define RPCRDMA_LINGER_TIMEOUT		(10 * HZ)
 /* How long a connect waits for its answer (upstream: the RPC connect timeout). */
 #define RPCRDMA_CONNECT_TIMEOUT		(60 * HZ)
-#define RPCRDMA_RECV_BATCH		4
+/*
+ * How long a call may wait, for a credit and a buffer and then for its
+ * reply (upstream: NFS over RDMA's default timeo, 60 s).  A call that times
+ * out closes the connection, as upstream's xprt_rdma_timer() does.
+ */
+#define RPCRDMA_CALL_TIMEOUT		(60 * HZ)
+/*
+ * The credits a transport asks for in every call, its receive ring
+ * (upstream: sunrpc.rdma_slot_table_entries, 128 by default; cmkit asks for
+ * 32, which also bounds the memory of the control plane's 64 transports),
+ * lowered when the device's queues are shorter.
+ */
+#define RPCRDMA_MAX_REQUESTS		32U
+/* Receives are replenished once this many are missing (or one is needed now). */
+#define RPCRDMA_RECV_BATCH		4U
+/*
+ * Backchannel requests cmkit serves: none (no NFSv4.1 callback service).
+ * Upstream's receive target is the grant plus twice this allowance.
+ */
+#define RPCRDMA_BC_MAX_REQUESTS		0U
 
 /* Inline thresholds a transport may ask for (linux/sunrpc/xprtrdma.h). */
 #define RPCRDMA_MIN_INLINE		1024U
@@ -42,7 +67,7 @@ enum {
 };
 
 /**
- * enum rpcrdma_fault - steps of a connect that can be made to fail
+ * enum rpcrdma_fault - steps of a connect or a call that can be made to fail
  * (rpcrdma_fault_points: cmkit/rpcrdma/fail_steps, cmkit_fault_arm())
  * @RPCRDMA_FAULT_EP_ALLOC: the ep's allocation (-ENOMEM)
  * @RPCRDMA_FAULT_ID_CREATE: rdma_create_id() (-ENOMEM)
@@ -55,6 +80,14 @@ enum {
  * @RPCRDMA_FAULT_RECV_MAP: a receive buffer's DMA mapping (-EIO)
  * @RPCRDMA_FAULT_POST_RECV: ib_post_recv() (-ENOMEM)
  * @RPCRDMA_FAULT_CONNECT: rdma_connect() (-ENOMEM)
+ * @RPCRDMA_FAULT_BUFFER_CREATE: a req of the transport's buffer pool, when
+ *	the transport is created (cmkit_rpcrdma_xprt_create() returns NULL)
+ * @RPCRDMA_FAULT_REGBUF_MAP: the DMA mapping of a req's send buffer when a
+ *	connection is set up (the connect fails with -ENOTCONN)
+ * @RPCRDMA_FAULT_SENDCTX: the send-context ring of a connection (the
+ *	connect fails with -ENOTCONN)
+ * @RPCRDMA_FAULT_POST_SEND: ib_post_send() of a call (-ENOTCONN; the
+ *	connection is closed)
  * @RPCRDMA_FAULT_NR: number of steps
  */
 enum rpcrdma_fault {
@@ -69,6 +102,10 @@ enum rpcrdma_fault {
 	RPCRDMA_FAULT_RECV_MAP,
 	RPCRDMA_FAULT_POST_RECV,
 	RPCRDMA_FAULT_CONNECT,
+	RPCRDMA_FAULT_BUFFER_CREATE,
+	RPCRDMA_FAULT_REGBUF_MAP,
+	RPCRDMA_FAULT_SENDCTX,
+	RPCRDMA_FAULT_POST_SEND,
 	RPCRDMA_FAULT_NR,
 };
 
@@ -79,19 +116,180 @@ extern const char * const rpcrdma_fault_steps[RPCRDMA_FAULT_NR];
 struct rpcrdma_xprt;
 
 /**
- * struct rpcrdma_rep - a posted Receive
- * @rr_cqe: completion entry
- * @rr_ep: the endpoint the Receive belongs to
- * @rr_buf: the receive buffer
- * @rr_addr: its DMA address
- * @rr_len: its length
+ * struct rpcrdma_regbuf - a buffer for Sends or Receives
+ * @rg_iov: its SGE: DMA address (while mapped), length and lkey
+ * @rg_device: the device it is mapped on, or NULL while it is not mapped
+ * @rg_direction: DMA_TO_DEVICE (Sends) or DMA_FROM_DEVICE (Receives)
+ * @rg_data: the buffer
+ *
+ * Mapped by __rpcrdma_regbuf_dma_map() when a connection first uses it and
+ * unmapped when that connection ends; reallocated by
+ * rpcrdma_regbuf_realloc() when a connection's inline size outgrows it.
+ */
+struct rpcrdma_regbuf {
+	struct ib_sge rg_iov;
+	struct ib_device *rg_device;
+	enum dma_data_direction rg_direction;
+	void *rg_data;
+};
+
+static inline void *rdmab_data(const struct rpcrdma_regbuf *rb)
+{
+	return rb->rg_data;
+}
+
+static inline u32 rdmab_length(const struct rpcrdma_regbuf *rb)
+{
+	return rb->rg_iov.length;
+}
+
+static inline u64 rdmab_addr(const struct rpcrdma_regbuf *rb)
+{
+	return rb->rg_iov.addr;
+}
+
+static inline bool rpcrdma_regbuf_is_mapped(const struct rpcrdma_regbuf *rb)
+{
+	return !!rb->rg_device;
+}
+
+/**
+ * struct rpcrdma_sendctx - the completion context of one posted Send
+ * @sc_cqe: completion entry (rpcrdma_wc_send())
+ * @sc_xprt: the transport
+ * @sc_req: the req whose Send this is: it holds a reference on the req from
+ *	the post until the context is released (a signaled completion at or
+ *	after it, or the connection's end)
+ */
+struct rpcrdma_sendctx {
+	struct ib_cqe sc_cqe;
+	struct rpcrdma_xprt *sc_xprt;
+	struct rpcrdma_req *sc_req;
+};
+
+/**
+ * struct rpcrdma_req - one call: its send buffer and its wait for a reply
+ * @rl_list: on the buffer's free list (rb_send_bufs) while unused
+ * @rl_all: on the buffer's list of every req (rb_allreqs)
+ * @rl_pending: on the buffer's list of calls waiting for a reply (rb_pending)
+ * @rl_kref: the caller's reference and, while its Send is posted, the
+ *	send context's; the last put returns the req to the free list
+ * @rl_buf: the buffer pool it belongs to
+ * @rl_sendbuf: the whole call: transport header and RPC message; at least
+ *	the connection's inline send size
+ * @rl_len: bytes of the call in @rl_sendbuf
+ * @rl_xid: the call's xid (transport and RPC)
+ * @rl_gen: the connection (rb_gen) it was sent on
+ * @rl_reply: the Receive that carried its reply, until rpcrdma_reply_put()
+ * @rl_result: the decoded reply (enum cmkit_rpcrdma_result), if one came
+ * @rl_status: 0 when a reply came, else -ETIMEDOUT, -ECONNABORTED, ...
+ * @rl_sent: when its Send was posted
+ * @rl_rtt_ns: from @rl_sent until its reply was matched
+ * @rl_done: completed when the reply is matched or the connection ends
+ */
+struct rpcrdma_req {
+	struct list_head rl_list;
+	struct list_head rl_all;
+	struct list_head rl_pending;
+	struct kref rl_kref;
+	struct rpcrdma_buffer *rl_buf;
+	struct rpcrdma_regbuf *rl_sendbuf;
+	u32 rl_len;
+	u32 rl_xid;
+	u32 rl_gen;
+	struct rpcrdma_rep *rl_reply;
+	int rl_result;
+	int rl_status;
+	ktime_t rl_sent;
+	u64 rl_rtt_ns;
+	struct completion rl_done;
+};
+
+/**
+ * struct rpcrdma_rep - a Receive: posted, carrying a reply, or free
+ * @rr_cqe: completion entry (rpcrdma_wc_receive())
+ * @rr_list: on the buffer's free list (rb_free_reps) while free
+ * @rr_all: on the buffer's list of every rep (rb_all_reps)
+ * @rr_rxprt: the transport
+ * @rr_rdmabuf: the receive buffer, at least the connection's inline
+ *	receive size
+ * @rr_recv_wr: its Receive work request
+ * @rr_len: bytes received (the completion's byte_len)
+ * @rr_posted: posted and not yet completed (a second completion is a bug)
  */
 struct rpcrdma_rep {
 	struct ib_cqe rr_cqe;
-	struct rpcrdma_ep *rr_ep;
-	void *rr_buf;
-	u64 rr_addr;
+	struct list_head rr_list;
+	struct list_head rr_all;
+	struct rpcrdma_xprt *rr_rxprt;
+	struct rpcrdma_regbuf *rr_rdmabuf;
+	struct ib_recv_wr rr_recv_wr;
 	u32 rr_len;
+	bool rr_posted;
+};
+
+/**
+ * struct rpcrdma_buffer - a transport's reqs and reps, credits and rings
+ * @rb_lock: protects the lists and the counts below it (not the sendctx
+ *	ring, see below)
+ * @rb_send_bufs: free reqs
+ * @rb_allreqs: every req
+ * @rb_free_reps: reps neither posted nor carrying a reply
+ * @rb_all_reps: every rep
+ * @rb_pending: calls sent and waiting for their reply, matched by xid
+ * @rb_wait: woken when a credit, a req, a send context or a receive frees
+ *	up, and when the connection ends
+ * @rb_max_requests: the connection's ring: the credits each call asks for
+ * @rb_bc_srv_max_requests: backchannel requests served (0)
+ * @rb_credits: calls the server lets us have outstanding (1 at connect)
+ * @rb_outstanding: calls sent and not yet matched to a reply
+ * @rb_receive_count: Receives posted and not yet completed
+ * @rb_recv_high: the most Receives posted at once on this connection
+ * @rb_connected: calls may be sent (under rb_lock and rx_send_lock)
+ * @rb_recv_open: Receives may be posted (false from the drain on)
+ * @rb_posting: rpcrdma_post_recvs() is posting (the drain waits for it)
+ * @rb_gen: connection generation: a call started on one connection fails
+ *	with -ECONNABORTED once another (or none) is current
+ * @rb_xid: the next call's xid
+ * @rb_calls: calls sent on this transport
+ * @rb_replies: calls that got an accepted reply
+ * @rb_errors: calls sent that did not (rejected, malformed, timed out, aborted)
+ * @rb_unknown_xid: replies that matched no waiting call
+ * @rb_sc_ctxs: the send-context ring of the connection (rb_sc_last + 1)
+ * @rb_sc_last: its last index
+ * @rb_sc_head: last context handed out; under the transport's send lock
+ * @rb_sc_tail: last context released; by Send completions only
+ * @rb_reqs: reqs in the pool
+ */
+struct rpcrdma_buffer {
+	spinlock_t rb_lock;	/* lists, credits, counts */
+	struct list_head rb_send_bufs;
+	struct list_head rb_allreqs;
+	struct list_head rb_free_reps;
+	struct list_head rb_all_reps;
+	struct list_head rb_pending;
+	wait_queue_head_t rb_wait;
+	u32 rb_max_requests;
+	u32 rb_bc_srv_max_requests;
+	u32 rb_credits;
+	u32 rb_outstanding;
+	u32 rb_receive_count;
+	u32 rb_recv_high;
+	bool rb_connected;
+	bool rb_recv_open;
+	bool rb_posting;
+	u32 rb_gen;
+	u32 rb_xid;
+	u64 rb_calls;
+	u64 rb_replies;
+	u64 rb_errors;
+	u64 rb_unknown_xid;
+
+	struct rpcrdma_sendctx **rb_sc_ctxs;
+	unsigned long rb_sc_last;
+	unsigned long rb_sc_head;
+	unsigned long rb_sc_tail;
+	unsigned int rb_reqs;
 };
 
 /**
@@ -114,11 +312,13 @@ struct rpcrdma_rep {
  * @re_inline_recv: negotiated inline receive size, bytes
  * @re_peer_cmp: the peer sent a valid RFC 8797 private message
  * @re_receives_posted: Receives were posted (the drain drops their reference)
+ * @re_max_requests: the receive ring: credits asked for, the most allowed
+ * @re_send_batch: Sends posted unsignaled between two signaled ones
+ * @re_send_count: unsignaled Sends left before the next signaled one
  * @re_pd: protection domain
  * @re_cq: completion queue for both Sends and Receives
  * @re_remote_cma: connection parameters for rdma_connect()
  * @re_cm_private: our RFC 8797 private message
- * @re_reps: the Receives
  * @re_linger: ends the connection if no DISCONNECTED came
  *	RPCRDMA_LINGER_TIMEOUT after the transport let go (a DREQ that could
  *	not be sent); holds an ep reference while queued
@@ -139,11 +339,13 @@ struct rpcrdma_ep {
 	u32 re_inline_recv;
 	bool re_peer_cmp;
 	bool re_receives_posted;
+	u32 re_max_requests;
+	u32 re_send_batch;
+	u32 re_send_count;
 	struct ib_pd *re_pd;
 	struct ib_cq *re_cq;
 	struct rdma_conn_param re_remote_cma;
 	u8 re_cm_private[CMKIT_RPCRDMA_CMP_LEN];
-	struct rpcrdma_rep re_reps[RPCRDMA_RECV_BATCH];
 	struct delayed_work re_linger;
 };
 
@@ -166,44 +368,61 @@ static inline int rpcrdma_ep_status(struct rpcrdma_ep *ep)
  * @force_work: called by the force-disconnect work when it starts, before it
  *	takes the transport's lock; may sleep (tests hold the work here).
  *	Optional.
+ * @reply: called by the reply handler when a reply matched a waiting call,
+ *	before the call is completed, from the completion queue's work; may
+ *	sleep (tests hold a reply here).  Optional.
+ * @send: called by a call that holds a req and a credit, before it takes
+ *	the send lock to marshal and post its Send; may sleep (tests hold a
+ *	call here).  Optional.
  */
 struct rpcrdma_xprt_ops {
 	void (*cm_event)(struct rpcrdma_xprt *r_xprt, struct rdma_cm_id *id,
 			 const struct rdma_cm_event *event);
 	void (*force_work)(struct rpcrdma_xprt *r_xprt);
+	void (*reply)(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req);
+	void (*send)(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req);
 };
 
 /**
  * struct rpcrdma_xprt - the stand-in for an RPC transport
  * @rx_ep: the current endpoint, or NULL
  * @rx_xid: a number naming the transport in traces
- * @rx_lock: serialises connect and disconnect (upstream: the send lock)
+ * @rx_lock: serialises connect and disconnect
+ * @rx_send_lock: serialises posting Sends (the sendctx ring's consumer)
+ *	against each other and against the end of a connection (upstream:
+ *	the transport send lock around ->send_request)
  * @rx_force_work: the force-disconnect action: disconnects the transport
  *	if its ep is still the one that asked
  * @rx_force_count: how many times the action was requested
  * @rx_gen: generation of the last ep created (under @rx_lock)
  * @rx_force_gen: generation of the ep the force-disconnect was asked for
  * @rx_connect_timeout: how long a connect waits for its answer, jiffies
+ * @rx_call_timeout: how long a call waits for a credit, a buffer and its
+ *	reply, jiffies
  * @rx_dst: the server's address
  * @rx_inline_send: inline send size we ask for, bytes
  * @rx_inline_recv: inline receive size we ask for, bytes
  * @rx_ops: optional observer
  * @rx_private: owner's data
+ * @rx_buf: reqs, reps, credits and the send-context ring
  */
 struct rpcrdma_xprt {
 	struct rpcrdma_ep *rx_ep;
 	u32 rx_xid;
 	struct mutex rx_lock;		/* connect vs. disconnect */
+	struct mutex rx_send_lock;	/* posting Sends vs. the connection's end */
 	struct work_struct rx_force_work;
 	atomic_t rx_force_count;
 	u32 rx_gen;
 	u32 rx_force_gen;
 	unsigned long rx_connect_timeout;
+	unsigned long rx_call_timeout;
 	struct sockaddr_storage rx_dst;
 	u32 rx_inline_send;
 	u32 rx_inline_recv;
 	const struct rpcrdma_xprt_ops *rx_ops;
 	void *rx_private;
+	struct rpcrdma_buffer rx_buf;
 };
 
 /**
@@ -216,6 +435,34 @@ struct rpcrdma_xprt {
  * @force_disconnects: force-disconnect actions requested
  * @connects: connects that succeeded
  * @connects_failed: connects that failed
+ * @reqs_created: reqs allocated
+ * @reqs_freed: reqs freed
+ * @reqs_got: reqs taken from a free list by a call
+ * @reqs_put: reqs back on a free list (the last reference dropped)
+ * @reps_created: reps allocated
+ * @reps_freed: reps freed
+ * @reps_got: reps taken (created, or from a free list) to be posted
+ * @reps_put: reps back on a free list
+ * @dma_maps: regbufs DMA-mapped
+ * @dma_unmaps: regbufs unmapped
+ * @sendctx_got: send contexts handed out
+ * @sendctx_put: send contexts released (ungot, reclaimed, or at the end)
+ * @sendctx_exhausted: calls that found the send-context ring full
+ * @sends_posted: Sends posted
+ * @sends_signaled: of which signaled
+ * @recvs_posted: Receives posted
+ * @recvs_done: Receives completed successfully
+ * @recvs_flushed: Receives completed in error (flushed)
+ * @recvs_twice: completions of a Receive that was not posted (a bug)
+ * @calls_sent: calls posted
+ * @calls_accepted: calls answered MSG_ACCEPTED SUCCESS
+ * @calls_failed: calls sent that ended otherwise
+ * @replies_unknown_xid: replies matching no waiting call, dropped
+ * @replies_short: replies shorter than a transport header, dropped
+ * @replies_bad_vers: replies of another transport version, dropped
+ * @credit_waits: calls that waited for a credit
+ * @call_timeouts: calls that got no reply in time
+ * @calls_aborted: calls ended by the end of their connection
  * @events: CM events the handler saw, by type
  */
 struct rpcrdma_stats {
@@ -227,27 +474,131 @@ struct rpcrdma_stats {
 	atomic_t force_disconnects;
 	atomic_t connects;
 	atomic_t connects_failed;
+	atomic_t reqs_created;
+	atomic_t reqs_freed;
+	atomic_t reqs_got;
+	atomic_t reqs_put;
+	atomic_t reps_created;
+	atomic_t reps_freed;
+	atomic_t reps_got;
+	atomic_t reps_put;
+	atomic_t dma_maps;
+	atomic_t dma_unmaps;
+	atomic_t sendctx_got;
+	atomic_t sendctx_put;
+	atomic_t sendctx_exhausted;
+	atomic_t sends_posted;
+	atomic_t sends_signaled;
+	atomic_t recvs_posted;
+	atomic_t recvs_done;
+	atomic_t recvs_flushed;
+	atomic_t recvs_twice;
+	atomic_t calls_sent;
+	atomic_t calls_accepted;
+	atomic_t calls_failed;
+	atomic_t replies_unknown_xid;
+	atomic_t replies_short;
+	atomic_t replies_bad_vers;
+	atomic_t credit_waits;
+	atomic_t call_timeouts;
+	atomic_t calls_aborted;
 	atomic_t events[24];
 };
 
 extern struct rpcrdma_stats rpcrdma_stats;
 
+/**
+ * struct cmkit_rpcrdma_calls - what a batch of NULL calls gave
+ * @count: calls asked for
+ * @sent: calls posted
+ * @accepted: calls answered MSG_ACCEPTED SUCCESS
+ * @rejected: well-formed refusals (RDMA_ERROR, PROG_MISMATCH, ...)
+ * @malformed: replies that broke RFC 8166/5531 or the call's terms
+ * @timedout: calls without a reply in time
+ * @aborted: calls whose connection ended under them
+ * @unknown_xid: replies to no waiting call, during the batch
+ * @status: 0 if every call was accepted, else the errno of the first call
+ *	(in send order) that was not: -EPROTO (rejected or malformed),
+ *	-ETIMEDOUT, -ECONNABORTED, -ENOTCONN, -EINTR, ...
+ * @credits: the credit limit at the end
+ * @max_outstanding: the most calls of the batch outstanding at once
+ * @elapsed_ns: from the first Send to the last reply
+ * @results: completed calls by enum cmkit_rpcrdma_result, indexed by its
+ *	negation (0 is OK)
+ * @rtt_ns: each accepted or refused call's round trip, in send order;
+ *	NULL unless the caller provides room for @count of them
+ * @nr_rtt: entries filled in @rtt_ns
+ */
+struct cmkit_rpcrdma_calls {
+	u32 count;
+	u32 sent;
+	u32 accepted;
+	u32 rejected;
+	u32 malformed;
+	u32 timedout;
+	u32 aborted;
+	u32 unknown_xid;
+	int status;
+	u32 credits;
+	u32 max_outstanding;
+	u64 elapsed_ns;
+	u32 results[-CMKIT_RPCRDMA_E_ARG + 1];
+	u32 *rtt_ns;
+	u32 nr_rtt;
+};
+
 int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
 
-struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
-					 u32 inline_recv);
+struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst,
+					       u32 inline_send, u32 inline_recv);
 void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt);
 int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt);
 void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc);
+void rpcrdma_force_disconnect(struct rpcrdma_ep *ep);
 unsigned int rpcrdma_module_refs(void);
+void rpcrdma_count_end(atomic_t *counter);
+bool rpcrdma_fault(enum rpcrdma_fault step);
+
+/* The transport's buffers and rings (rpcrdma_verbs.c). */
+int rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt);
+void rpcrdma_buffer_destroy(struct rpcrdma_buffer *buf);
+struct rpcrdma_req *rpcrdma_req_create(struct rpcrdma_xprt *r_xprt, size_t size);
+int rpcrdma_req_setup(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req);
+void rpcrdma_req_destroy(struct rpcrdma_req *req);
+struct rpcrdma_req *rpcrdma_buffer_get(struct rpcrdma_buffer *buffers);
+void rpcrdma_buffer_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req);
+void rpcrdma_rep_put(struct rpcrdma_buffer *buf, struct rpcrdma_rep *rep);
+void rpcrdma_reply_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req);
+bool rpcrdma_regbuf_realloc(struct rpcrdma_regbuf *rb, size_t size, gfp_t flags);
+bool __rpcrdma_regbuf_dma_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_regbuf *rb);
+struct rpcrdma_sendctx *rpcrdma_sendctx_get_locked(struct rpcrdma_xprt *r_xprt);
+void rpcrdma_sendctx_unget_locked(struct rpcrdma_xprt *r_xprt, struct rpcrdma_sendctx *sc);
+bool rpcrdma_sendctx_available(struct rpcrdma_buffer *buf);
+int rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed);
+int rpcrdma_post_sends(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+		       struct rpcrdma_sendctx *sc);
+void rpcrdma_reset_cwnd(struct rpcrdma_xprt *r_xprt);
+void rpcrdma_sendctxs_destroy(struct rpcrdma_xprt *r_xprt);
+void rpcrdma_reqs_reset(struct rpcrdma_xprt *r_xprt);
+void rpcrdma_reps_unmap(struct rpcrdma_xprt *r_xprt);
+void rpcrdma_recvs_close(struct rpcrdma_xprt *r_xprt);
+int rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt);
+void rpcrdma_xprt_clear_connected(struct rpcrdma_xprt *r_xprt);
+
+/* Calls (rpcrdma_call.c). */
+void rpcrdma_reply_handler(struct rpcrdma_rep *rep);
+void rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt);
+int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32 count,
+			    struct cmkit_rpcrdma_calls *res);
 
 /* The control plane (rpcrdma_ctl.c), as its KUnit cases reach it. */
 struct seq_file;
 int rpcrdma_ctl_exec(const char *cmd);
-#if IS_ENABLED(CONFIG_KUNIT)
-int rpcrdma_xprts_show(struct seq_file *m, void *v);	/* static without KUnit */
+#if IS_ENABLED(CONFIG_KUNIT)	/* static without KUnit */
+int rpcrdma_xprts_show(struct seq_file *m, void *v);
+int rpcrdma_calls_show(struct seq_file *m, void *v);
 #endif
 
 #endif /* CMKIT_RPCRDMA_H */

@@ -17,6 +17,14 @@
  * returning 1 (rdma_cm then destroys it), cmkit_rpcrdma_xprt_disconnect() by
  * calling rdma_destroy_id() itself.  Nothing touches the id afterwards.
  *
+ * The transport the ep serves is in rpcrdma_verbs.c (buffers, send
+ * contexts, Receives) and rpcrdma_call.c (calls, replies, credits): a
+ * connect resets the credits to one and posts the first Receive before
+ * rdma_connect(), and once ESTABLISHED sets up the send-context ring and
+ * the reqs for the negotiated inline sizes; a disconnect stops Sends,
+ * drains the QP, ends every waiting call and undoes every DMA mapping
+ * before the transport lets go of the ep.
+ *
  * Every live ep pins the module, as upstream's does: rmmod cmkit fails
  * while one lives, and unload only checks that none is left.
  */
@@ -31,9 +39,12 @@
 #define CREATE_TRACE_POINTS
 #include "rpcrdma_trace.h"
 
-/* Tests observe the handler's decisions through its tracepoint. */
+/* Tests observe the handler's decisions through its tracepoints. */
 EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_cm_event);
 EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_inline_thresh);
+EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_flush_disconnect);
+EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_credit_wait);
+EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_drain);
 
 struct rpcrdma_stats rpcrdma_stats;
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_stats);
@@ -50,15 +61,26 @@ const char * const rpcrdma_fault_steps[RPCRDMA_FAULT_NR] = {
 	[RPCRDMA_FAULT_RECV_MAP] = "recv_map",
 	[RPCRDMA_FAULT_POST_RECV] = "post_recv",
 	[RPCRDMA_FAULT_CONNECT] = "connect",
+	[RPCRDMA_FAULT_BUFFER_CREATE] = "buffer_create",
+	[RPCRDMA_FAULT_REGBUF_MAP] = "regbuf_map",
+	[RPCRDMA_FAULT_SENDCTX] = "sendctx",
+	[RPCRDMA_FAULT_POST_SEND] = "post_send",
 };
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_fault_steps);
 
-/* The fault points of a connect, on the kernel's framework. */
+/* The fault points of a connect and a call, on the kernel's framework. */
 struct cmkit_fault rpcrdma_fault_points = CMKIT_FAULT_INIT("rpcrdma", rpcrdma_fault_steps);
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_fault_points);
 
-/* Should @step fail now?  (Armed from debugfs or by a test.) */
-static bool rpcrdma_fault(enum rpcrdma_fault step)
+/**
+ * rpcrdma_fault - should a step fail now?
+ * @step: the step
+ *
+ * Armed from debugfs (cmkit/rpcrdma/fail_steps) or by a test.
+ *
+ * Return: true if the caller must fail as the step's real failure would.
+ */
+bool rpcrdma_fault(enum rpcrdma_fault step)
 {
 	if (!cmkit_should_fail(&rpcrdma_fault_points, step))
 		return false;
@@ -66,8 +88,13 @@ static bool rpcrdma_fault(enum rpcrdma_fault step)
 	return true;
 }
 
-/* Count an object's end; whoever waits for all of them to end is woken. */
-static void rpcrdma_count_end(atomic_t *counter)
+/**
+ * rpcrdma_count_end - count an object's end, and wake whoever waits for it
+ * @counter: the counter of ends in rpcrdma_stats
+ *
+ * Teardown waits (the module's exit, tests) sleep on &rpcrdma_stats.
+ */
+void rpcrdma_count_end(atomic_t *counter)
 {
 	atomic_inc(counter);
 	wake_up_var(&rpcrdma_stats);
@@ -84,25 +111,18 @@ static bool rpcrdma_all_released(void)
 
 	return atomic_read(&s->eps_freed) == atomic_read(&s->eps_created) &&
 	       atomic_read(&s->ids_destroyed) + atomic_read(&s->ids_returned) ==
-	       atomic_read(&s->ids_created);
+	       atomic_read(&s->ids_created) &&
+	       atomic_read(&s->reqs_freed) == atomic_read(&s->reqs_created) &&
+	       atomic_read(&s->reps_freed) == atomic_read(&s->reps_created) &&
+	       atomic_read(&s->dma_unmaps) == atomic_read(&s->dma_maps);
 }
 
 static void rpcrdma_ep_destroy(struct kref *kref)
 {
 	struct rpcrdma_ep *ep = container_of(kref, struct rpcrdma_ep, re_kref);
-	struct ib_device *device = ep->re_id->device;
-	int i;
 
 	if (ep->re_id->qp)
 		rdma_destroy_qp(ep->re_id);
-	for (i = 0; i < RPCRDMA_RECV_BATCH; i++) {
-		struct rpcrdma_rep *rep = &ep->re_reps[i];
-
-		if (!rep->rr_buf)
-			continue;
-		ib_dma_unmap_single(device, rep->rr_addr, rep->rr_len, DMA_FROM_DEVICE);
-		kfree(rep->rr_buf);
-	}
 	if (ep->re_cq)
 		ib_free_cq(ep->re_cq);
 	if (ep->re_pd)
@@ -214,14 +234,17 @@ static int rpcrdma_ep_put_connection(struct rpcrdma_ep *ep)
 	return freed;
 }
 
-/*
- * Ask the transport to close this ep, at most once per ep.  The work says
- * which ep asked (its generation): by the time it runs, the transport may
- * have closed that ep and connected a new one, which it must leave alone.
- * Requests come in ep order (an ep's gate shuts before its transport lets
- * go of it), so the work only ever needs the latest.
+/**
+ * rpcrdma_force_disconnect - ask the transport to close this ep, once
+ * @ep: an ep its transport still holds
+ *
+ * At most once per ep.  The work says which ep asked (its generation): by
+ * the time it runs, the transport may have closed that ep and connected a
+ * new one, which it must leave alone.  Requests come in ep order (an ep's
+ * gate shuts before its transport lets go of it), so the work only ever
+ * needs the latest.
  */
-static void rpcrdma_force_disconnect(struct rpcrdma_ep *ep)
+void rpcrdma_force_disconnect(struct rpcrdma_ep *ep)
 {
 	struct rpcrdma_xprt *r_xprt = ep->re_xprt;
 
@@ -470,57 +493,6 @@ out:
 	return rc;
 }
 
-static void rpcrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rpcrdma_rep *rep = container_of(wc->wr_cqe, struct rpcrdma_rep, rr_cqe);
-
-	/* No RPC layer: a successful Receive carries nothing we use. */
-	rpcrdma_flush_disconnect(rep->rr_ep->re_xprt, wc);
-}
-
-static int rpcrdma_post_recvs(struct rpcrdma_ep *ep)
-{
-	struct ib_device *device = ep->re_id->device;
-	int i, rc;
-
-	for (i = 0; i < RPCRDMA_RECV_BATCH; i++) {
-		struct rpcrdma_rep *rep = &ep->re_reps[i];
-		struct ib_sge sge;
-		struct ib_recv_wr wr = {
-			.wr_cqe = &rep->rr_cqe,
-			.sg_list = &sge,
-			.num_sge = 1,
-		};
-
-		rep->rr_ep = ep;
-		rep->rr_cqe.done = rpcrdma_wc_receive;
-		rep->rr_len = ep->re_inline_recv;
-		rep->rr_buf = rpcrdma_fault(RPCRDMA_FAULT_RECV_ALLOC) ? NULL :
-			kmalloc(rep->rr_len, GFP_KERNEL);
-		if (!rep->rr_buf)
-			return -ENOMEM;
-		rep->rr_addr = ib_dma_map_single(device, rep->rr_buf, rep->rr_len,
-						 DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(device, rep->rr_addr) ||
-		    rpcrdma_fault(RPCRDMA_FAULT_RECV_MAP)) {
-			if (!ib_dma_mapping_error(device, rep->rr_addr))
-				ib_dma_unmap_single(device, rep->rr_addr, rep->rr_len,
-						    DMA_FROM_DEVICE);
-			kfree(rep->rr_buf);
-			rep->rr_buf = NULL;
-			return -EIO;
-		}
-		sge.addr = rep->rr_addr;
-		sge.length = rep->rr_len;
-		sge.lkey = ep->re_pd->local_dma_lkey;
-		rc = rpcrdma_fault(RPCRDMA_FAULT_POST_RECV) ? -ENOMEM :
-			ib_post_recv(ep->re_id->qp, &wr, NULL);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /**
  * rpcrdma_ep_create - a new endpoint: resolved id, PD, CQ and QP
  * @r_xprt: the transport, which must have no endpoint
@@ -535,8 +507,6 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 {
 	struct ib_qp_init_attr qp_attr = {
 		.cap = {
-			.max_send_wr = 4,
-			.max_recv_wr = RPCRDMA_RECV_BATCH,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
 		},
@@ -546,6 +516,7 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	struct rpcrdma_ep *ep;
 	struct ib_device *device;
 	struct rdma_cm_id *id;
+	u32 depth;
 	int rc;
 
 	ep = rpcrdma_fault(RPCRDMA_FAULT_EP_ALLOC) ? NULL : kzalloc_obj(*ep, GFP_KERNEL);
@@ -572,6 +543,20 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	id = ep->re_id;
 	device = id->device;
 
+	/*
+	 * The ring: as many credits as the device's queues hold, beside the
+	 * backchannel's and one work request each for ib_drain_qp().  One
+	 * signaled Send every eighth, as upstream's frwr_query_device().
+	 */
+	ep->re_max_requests = min_t(u32, RPCRDMA_MAX_REQUESTS,
+				    max(device->attrs.max_qp_wr, 2) - 1 -
+				    RPCRDMA_BC_MAX_REQUESTS);
+	ep->re_send_batch = ep->re_max_requests >> 3;
+	ep->re_send_count = ep->re_send_batch;
+	depth = ep->re_max_requests + RPCRDMA_BC_MAX_REQUESTS + 1;
+	qp_attr.cap.max_send_wr = depth;
+	qp_attr.cap.max_recv_wr = depth;
+
 	ep->re_pd = rpcrdma_fault(RPCRDMA_FAULT_PD_ALLOC) ? ERR_PTR(-ENOMEM) :
 		ib_alloc_pd(device, 0);
 	if (IS_ERR(ep->re_pd)) {
@@ -580,8 +565,7 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 		goto out_destroy;
 	}
 	ep->re_cq = rpcrdma_fault(RPCRDMA_FAULT_CQ_ALLOC) ? ERR_PTR(-ENOMEM) :
-		ib_alloc_cq_any(device, NULL, 4 + RPCRDMA_RECV_BATCH + 2,
-				IB_POLL_WORKQUEUE);
+		ib_alloc_cq_any(device, r_xprt, 2 * depth, IB_POLL_WORKQUEUE);
 	if (IS_ERR(ep->re_cq)) {
 		rc = PTR_ERR(ep->re_cq);
 		ep->re_cq = NULL;
@@ -620,10 +604,18 @@ out_destroy:
 }
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_ep_create);
 
-static void rpcrdma_xprt_drain(struct rpcrdma_ep *ep)
+/*
+ * No more Receives are posted; every Send and Receive completes (flushed,
+ * if the connection is gone): after this no completion handler runs.
+ */
+static void rpcrdma_xprt_drain(struct rpcrdma_xprt *r_xprt)
 {
+	struct rpcrdma_ep *ep = r_xprt->rx_ep;
+
 	if (!ep->re_receives_posted)
 		return;
+	rpcrdma_recvs_close(r_xprt);
+	trace_rpcrdma_drain(r_xprt->rx_xid, READ_ONCE(r_xprt->rx_buf.rb_receive_count));
 	ib_drain_qp(ep->re_id->qp);
 	ep->re_receives_posted = false;
 	rpcrdma_ep_put(ep);	/* never the last: the transport holds one */
@@ -638,8 +630,13 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 		return;
 	/* Teardown flushes and CM events must not ask for another close. */
 	atomic_set(&ep->re_force_disconnect, 1);
+	rpcrdma_xprt_clear_connected(r_xprt);
 	disconnecting = !rdma_disconnect(ep->re_id);
-	rpcrdma_xprt_drain(ep);
+	rpcrdma_xprt_drain(r_xprt);
+	rpcrdma_reqs_abort(r_xprt);
+	rpcrdma_reps_unmap(r_xprt);
+	rpcrdma_sendctxs_destroy(r_xprt);
+	rpcrdma_reqs_reset(r_xprt);
 	r_xprt->rx_ep = NULL;
 	trace_rpcrdma_disconnect(r_xprt->rx_xid, rpcrdma_ep_put_final(ep, disconnecting));
 }
@@ -648,10 +645,12 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
  * cmkit_rpcrdma_xprt_disconnect - disconnect and release the transport's endpoint
  * @r_xprt: the transport
  *
- * Disconnects, drains the QP, and drops the transport's reference.  If that
- * put was the last, the id is destroyed here; otherwise the ESTABLISHED
- * reference keeps the ep until DISCONNECTED, whose handler frees it and
- * returns 1.  Safe to call with no endpoint.
+ * Stops new calls, disconnects, drains the QP, completes every call still
+ * waiting with -ECONNABORTED, unmaps every buffer, and drops the
+ * transport's reference.  If that put was the last, the id is destroyed
+ * here; otherwise the ESTABLISHED reference keeps the ep until
+ * DISCONNECTED, whose handler frees it and returns 1.  Safe to call with no
+ * endpoint.
  */
 void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 {
@@ -665,14 +664,17 @@ CMKIT_EXPORT(cmkit_rpcrdma_xprt_disconnect);
  * cmkit_rpcrdma_xprt_connect - connect the transport to its server
  * @r_xprt: the transport, with no endpoint
  *
- * Creates an endpoint (resolving the address and route), posts Receives,
- * connects with our RFC 8797 private message, and waits (interruptibly, at
- * most @r_xprt->rx_connect_timeout) until the connection is established or
- * fails.  On failure the endpoint is torn down before this returns, as
- * upstream's connect worker does.
+ * Creates an endpoint (resolving the address and route), resets the
+ * credits to one and posts the first Receive, connects with our RFC 8797
+ * private message, and waits (interruptibly, at most
+ * @r_xprt->rx_connect_timeout) until the connection is established or
+ * fails; then sets up the send-context ring and the reqs for the
+ * negotiated inline sizes, and lets calls go.  On failure the endpoint is
+ * torn down before this returns, as upstream's connect worker does.
  *
  * Return: 0 when connected, -ETIMEDOUT if no answer came in time,
- * -ERESTARTSYS on a signal, else the negative errno of the failure.
+ * -ERESTARTSYS on a signal, -ENOTCONN if the connection's buffers could not
+ * be set up, else the negative errno of the failure.
  */
 int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 {
@@ -686,9 +688,10 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 		goto out_unlock;
 	ep = r_xprt->rx_ep;
 
+	rpcrdma_reset_cwnd(r_xprt);
 	rpcrdma_ep_get(ep);	/* for the Receives, dropped by the drain */
 	ep->re_receives_posted = true;
-	rc = rpcrdma_post_recvs(ep);
+	rc = rpcrdma_post_recvs(r_xprt, 1);
 	if (rc)
 		goto out_disconnect;
 
@@ -706,6 +709,11 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 	rc = rpcrdma_ep_status(ep);
 	if (rc < 0)
 		goto out_disconnect;
+	/* As upstream: a connection without its buffers is no connection. */
+	if (rpcrdma_xprt_set_connected(r_xprt)) {
+		rc = -ENOTCONN;
+		goto out_disconnect;
+	}
 	rc = 0;
 	goto out_unlock;
 
@@ -746,12 +754,14 @@ static void rpcrdma_force_work(struct work_struct *work)
  * @inline_send: inline send size to ask for, bytes
  * @inline_recv: inline receive size to ask for, bytes
  *
- * Sizes are clamped to RPCRDMA_MIN_INLINE..RPCRDMA_MAX_INLINE.
+ * Sizes are clamped to RPCRDMA_MIN_INLINE..RPCRDMA_MAX_INLINE.  The
+ * transport's pool of reqs is made here, as upstream's xprt_setup_rdma()
+ * does.
  *
  * Return: the transport, or NULL if memory is short.
  */
-struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst, u32 inline_send,
-					 u32 inline_recv)
+struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst,
+					       u32 inline_send, u32 inline_recv)
 {
 	static atomic_t next_xid = ATOMIC_INIT(0);
 	struct rpcrdma_xprt *r_xprt;
@@ -761,12 +771,18 @@ struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst, u32 i
 		return NULL;
 	r_xprt->rx_xid = atomic_inc_return(&next_xid);
 	mutex_init(&r_xprt->rx_lock);
+	mutex_init(&r_xprt->rx_send_lock);
 	INIT_WORK(&r_xprt->rx_force_work, rpcrdma_force_work);
 	memcpy(&r_xprt->rx_dst, dst, dst->sa_family == AF_INET6 ?
 	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
 	r_xprt->rx_inline_send = clamp(inline_send, RPCRDMA_MIN_INLINE, RPCRDMA_MAX_INLINE);
 	r_xprt->rx_inline_recv = clamp(inline_recv, RPCRDMA_MIN_INLINE, RPCRDMA_MAX_INLINE);
 	r_xprt->rx_connect_timeout = RPCRDMA_CONNECT_TIMEOUT;
+	r_xprt->rx_call_timeout = RPCRDMA_CALL_TIMEOUT;
+	if (rpcrdma_buffer_create(r_xprt)) {
+		kfree(r_xprt);
+		return NULL;
+	}
 	return r_xprt;
 }
 CMKIT_EXPORT(cmkit_rpcrdma_xprt_create);
@@ -781,11 +797,12 @@ static void rpcrdma_xprt_close(struct rpcrdma_xprt *r_xprt)
 
 /**
  * cmkit_rpcrdma_xprt_destroy - disconnect (if connected) and free a transport
- * @r_xprt: the transport
+ * @r_xprt: the transport; no call may be running on it
  */
 void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt)
 {
 	rpcrdma_xprt_close(r_xprt);
+	rpcrdma_buffer_destroy(&r_xprt->rx_buf);
 	kfree(r_xprt);
 }
 CMKIT_EXPORT(cmkit_rpcrdma_xprt_destroy);
@@ -814,17 +831,21 @@ int cmkit_rpcrdma_init(void)
 /**
  * cmkit_rpcrdma_exit - check that no endpoint outlived its module
  *
- * Every live ep pins the module, so none can be alive here; an id that
- * rdma_cm has not destroyed yet after the handler returned 1 is waited for,
- * and anything else is reported as a leak.
+ * Every live ep pins the module, and every transport with it (its reqs,
+ * reps and DMA mappings), so none can be alive here; an id that rdma_cm
+ * has not destroyed yet after the handler returned 1 is waited for, and
+ * anything else is reported as a leak.
  */
 void cmkit_rpcrdma_exit(void)
 {
 	struct rpcrdma_stats *s = &rpcrdma_stats;
 
 	cmkit_wait_released(&rpcrdma_stats, rpcrdma_all_released(),
-			    "rpcrdma: %d eps and %d ids alive at unload\n",
+			    "rpcrdma: %d eps, %d ids, %d reqs, %d reps and %d DMA mappings alive at unload\n",
 			    atomic_read(&s->eps_created) - atomic_read(&s->eps_freed),
 			    atomic_read(&s->ids_created) - atomic_read(&s->ids_destroyed) -
-			    atomic_read(&s->ids_returned));
+			    atomic_read(&s->ids_returned),
+			    atomic_read(&s->reqs_created) - atomic_read(&s->reqs_freed),
+			    atomic_read(&s->reps_created) - atomic_read(&s->reps_freed),
+			    atomic_read(&s->dma_maps) - atomic_read(&s->dma_unmaps));
 }

@@ -6,33 +6,68 @@
  *             connect <ipv4> <port> [<inline send> <inline recv>]
  *                                  sizes 1024..65536 bytes (default 4096);
  *                                  at most RPCRDMA_CTL_MAX transports
+ *             call <n> <count> [<program> <version>]
+ *                                  <count> NULL calls (1..RPCRDMA_CTL_MAX_CALLS)
+ *                                  to program 100003 version 3 unless given;
+ *                                  0 if every call got an accepted reply,
+ *                                  else -EPROTO (rejected or malformed),
+ *                                  -ETIMEDOUT, -ECONNABORTED, -ENOTCONN
  *             disconnect <n>       disconnect transport n (it stays listed)
  *             destroy <n>|all      disconnect and forget transport n, or all
  *           a failed command fails the write with its errno
- *   xprts   one line per transport: its number, server, state, inline sizes
+ *   xprts   one line per transport: its number, server, state, inline sizes,
+ *           then, last, calls=<sent> replies=<accepted> errors=<n>
+ *           credits=<now>
+ *   calls   one JSON line per transport: its last call command's summary
+ *           and round trips (the shape of cmkit-peer call's summary)
  *   stats   objects made and freed, and CM events by type
  *
- * A connect waits for its answer without the control plane's lock (it is
- * listed as "connecting" meanwhile), so a server that never answers blocks
- * no other command.  Every listed transport pins the module, as a mount
- * pins xprtrdma: rmmod cmkit fails until "destroy all".
+ * A connect and a call wait without the control plane's lock (a connecting
+ * transport is listed as "connecting"), so a server that never answers
+ * blocks no other command.  Every listed transport pins the module, as a
+ * mount pins xprtrdma: rmmod cmkit fails until "destroy all"; a transport
+ * destroyed while a call runs on it is disconnected at once (the call
+ * ends with -ECONNABORTED) and freed when the call returns.
  */
 #include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "cmkit.h"
 #include "rpcrdma.h"
 
 /* How many transports the control plane may hold at once. */
 #define RPCRDMA_CTL_MAX		64
+/* How many calls one call command may send (their round trips are kept). */
+#define RPCRDMA_CTL_MAX_CALLS	100000
+
+/*
+ * How long each call of a call command may wait for its reply (upstream's
+ * 60 s by default); a test shortens it to see a dropped call time out.
+ */
+static unsigned int rpcrdma_call_timeout_ms = 60000;
+module_param(rpcrdma_call_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(rpcrdma_call_timeout_ms,
+		 "rpcrdma control plane: how long a call waits for its reply, ms (100..600000)");
+
+/* A call command's outcome, as the calls and xprts files show it. */
+struct rpcrdma_ctl_batch {
+	struct cmkit_rpcrdma_calls res;
+	u32 prog;
+	u32 vers;
+	u64 min_ns, median_ns, p99_ns, max_ns;
+};
 
 struct rpcrdma_ctl_xprt {
 	struct list_head list;
 	struct rpcrdma_xprt *xprt;
 	bool connecting;	/* its connect runs without rpcrdma_ctl.lock */
+	bool listed;		/* on rpcrdma_ctl_xprts */
+	unsigned int callers;	/* call commands running without rpcrdma_ctl.lock */
+	struct rpcrdma_ctl_batch *last;	/* the last call command's */
 };
 
 static struct cmkit_ctl rpcrdma_ctl;
@@ -51,13 +86,35 @@ static int rpcrdma_ctl_size(const char *word, u32 *size)
 	return 0;
 }
 
+static void rpcrdma_ctl_batch_free(struct rpcrdma_ctl_batch *b)
+{
+	if (!b)
+		return;
+	kvfree(b->res.rtt_ns);
+	kfree(b);
+}
+
+static void rpcrdma_ctl_free(struct rpcrdma_ctl_xprt *cx)
+{
+	cmkit_rpcrdma_xprt_destroy(cx->xprt);
+	rpcrdma_ctl_batch_free(cx->last);
+	kfree(cx);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * Unlist a transport and free it; if call commands run on it, disconnect
+ * it (their calls end with -ECONNABORTED) and leave the free to the last.
+ */
 static void rpcrdma_ctl_forget(struct rpcrdma_ctl_xprt *cx)
 {
 	list_del(&cx->list);
+	cx->listed = false;
 	rpcrdma_ctl_nr--;
-	cmkit_rpcrdma_xprt_destroy(cx->xprt);
-	kfree(cx);
-	module_put(THIS_MODULE);
+	if (cx->callers)
+		cmkit_rpcrdma_xprt_disconnect(cx->xprt);
+	else
+		rpcrdma_ctl_free(cx);
 }
 
 /*
@@ -96,8 +153,9 @@ static int rpcrdma_ctl_connect(char *args)
 		kfree(cx);
 		return -ENOMEM;
 	}
-	__module_get(THIS_MODULE);	/* put by rpcrdma_ctl_forget() */
+	__module_get(THIS_MODULE);	/* put by rpcrdma_ctl_free() */
 	cx->connecting = true;
+	cx->listed = true;
 	list_add_tail(&cx->list, &rpcrdma_ctl_xprts);
 	rpcrdma_ctl_nr++;
 
@@ -136,6 +194,87 @@ static void rpcrdma_ctl_destroy_all(void)
 			rpcrdma_ctl_forget(cx);
 }
 
+static int rpcrdma_ctl_u32(const char *word, u32 *v)
+{
+	return word && !kstrtou32(word, 10, v) ? 0 : -EINVAL;
+}
+
+static int rpcrdma_ctl_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank, as cmkit-peer call's: the smallest value with q% at or below it. */
+static void rpcrdma_ctl_summarize(struct rpcrdma_ctl_batch *b)
+{
+	u32 n = b->res.nr_rtt, *sorted;
+
+	if (!n)
+		return;
+	sorted = kvmalloc_array(n, sizeof(*sorted), GFP_KERNEL);
+	if (!sorted)
+		return;
+	memcpy(sorted, b->res.rtt_ns, n * sizeof(*sorted));
+	sort(sorted, n, sizeof(*sorted), rpcrdma_ctl_cmp_u32, NULL);
+	b->min_ns = sorted[0];
+	b->median_ns = sorted[max_t(u64, DIV_ROUND_UP((u64)n * 50, 100), 1) - 1];
+	b->p99_ns = sorted[max_t(u64, DIV_ROUND_UP((u64)n * 99, 100), 1) - 1];
+	b->max_ns = sorted[n - 1];
+	kvfree(sorted);
+}
+
+/*
+ * call <n> <count> [<program> <version>]: run the calls without the
+ * control plane's lock (called with it held, it drops and retakes it), the
+ * transport kept alive by cx->callers.
+ */
+static int rpcrdma_ctl_call(char *args)
+	__must_hold(&rpcrdma_ctl.lock)
+{
+	char *n = strsep(&args, " "), *count = strsep(&args, " ");
+	u32 nr, prog = CMKIT_RPC_PROG_NFS, vers = 3;
+	struct rpcrdma_ctl_batch *b;
+	struct rpcrdma_ctl_xprt *cx;
+	int rc;
+
+	if (!n || rpcrdma_ctl_u32(count, &nr) || !nr || nr > RPCRDMA_CTL_MAX_CALLS)
+		return -EINVAL;
+	if (args && (rpcrdma_ctl_u32(strsep(&args, " "), &prog) ||
+		     rpcrdma_ctl_u32(strsep(&args, " "), &vers) || args))
+		return -EINVAL;
+	cx = rpcrdma_ctl_find(n);
+	if (!cx)
+		return -ENOENT;
+	if (cx->connecting)
+		return -ENOTCONN;
+	b = kzalloc_obj(*b, GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	b->res.rtt_ns = kvmalloc_array(nr, sizeof(*b->res.rtt_ns), GFP_KERNEL);
+	if (!b->res.rtt_ns) {
+		kfree(b);
+		return -ENOMEM;
+	}
+	b->prog = prog;
+	b->vers = vers;
+	WRITE_ONCE(cx->xprt->rx_call_timeout,
+		   msecs_to_jiffies(clamp(READ_ONCE(rpcrdma_call_timeout_ms), 100U, 600000U)));
+	cx->callers++;
+
+	mutex_unlock(&rpcrdma_ctl.lock);
+	rc = cmkit_rpcrdma_xprt_call(cx->xprt, prog, vers, nr, &b->res);
+	rpcrdma_ctl_summarize(b);
+	mutex_lock(&rpcrdma_ctl.lock);
+
+	swap(cx->last, b);
+	rpcrdma_ctl_batch_free(b);
+	if (!--cx->callers && !cx->listed)
+		rpcrdma_ctl_free(cx);
+	return rc;
+}
+
 static int rpcrdma_ctl_command(char *line)
 {
 	char *verb = strsep(&line, " ");
@@ -143,6 +282,8 @@ static int rpcrdma_ctl_command(char *line)
 
 	if (!strcmp(verb, "connect"))
 		return rpcrdma_ctl_connect(line);
+	if (!strcmp(verb, "call"))
+		return rpcrdma_ctl_call(line);
 	if (!strcmp(verb, "destroy") && line && !strcmp(line, "all")) {
 		rpcrdma_ctl_destroy_all();
 		return 0;
@@ -164,6 +305,30 @@ static int rpcrdma_ctl_command(char *line)
 static struct cmkit_ctl rpcrdma_ctl =
 	CMKIT_CTL_INIT(rpcrdma_ctl, "rpcrdma", rpcrdma_ctl_command);
 
+/* Microseconds with one decimal, from nanoseconds. */
+static void rpcrdma_ctl_us(struct seq_file *m, u64 ns)
+{
+	seq_printf(m, "%llu.%llu", ns / 1000, (ns % 1000) / 100);
+}
+
+/* What every xprts line ends with: the transport's calls and credits. */
+static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *cx)
+{
+	struct rpcrdma_buffer *buf = &cx->xprt->rx_buf;
+	u64 calls, replies, errors;
+	u32 credits;
+
+	spin_lock(&buf->rb_lock);
+	calls = buf->rb_calls;
+	replies = buf->rb_replies;
+	errors = buf->rb_errors;
+	credits = buf->rb_connected ? buf->rb_credits : 0;
+	spin_unlock(&buf->rb_lock);
+	/* The line ends here: scripts read credits= as its last field. */
+	seq_printf(m, " calls=%llu replies=%llu errors=%llu credits=%u\n", calls, replies,
+		   errors, credits);
+}
+
 /**
  * rpcrdma_xprts_show - the xprts file: one line per transport
  * @m: the seq_file
@@ -182,24 +347,115 @@ VISIBLE_IF_KUNIT int rpcrdma_xprts_show(struct seq_file *m, void *v)
 
 		/* Its connect holds rx_lock until it ends: do not wait for it. */
 		if (cx->connecting) {
-			seq_printf(m, "%u %pISpc connecting\n", x->rx_xid, &x->rx_dst);
+			seq_printf(m, "%u %pISpc connecting", x->rx_xid, &x->rx_dst);
+			rpcrdma_ctl_show_calls(m, cx);
 			continue;
 		}
 		mutex_lock(&x->rx_lock);
 		ep = x->rx_ep;
 		if (ep)
-			seq_printf(m, "%u %pISpc status=%d inline_send=%u inline_recv=%u\n",
+			seq_printf(m, "%u %pISpc status=%d inline_send=%u inline_recv=%u",
 				   x->rx_xid, &x->rx_dst, rpcrdma_ep_status(ep),
 				   ep->re_inline_send, ep->re_inline_recv);
 		else
-			seq_printf(m, "%u %pISpc disconnected\n", x->rx_xid, &x->rx_dst);
+			seq_printf(m, "%u %pISpc disconnected", x->rx_xid, &x->rx_dst);
 		mutex_unlock(&x->rx_lock);
+		rpcrdma_ctl_show_calls(m, cx);
 	}
 	mutex_unlock(&rpcrdma_ctl.lock);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_xprts_show);
 DEFINE_SHOW_ATTRIBUTE(rpcrdma_xprts);
+
+/* How a call command ended, in cmkit-peer call's words. */
+static const char *rpcrdma_ctl_status(const struct cmkit_rpcrdma_calls *res)
+{
+	switch (res->status) {
+	case 0:
+		return "ok";
+	case -EPROTO:
+		return res->malformed ? "malformed" : "rejected";
+	case -ETIMEDOUT:
+		return "timeout";
+	case -ECONNABORTED:
+		return "disconnected";
+	case -ENOTCONN:
+		return "not_connected";
+	case -EINTR:
+		return "interrupted";
+	default:
+		return "error";
+	}
+}
+
+static void rpcrdma_ctl_show_batch(struct seq_file *m, u32 xprt,
+				   const struct rpcrdma_ctl_batch *b)
+{
+	const struct cmkit_rpcrdma_calls *r = &b->res;
+	u32 replies = r->accepted + r->rejected + r->malformed;
+	const char *sep = "";
+	int i;
+
+	seq_printf(m, "{\"xprt\":%u,\"rpc\":\"summary\",\"status\":\"%s\",\"errno\":%d,",
+		   xprt, rpcrdma_ctl_status(r), r->status);
+	seq_printf(m, "\"prog\":%u,\"vers\":%u,\"calls\":%u,\"sent\":%u,\"replies\":%u,",
+		   b->prog, b->vers, r->count, r->sent, replies);
+	seq_printf(m, "\"accepted\":%u,\"rejected\":%u,\"malformed\":%u,\"unknown_xid\":%u,",
+		   r->accepted, r->rejected, r->malformed, r->unknown_xid);
+	seq_printf(m, "\"timedout\":%u,\"aborted\":%u,\"unanswered\":%u,",
+		   r->timedout, r->aborted, r->sent - replies);
+	seq_printf(m, "\"credits\":%u,\"max_outstanding\":%u,\"results\":{",
+		   r->credits, r->max_outstanding);
+	for (i = 0; i < ARRAY_SIZE(r->results); i++) {
+		if (!r->results[i])
+			continue;
+		seq_printf(m, "%s\"%s\":%u", sep, cmkit_rpcrdma_result_name(-i), r->results[i]);
+		sep = ",";
+	}
+	seq_puts(m, "},\"elapsed_us\":");
+	rpcrdma_ctl_us(m, r->elapsed_ns);
+	seq_printf(m, ",\"rtt_us\":{\"count\":%u,\"min\":", r->nr_rtt);
+	rpcrdma_ctl_us(m, b->min_ns);
+	seq_puts(m, ",\"median\":");
+	rpcrdma_ctl_us(m, b->median_ns);
+	seq_puts(m, ",\"p99\":");
+	rpcrdma_ctl_us(m, b->p99_ns);
+	seq_puts(m, ",\"max\":");
+	rpcrdma_ctl_us(m, b->max_ns);
+	seq_puts(m, "},\"latencies_us\":[");
+	for (i = 0; i < r->nr_rtt; i++) {
+		if (i)
+			seq_putc(m, ',');
+		rpcrdma_ctl_us(m, r->rtt_ns[i]);
+	}
+	seq_puts(m, "]}\n");
+}
+
+/**
+ * rpcrdma_calls_show - the calls file: each transport's last call command
+ * @m: the seq_file
+ * @v: unused
+ *
+ * One JSON line per listed transport that ran a call command: its counts,
+ * its results by name, the round trips' summary (nearest rank) and each
+ * round trip in send order, microseconds with one decimal.
+ *
+ * Return: 0.
+ */
+VISIBLE_IF_KUNIT int rpcrdma_calls_show(struct seq_file *m, void *v)
+{
+	struct rpcrdma_ctl_xprt *cx;
+
+	mutex_lock(&rpcrdma_ctl.lock);
+	list_for_each_entry(cx, &rpcrdma_ctl_xprts, list)
+		if (cx->last)
+			rpcrdma_ctl_show_batch(m, cx->xprt->rx_xid, cx->last);
+	mutex_unlock(&rpcrdma_ctl.lock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rpcrdma_calls_show);
+DEFINE_SHOW_ATTRIBUTE(rpcrdma_calls);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
@@ -226,6 +482,50 @@ int rpcrdma_ctl_exec(const char *cmd)
 EXPORT_SYMBOL_IF_KUNIT(rpcrdma_ctl_exec);
 #endif
 
+/* The transport's objects and decisions, "name value" per line. */
+static void rpcrdma_stats_show_transport(struct seq_file *m, struct rpcrdma_stats *s)
+{
+	const struct {
+		const char *name;
+		atomic_t *v;
+	} counts[] = {
+		{ "sends_posted", &s->sends_posted },
+		{ "sends_signaled", &s->sends_signaled },
+		{ "sendctx_exhausted", &s->sendctx_exhausted },
+		{ "recvs_posted", &s->recvs_posted },
+		{ "recvs_done", &s->recvs_done },
+		{ "recvs_flushed", &s->recvs_flushed },
+		{ "recvs_twice", &s->recvs_twice },
+		{ "calls_sent", &s->calls_sent },
+		{ "calls_accepted", &s->calls_accepted },
+		{ "calls_failed", &s->calls_failed },
+		{ "calls_aborted", &s->calls_aborted },
+		{ "call_timeouts", &s->call_timeouts },
+		{ "credit_waits", &s->credit_waits },
+		{ "replies_unknown_xid", &s->replies_unknown_xid },
+		{ "replies_short", &s->replies_short },
+		{ "replies_bad_vers", &s->replies_bad_vers },
+	};
+	int i;
+
+	seq_printf(m, "reqs_created %d\nreqs_freed %d\nreqs_alive %d\nreqs_lent %d\n",
+		   atomic_read(&s->reqs_created), atomic_read(&s->reqs_freed),
+		   atomic_read(&s->reqs_created) - atomic_read(&s->reqs_freed),
+		   atomic_read(&s->reqs_got) - atomic_read(&s->reqs_put));
+	seq_printf(m, "reps_created %d\nreps_freed %d\nreps_alive %d\nreps_lent %d\n",
+		   atomic_read(&s->reps_created), atomic_read(&s->reps_freed),
+		   atomic_read(&s->reps_created) - atomic_read(&s->reps_freed),
+		   atomic_read(&s->reps_got) - atomic_read(&s->reps_put));
+	seq_printf(m, "dma_maps %d\ndma_unmaps %d\ndma_mapped %d\n",
+		   atomic_read(&s->dma_maps), atomic_read(&s->dma_unmaps),
+		   atomic_read(&s->dma_maps) - atomic_read(&s->dma_unmaps));
+	seq_printf(m, "sendctx_got %d\nsendctx_put %d\nsendctx_out %d\n",
+		   atomic_read(&s->sendctx_got), atomic_read(&s->sendctx_put),
+		   atomic_read(&s->sendctx_got) - atomic_read(&s->sendctx_put));
+	for (i = 0; i < ARRAY_SIZE(counts); i++)
+		seq_printf(m, "%s %d\n", counts[i].name, atomic_read(counts[i].v));
+}
+
 static int rpcrdma_stats_show(struct seq_file *m, void *v)
 {
 	struct rpcrdma_stats *s = &rpcrdma_stats;
@@ -243,6 +543,7 @@ static int rpcrdma_stats_show(struct seq_file *m, void *v)
 		   ids, atomic_read(&s->ids_destroyed), atomic_read(&s->ids_returned),
 		   ids - gone);
 	seq_printf(m, "force_disconnects %d\n", atomic_read(&s->force_disconnects));
+	rpcrdma_stats_show_transport(m, s);
 	for (i = 0; i < ARRAY_SIZE(s->events); i++)
 		if (atomic_read(&s->events[i]))
 			seq_printf(m, "event %s %d\n", rdma_event_msg(i),
@@ -253,6 +554,7 @@ DEFINE_SHOW_ATTRIBUTE(rpcrdma_stats);
 
 static const struct cmkit_ctl_file rpcrdma_ctl_files[] = {
 	{ "xprts", &rpcrdma_xprts_fops },
+	{ "calls", &rpcrdma_calls_fops },
 	{ "stats", &rpcrdma_stats_fops },
 };
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Tracepoints of cmkit's rpcrdma endpoint: every decision the CM handler
- * takes, the inline-threshold negotiation, and connect/disconnect results.
+ * takes, the inline-threshold negotiation, connect/disconnect results, and
+ * the transport's decisions: a call sent, a reply matched, dropped for its
+ * length, version or unknown xid, credits updated, a call waiting for a
+ * credit or a send context, Receives posted or flushed, calls ended.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM cmkit_rpcrdma
@@ -10,6 +13,7 @@
 #define _CMKIT_RPCRDMA_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
 TRACE_DEFINE_ENUM(RDMA_CM_EVENT_ADDR_RESOLVED);
@@ -118,6 +122,180 @@ DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_disconnect);
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_linger);
 /* rc: the work completion status that asked for a disconnect */
 DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_flush_disconnect);
+
+/* ---- the transport ------------------------------------------------------- */
+
+TRACE_EVENT(rpcrdma_call_sent,
+	    TP_PROTO(u32 xprt, u32 xid, u32 credits, u32 outstanding, bool signaled),
+	    TP_ARGS(xprt, xid, credits, outstanding, signaled),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, xid)
+			     __field(u32, credits)
+			     __field(u32, outstanding)
+			     __field(bool, signaled)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->xid = xid;
+			   __entry->credits = credits;
+			   __entry->outstanding = outstanding;
+			   __entry->signaled = signaled;),
+	    TP_printk("xprt=%u xid=0x%08x sent (%u of %u credits outstanding), %s",
+		      __entry->xprt, __entry->xid, __entry->outstanding, __entry->credits,
+		      __entry->signaled ? "signaled" : "unsignaled")
+);
+
+TRACE_EVENT(rpcrdma_reply,
+	    TP_PROTO(u32 xprt, u32 xid, u32 grant, u32 credits, int result, u64 rtt_ns),
+	    TP_ARGS(xprt, xid, grant, credits, result, rtt_ns),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, xid)
+			     __field(u32, grant)
+			     __field(u32, credits)
+			     __field(int, result)
+			     __field(u64, rtt_ns)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->xid = xid;
+			   __entry->grant = grant;
+			   __entry->credits = credits;
+			   __entry->result = result;
+			   __entry->rtt_ns = rtt_ns;),
+	    TP_printk("xprt=%u xid=0x%08x reply matched: result %d, grant %u -> credits %u, rtt %llu ns",
+		      __entry->xprt, __entry->xid, __entry->result, __entry->grant,
+		      __entry->credits, __entry->rtt_ns)
+);
+
+DECLARE_EVENT_CLASS(rpcrdma_reply_drop_class,
+		    TP_PROTO(u32 xprt, u32 xid, u32 len),
+		    TP_ARGS(xprt, xid, len),
+		    TP_STRUCT__entry(__field(u32, xprt)
+				     __field(u32, xid)
+				     __field(u32, len)),
+		    TP_fast_assign(__entry->xprt = xprt;
+				   __entry->xid = xid;
+				   __entry->len = len;),
+		    TP_printk("xprt=%u xid=0x%08x len=%u dropped", __entry->xprt, __entry->xid,
+			      __entry->len)
+);
+
+#define DEFINE_RPCRDMA_REPLY_DROP_EVENT(name)				\
+	DEFINE_EVENT(rpcrdma_reply_drop_class, name,			\
+		     TP_PROTO(u32 xprt, u32 xid, u32 len),		\
+		     TP_ARGS(xprt, xid, len))
+
+/* shorter than a transport header (xid not read: 0) */
+DEFINE_RPCRDMA_REPLY_DROP_EVENT(rpcrdma_reply_short);
+/* rdma_vers other than 1 */
+DEFINE_RPCRDMA_REPLY_DROP_EVENT(rpcrdma_reply_vers);
+/* no call waits for this xid */
+DEFINE_RPCRDMA_REPLY_DROP_EVENT(rpcrdma_reply_unknown_xid);
+
+TRACE_EVENT(rpcrdma_credits,
+	    TP_PROTO(u32 xprt, u32 old, u32 credits, u32 grant),
+	    TP_ARGS(xprt, old, credits, grant),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, old)
+			     __field(u32, credits)
+			     __field(u32, grant)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->old = old;
+			   __entry->credits = credits;
+			   __entry->grant = grant;),
+	    TP_printk("xprt=%u credits %u -> %u (granted %u)", __entry->xprt, __entry->old,
+		      __entry->credits, __entry->grant)
+);
+
+TRACE_EVENT(rpcrdma_credit_wait,
+	    TP_PROTO(u32 xprt, u32 outstanding, u32 credits, u32 receives),
+	    TP_ARGS(xprt, outstanding, credits, receives),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, outstanding)
+			     __field(u32, credits)
+			     __field(u32, receives)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->outstanding = outstanding;
+			   __entry->credits = credits;
+			   __entry->receives = receives;),
+	    TP_printk("xprt=%u a call waits: %u outstanding, %u credits, %u Receives posted",
+		      __entry->xprt, __entry->outstanding, __entry->credits, __entry->receives)
+);
+
+TRACE_EVENT(rpcrdma_sendctx_exhausted,
+	    TP_PROTO(u32 xprt, u32 outstanding),
+	    TP_ARGS(xprt, outstanding),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, outstanding)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->outstanding = outstanding;),
+	    TP_printk("xprt=%u send-context ring full (%u calls outstanding): a call waits",
+		      __entry->xprt, __entry->outstanding)
+);
+
+TRACE_EVENT(rpcrdma_post_recvs,
+	    TP_PROTO(u32 xprt, u32 posted, u32 total, u32 target, int rc),
+	    TP_ARGS(xprt, posted, total, target, rc),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, posted)
+			     __field(u32, total)
+			     __field(u32, target)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->posted = posted;
+			   __entry->total = total;
+			   __entry->target = target;
+			   __entry->rc = rc;),
+	    TP_printk("xprt=%u posted %u Receives: %u posted of %u wanted, rc=%d",
+		      __entry->xprt, __entry->posted, __entry->total, __entry->target,
+		      __entry->rc)
+);
+
+DECLARE_EVENT_CLASS(rpcrdma_wc_class,
+		    TP_PROTO(u32 xprt, enum ib_wc_status status),
+		    TP_ARGS(xprt, status),
+		    TP_STRUCT__entry(__field(u32, xprt)
+				     __field(unsigned int, status)),
+		    TP_fast_assign(__entry->xprt = xprt;
+				   __entry->status = status;),
+		    TP_printk("xprt=%u status=%u", __entry->xprt, __entry->status)
+);
+
+/* a Receive completed in error (flushed) */
+DEFINE_EVENT(rpcrdma_wc_class, rpcrdma_wc_receive_flushed,
+	     TP_PROTO(u32 xprt, enum ib_wc_status status),
+	     TP_ARGS(xprt, status));
+/* a Send completed in error */
+DEFINE_EVENT(rpcrdma_wc_class, rpcrdma_wc_send_err,
+	     TP_PROTO(u32 xprt, enum ib_wc_status status),
+	     TP_ARGS(xprt, status));
+
+TRACE_EVENT(rpcrdma_call_done,
+	    TP_PROTO(u32 xprt, u32 xid, int err, int result),
+	    TP_ARGS(xprt, xid, err, result),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, xid)
+			     __field(int, err)
+			     __field(int, result)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->xid = xid;
+			   __entry->err = err;
+			   __entry->result = result;),
+	    TP_printk("xprt=%u xid=0x%08x call done: errno %d (reply result %d)",
+		      __entry->xprt, __entry->xid, __entry->err, __entry->result)
+);
+
+TRACE_EVENT(rpcrdma_call_timeout,
+	    TP_PROTO(u32 xprt, u32 xid),
+	    TP_ARGS(xprt, xid),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, xid)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->xid = xid;),
+	    TP_printk("xprt=%u xid=0x%08x no reply in time: the connection is closed",
+		      __entry->xprt, __entry->xid)
+);
+
+/* rc: how many waiting calls the connection's end completed */
+DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_calls_aborted);
+/* rc: Receives posted when the drain begins */
+DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_drain);
 
 TRACE_EVENT(rpcrdma_fault,
 	    TP_PROTO(unsigned int step),

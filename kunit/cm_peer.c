@@ -80,6 +80,9 @@ static int cmkit_peer_create_qp(struct cmkit_peer *p, struct rdma_cm_id *id)
 			return rc;
 		}
 	}
+	/* An RPC server's connection: its own CQ, Receives posted before the accept. */
+	if (p->rpc && id != p->id)
+		return cmkit_rpc_srv_create_qp(p->rpc, id, p->pd);
 	if (!p->cq) {
 		p->cq = ib_alloc_cq(id->device, NULL, 16, 0, IB_POLL_WORKQUEUE);
 		if (IS_ERR(p->cq)) {
@@ -104,6 +107,8 @@ static void cmkit_peer_conn_param(struct rdma_conn_param *param,
 	param->retry_count = 6;
 	param->rnr_retry_count = 7;
 }
+
+static void cmkit_peer_destroy_qp(struct cmkit_peer *p, struct rdma_cm_id *id);
 
 /* A server accepts or rejects on the child id, inside the handler. */
 static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
@@ -130,11 +135,22 @@ static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
 	rc = rdma_accept(child, &param);
 	if (rc) {
 		pr_warn("cmkit_test: %s: rdma_accept failed: %d\n", p->name, rc);
-		rdma_destroy_qp(child);
+		cmkit_peer_destroy_qp(p, child);
 		return 1;
 	}
 	p->child = child;
 	return 0;
+}
+
+/* An RPC server's connection takes its CQ and buffers with its QP. */
+static void cmkit_peer_destroy_qp(struct cmkit_peer *p, struct rdma_cm_id *id)
+{
+	if (!id->qp)
+		return;
+	if (p->rpc && id != p->id)
+		cmkit_rpc_srv_destroy_qp(p->rpc, id);
+	else
+		rdma_destroy_qp(id);
 }
 
 /*
@@ -144,8 +160,7 @@ static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
 static int cmkit_peer_removed(struct cmkit_peer *p, struct rdma_cm_id *id)
 {
 	mutex_lock(&p->res_lock);
-	if (id->qp)
-		rdma_destroy_qp(id);
+	cmkit_peer_destroy_qp(p, id);
 	if (id == p->child)
 		p->child = NULL;
 	else if (id == p->id)
@@ -182,10 +197,9 @@ static int cmkit_peer_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 }
 
-static void cmkit_peer_destroy_id(struct rdma_cm_id *id)
+static void cmkit_peer_destroy_id(struct cmkit_peer *p, struct rdma_cm_id *id)
 {
-	if (id->qp)
-		rdma_destroy_qp(id);
+	cmkit_peer_destroy_qp(p, id);
 	rdma_destroy_id(id);
 }
 
@@ -194,13 +208,15 @@ static void cmkit_peer_free(struct kunit_resource *res)
 	struct cmkit_peer *p = res->data;
 
 	if (p->child)
-		cmkit_peer_destroy_id(p->child);
+		cmkit_peer_destroy_id(p, p->child);
 	if (p->id)
-		cmkit_peer_destroy_id(p->id);
+		cmkit_peer_destroy_id(p, p->id);
 	if (p->cq)
 		ib_free_cq(p->cq);
 	if (p->pd)
 		ib_dealloc_pd(p->pd);
+	if (p->rpc)
+		cmkit_rpc_srv_free(p->rpc);
 	kfree(p);
 }
 

@@ -78,6 +78,8 @@ struct cmkit_cm_record {
  * @hold_requests: a server neither accepts nor rejects (the request pends)
  * @hold_disconnect: a server does not answer a DISCONNECTED with its own
  *	rdma_disconnect() (on IB: no DREP until cmkit_peer_disconnect())
+ * @rpc: if set (cmkit_rpc_srv_attach()), a server's accepted connection
+ *	gets an RPC-over-RDMA QP that answers NULL calls (kunit/rpc_server.c)
  * @res_lock: protects @id, @child, @pd and @cq against device removal
  * @lock: protects @nr and @rec
  * @wait: woken on every recorded event
@@ -98,6 +100,7 @@ struct cmkit_peer {
 	u8 reject_pdata_len;
 	bool hold_requests;
 	bool hold_disconnect;
+	struct cmkit_rpc_srv *rpc;
 	struct mutex res_lock;	/* vs. DEVICE_REMOVAL */
 	spinlock_t lock;	/* the event log */
 	wait_queue_head_t wait;
@@ -127,6 +130,91 @@ int cmkit_peer_disconnect(struct cmkit_peer *p);
 int cmkit_peer_reject_held(struct cmkit_peer *srv);
 int cmkit_peer_check_data(struct kunit *test, struct cmkit_peer *cli,
 			  struct cmkit_peer *srv);
+
+/* ---- an RPC-over-RDMA server answering NULL calls (kunit/rpc_server.c) -- */
+
+/**
+ * enum cmkit_rpc_action - how the server answers a call
+ * @CMKIT_RPC_SRV_ANSWER: MSG_ACCEPTED SUCCESS
+ * @CMKIT_RPC_SRV_DROP: no answer at all
+ * @CMKIT_RPC_SRV_ERR_VERS: RDMA_ERROR ERR_VERS 1..1
+ * @CMKIT_RPC_SRV_ERR_CHUNK: RDMA_ERROR ERR_CHUNK
+ * @CMKIT_RPC_SRV_PROG_MISMATCH: MSG_ACCEPTED PROG_MISMATCH 4..4 (as nfsd serving
+ *	only NFSv4 answers a version 3 call)
+ * @CMKIT_RPC_SRV_SHORT: the SUCCESS reply cut to 12 bytes, shorter than a
+ *	transport header
+ * @CMKIT_RPC_SRV_TRUNCATED: the SUCCESS reply cut to 44 of its 52 bytes: a whole
+ *	transport header, an RPC reply without its accept_stat
+ * @CMKIT_RPC_SRV_BAD_VERS: the SUCCESS reply with rdma_vers 2
+ * @CMKIT_RPC_SRV_XID_MISMATCH: the SUCCESS reply with an RPC xid other than
+ *	its transport xid
+ * @CMKIT_RPC_SRV_EXTRA_UNKNOWN: first a SUCCESS reply to an xid no one sent,
+ *	then the SUCCESS reply
+ */
+enum cmkit_rpc_action {
+	CMKIT_RPC_SRV_ANSWER,
+	CMKIT_RPC_SRV_DROP,
+	CMKIT_RPC_SRV_ERR_VERS,
+	CMKIT_RPC_SRV_ERR_CHUNK,
+	CMKIT_RPC_SRV_PROG_MISMATCH,
+	CMKIT_RPC_SRV_SHORT,
+	CMKIT_RPC_SRV_TRUNCATED,
+	CMKIT_RPC_SRV_BAD_VERS,
+	CMKIT_RPC_SRV_XID_MISMATCH,
+	CMKIT_RPC_SRV_EXTRA_UNKNOWN,
+};
+
+/**
+ * struct cmkit_rpc_counts - what an RPC server saw and did, over all its
+ *	connections
+ * @calls: calls received
+ * @bad_calls: messages that did not decode as calls (dropped)
+ * @replies: replies posted (an extra unknown-xid reply counts too)
+ * @dropped: calls never answered (CMKIT_RPC_SRV_DROP)
+ * @held: replies waiting for cmkit_rpc_srv_release()
+ * @overruns: calls that arrived while the client had more calls
+ *	outstanding than its credits allowed (1 until the first reply, then
+ *	the grant as RFC 8166 sanitises it against the client's request)
+ * @max_outstanding: the most calls outstanding at once (received, not
+ *	answered)
+ * @recv_flushed: the server's Receives that completed in error
+ * @send_errors: the server's Sends that completed in error
+ * @last_xid: the last call's xid
+ * @last_prog: its program
+ * @last_vers: its version
+ * @last_credit: the credits it asked for
+ */
+struct cmkit_rpc_counts {
+	unsigned int calls;
+	unsigned int bad_calls;
+	unsigned int replies;
+	unsigned int dropped;
+	unsigned int held;
+	unsigned int overruns;
+	unsigned int max_outstanding;
+	unsigned int recv_flushed;
+	unsigned int send_errors;
+	u32 last_xid;
+	u32 last_prog;
+	u32 last_vers;
+	u32 last_credit;
+};
+
+struct cmkit_rpc_srv;
+
+struct cmkit_rpc_srv *cmkit_rpc_srv_attach(struct kunit *test, struct cmkit_peer *srv);
+void cmkit_rpc_srv_set(struct cmkit_rpc_srv *s, enum cmkit_rpc_action action, u32 first,
+		       u32 count);
+void cmkit_rpc_srv_grant(struct cmkit_rpc_srv *s, u32 grant);
+void cmkit_rpc_srv_hold(struct cmkit_rpc_srv *s);
+unsigned int cmkit_rpc_srv_release(struct cmkit_rpc_srv *s);
+unsigned int cmkit_rpc_srv_release_one(struct cmkit_rpc_srv *s);
+struct cmkit_rpc_counts cmkit_rpc_srv_counts(struct cmkit_rpc_srv *s);
+int cmkit_rpc_srv_wait_calls(struct cmkit_rpc_srv *s, unsigned int calls);
+int cmkit_rpc_srv_wait_held(struct cmkit_rpc_srv *s, unsigned int held);
+int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, struct ib_pd *pd);
+void cmkit_rpc_srv_destroy_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id);
+void cmkit_rpc_srv_free(struct cmkit_rpc_srv *s);
 
 extern struct kunit_suite cmkit_smoke_suite;
 extern struct kunit_suite cmkit_rpcrdma_suite;

@@ -13,8 +13,15 @@
  * (cmkit_rpcrdma:rpcrdma_cm_event: event, old and new connect status,
  * return value); object lifetimes from cmkit's counters: at the end of each
  * case every ep allocated was freed once, every id created was destroyed
- * once, either by cmkit or by rdma_cm after the handler returned 1, and
- * cmkit's module reference count is back where it was.
+ * once, either by cmkit or by rdma_cm after the handler returned 1, every
+ * req, rep and send context lent was returned, every DMA mapping undone,
+ * every Receive posted completed exactly once, and cmkit's module
+ * reference count is back where it was.
+ *
+ * The listener is an RPC-over-RDMA server (kunit/rpc_server.c): every
+ * connection that reaches ESTABLISHED carries NULL calls and checks their
+ * accepted replies, and the cases under traffic hold the server's replies
+ * so that they know which calls are in flight when the handler acts.
  *
  * Races are pinned, one case per order: the force-disconnect work is held
  * in its hook (rpcrdma_xprt_ops.force_work), the transport's lock or the
@@ -111,21 +118,82 @@ static struct rt_decision rt_wait_decision(struct kunit *test, enum rdma_cm_even
 	return d;
 }
 
+/* ---- the transport's decisions, from its tracepoints ---------------------- */
+
+static struct {
+	atomic_t flush_disconnects;	/* rpcrdma_flush_disconnect asked for a close */
+	atomic_t credit_waits;		/* a call waited for a credit */
+	atomic_t drains;		/* a disconnect began its drain */
+	wait_queue_head_t wait;
+} rt_xp;
+
+static void rt_flush_probe(void *data, u32 xid, int rc)
+{
+	atomic_inc(&rt_xp.flush_disconnects);
+	wake_up_all(&rt_xp.wait);
+}
+
+static void rt_credit_wait_probe(void *data, u32 xprt, u32 outstanding, u32 credits,
+				 u32 receives)
+{
+	atomic_inc(&rt_xp.credit_waits);
+	wake_up_all(&rt_xp.wait);
+}
+
+static void rt_drain_probe(void *data, u32 xid, int rc)
+{
+	atomic_inc(&rt_xp.drains);
+	wake_up_all(&rt_xp.wait);
+}
+
+/* Wait until @counter reaches @n; fail the test if it never does. */
+static void rt_wait_xp(struct kunit *test, atomic_t *counter, int n, const char *what)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, wait_event_timeout(rt_xp.wait, atomic_read(counter) >= n,
+						       cmkit_test_timeout()),
+			      "never saw %s", what);
+}
+
 /* ---- object counts ------------------------------------------------------ */
 
 struct rt_counts {
 	int eps_created, eps_freed, ids_created, ids_destroyed, ids_returned;
+	int reqs_got, reqs_put, reps_got, reps_put, dma_maps, dma_unmaps;
+	int sendctx_got, sendctx_put, recvs_posted, recvs_done, recvs_flushed, recvs_twice;
+	int sends_posted, sends_signaled, unknown_xid, replies_short, replies_bad_vers;
+	int credit_waits, call_timeouts;
 	unsigned int module_refs;
 };
 
 static struct rt_counts rt_counts_now(void)
 {
+	struct rpcrdma_stats *s = &rpcrdma_stats;
+
 	return (struct rt_counts){
-		.eps_created = atomic_read(&rpcrdma_stats.eps_created),
-		.eps_freed = atomic_read(&rpcrdma_stats.eps_freed),
-		.ids_created = atomic_read(&rpcrdma_stats.ids_created),
-		.ids_destroyed = atomic_read(&rpcrdma_stats.ids_destroyed),
-		.ids_returned = atomic_read(&rpcrdma_stats.ids_returned),
+		.eps_created = atomic_read(&s->eps_created),
+		.eps_freed = atomic_read(&s->eps_freed),
+		.ids_created = atomic_read(&s->ids_created),
+		.ids_destroyed = atomic_read(&s->ids_destroyed),
+		.ids_returned = atomic_read(&s->ids_returned),
+		.reqs_got = atomic_read(&s->reqs_got),
+		.reqs_put = atomic_read(&s->reqs_put),
+		.reps_got = atomic_read(&s->reps_got),
+		.reps_put = atomic_read(&s->reps_put),
+		.dma_maps = atomic_read(&s->dma_maps),
+		.dma_unmaps = atomic_read(&s->dma_unmaps),
+		.sendctx_got = atomic_read(&s->sendctx_got),
+		.sendctx_put = atomic_read(&s->sendctx_put),
+		.recvs_posted = atomic_read(&s->recvs_posted),
+		.recvs_done = atomic_read(&s->recvs_done),
+		.recvs_flushed = atomic_read(&s->recvs_flushed),
+		.recvs_twice = atomic_read(&s->recvs_twice),
+		.sends_posted = atomic_read(&s->sends_posted),
+		.sends_signaled = atomic_read(&s->sends_signaled),
+		.credit_waits = atomic_read(&s->credit_waits),
+		.call_timeouts = atomic_read(&s->call_timeouts),
+		.replies_short = atomic_read(&s->replies_short),
+		.replies_bad_vers = atomic_read(&s->replies_bad_vers),
+		.unknown_xid = atomic_read(&s->replies_unknown_xid),
 		.module_refs = rpcrdma_module_refs(),
 	};
 }
@@ -134,39 +202,75 @@ struct rt_ctx {
 	struct kunit *test;
 	const struct cmkit_dev_param *param;
 	struct cmkit_peer *srv;
+	struct cmkit_rpc_srv *rpc;
 	struct sockaddr_in addr;
 	struct rpcrdma_xprt *xprt;
 	struct rt_counts base;
 };
 
+/* Since the case began: the change of the counter at @off in struct rt_counts. */
+static int rt_delta(const struct rt_counts *now, const struct rt_ctx *c, size_t off)
+{
+	return *(const int *)((const char *)now + off) -
+	       *(const int *)((const char *)&c->base + off);
+}
+
+#define RT_DELTA(now, c, field) rt_delta(&(now), (c), offsetof(struct rt_counts, field))
+
+/*
+ * Nothing the case made is alive: eps, ids and module references, and
+ * everything a connection lends: reqs and reps back in their pools, send
+ * contexts released, DMA mappings undone, each Receive completed once.
+ */
 static bool rt_all_released(const struct rt_ctx *c)
 {
 	struct rt_counts now = rt_counts_now();
 
-	return now.eps_created - c->base.eps_created == now.eps_freed - c->base.eps_freed &&
-	       now.ids_created - c->base.ids_created ==
-	       (now.ids_destroyed - c->base.ids_destroyed) +
-	       (now.ids_returned - c->base.ids_returned) &&
-	       now.module_refs == c->base.module_refs;
+	return RT_DELTA(now, c, eps_created) == RT_DELTA(now, c, eps_freed) &&
+	       RT_DELTA(now, c, ids_created) ==
+	       RT_DELTA(now, c, ids_destroyed) + RT_DELTA(now, c, ids_returned) &&
+	       now.module_refs == c->base.module_refs &&
+	       RT_DELTA(now, c, reqs_got) == RT_DELTA(now, c, reqs_put) &&
+	       RT_DELTA(now, c, reps_got) == RT_DELTA(now, c, reps_put) &&
+	       RT_DELTA(now, c, dma_maps) == RT_DELTA(now, c, dma_unmaps) &&
+	       RT_DELTA(now, c, sendctx_got) == RT_DELTA(now, c, sendctx_put) &&
+	       RT_DELTA(now, c, recvs_posted) ==
+	       RT_DELTA(now, c, recvs_done) + RT_DELTA(now, c, recvs_flushed);
 }
 
-/* Every ep freed once, every id destroyed once: by cmkit or by rdma_cm. */
+/* Every ep freed once, every id destroyed once (by cmkit or by rdma_cm), and the rest. */
 static void rt_expect_all_released(struct rt_ctx *c)
 {
 	struct kunit *test = c->test;
 	struct rt_counts now;
 
-	KUNIT_ASSERT_TRUE_MSG(test, wait_var_event_timeout(&rpcrdma_stats,
+	KUNIT_EXPECT_TRUE_MSG(test, wait_var_event_timeout(&rpcrdma_stats,
 							   rt_all_released(c),
 							   cmkit_test_timeout()),
-			      "an ep was never freed or an id never destroyed");
+			      "something the case made was never released");
 	now = rt_counts_now();
-	KUNIT_EXPECT_EQ(test, now.eps_created - c->base.eps_created,
-			now.eps_freed - c->base.eps_freed);
-	KUNIT_EXPECT_EQ(test, now.ids_created - c->base.ids_created,
-			(now.ids_destroyed - c->base.ids_destroyed) +
-			(now.ids_returned - c->base.ids_returned));
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, c, eps_created), RT_DELTA(now, c, eps_freed));
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, c, ids_created),
+			RT_DELTA(now, c, ids_destroyed) + RT_DELTA(now, c, ids_returned));
 	KUNIT_EXPECT_EQ(test, now.module_refs, c->base.module_refs);
+	KUNIT_EXPECT_EQ_MSG(test, RT_DELTA(now, c, reqs_got), RT_DELTA(now, c, reqs_put),
+			    "a req was never returned");
+	KUNIT_EXPECT_EQ_MSG(test, RT_DELTA(now, c, reps_got), RT_DELTA(now, c, reps_put),
+			    "a rep was never returned");
+	KUNIT_EXPECT_EQ_MSG(test, RT_DELTA(now, c, dma_maps), RT_DELTA(now, c, dma_unmaps),
+			    "a DMA mapping was never undone");
+	KUNIT_EXPECT_EQ_MSG(test, RT_DELTA(now, c, sendctx_got), RT_DELTA(now, c, sendctx_put),
+			    "a send context was never released");
+	KUNIT_EXPECT_EQ_MSG(test, RT_DELTA(now, c, recvs_posted),
+			    RT_DELTA(now, c, recvs_done) + RT_DELTA(now, c, recvs_flushed),
+			    "a Receive never completed");
+	KUNIT_EXPECT_EQ_MSG(test, RT_DELTA(now, c, recvs_twice), 0,
+			    "a Receive completed twice");
+	/* The transport's own view: nothing posted, nothing outstanding. */
+	if (c->xprt) {
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c->xprt->rx_buf.rb_receive_count), 0U);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c->xprt->rx_buf.rb_outstanding), 0U);
+	}
 }
 
 /* Who destroyed the ids since the case began: cmkit, or rdma_cm on a return of 1. */
@@ -213,6 +317,7 @@ static void rt_setup_dev(struct kunit *test, struct rt_ctx *c,
 	cmkit_test_addr(c->param, cmkit_test_port(), &c->addr);
 	c->base = rt_counts_now();
 	c->srv = cmkit_peer_create(test, "server");
+	c->rpc = cmkit_rpc_srv_attach(test, c->srv);
 	if (listen)
 		KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c->srv, &c->addr), 0);
 	c->xprt = rt_xprt(c, &c->addr);
@@ -227,6 +332,140 @@ static void rt_setup(struct kunit *test, struct rt_ctx *c, bool listen)
 static const struct cmkit_dev_param *rt_rxe = &cmkit_dev_params[CMKIT_RXE];
 
 static u8 rt_server_cmp[CMKIT_RPCRDMA_CMP_LEN];
+
+/* ---- NULL calls ------------------------------------------------------------ */
+
+#define RT_PROG		CMKIT_RPC_PROG_NFS
+#define RT_VERS		3
+
+/* A listening RPC server of its own on the case's device, at a new port. */
+static struct cmkit_peer *rt_rpc_listener(struct rt_ctx *c, const char *name,
+					  struct sockaddr_in *addr, struct cmkit_rpc_srv **rpc)
+{
+	struct cmkit_peer *srv = cmkit_peer_create(c->test, name);
+	struct cmkit_rpc_srv *s = cmkit_rpc_srv_attach(c->test, srv);
+
+	cmkit_test_addr(c->param, cmkit_test_port(), addr);
+	KUNIT_ASSERT_EQ(c->test, cmkit_peer_listen(srv, addr), 0);
+	if (rpc)
+		*rpc = s;
+	return srv;
+}
+
+/*
+ * @count NULL calls on @x, each answered MSG_ACCEPTED SUCCESS by @rpc, which
+ * saw them as sent: our program and version, asking for the whole ring of
+ * credits, and never more calls outstanding than it granted.
+ */
+static void rt_expect_calls_ok(struct kunit *test, struct rpcrdma_xprt *x,
+			       struct cmkit_rpc_srv *rpc, u32 count)
+{
+	struct cmkit_rpc_counts before = cmkit_rpc_srv_counts(rpc), after;
+	struct cmkit_rpcrdma_calls res = { };
+
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_call(x, RT_PROG, RT_VERS, count, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.sent, count);
+	KUNIT_EXPECT_EQ(test, res.accepted, count);
+	KUNIT_EXPECT_EQ(test, res.results[0], count);
+	KUNIT_EXPECT_EQ(test, res.rejected + res.malformed + res.timedout + res.aborted, 0U);
+	after = cmkit_rpc_srv_counts(rpc);
+	KUNIT_EXPECT_EQ(test, after.calls - before.calls, count);
+	KUNIT_EXPECT_EQ(test, after.last_prog, (u32)RT_PROG);
+	KUNIT_EXPECT_EQ(test, after.last_vers, (u32)RT_VERS);
+	KUNIT_EXPECT_EQ(test, after.last_credit, x->rx_buf.rb_max_requests);
+	KUNIT_EXPECT_EQ_MSG(test, after.overruns - before.overruns, 0U,
+			    "more calls outstanding than the server granted");
+}
+
+/* The case's own transport and server. */
+static void rt_calls_ok(struct rt_ctx *c, u32 count)
+{
+	rt_expect_calls_ok(c->test, c->xprt, c->rpc, count);
+}
+
+/* Calls on a work item, so the case can act while they are in flight. */
+struct rt_calls {
+	struct work_struct work;
+	struct rpcrdma_xprt *xprt;
+	u32 prog, vers, count;
+	struct cmkit_rpcrdma_calls res;
+	struct completion done;
+	int rc;
+};
+
+static void rt_calls_work(struct work_struct *work)
+{
+	struct rt_calls *a = container_of(work, struct rt_calls, work);
+
+	a->rc = cmkit_rpcrdma_xprt_call(a->xprt, a->prog, a->vers, a->count, &a->res);
+	/* For good: the case's wait and the resource's free both wait for it. */
+	complete_all(&a->done);
+}
+
+static void rt_calls_free(struct kunit_resource *res)
+{
+	struct rt_calls *a = res->data;
+
+	/* A case that failed before waiting must not free what the work uses. */
+	wait_for_completion(&a->done);
+	kfree(a);
+}
+
+static struct rt_calls *rt_calls_start(struct kunit *test, struct rpcrdma_xprt *x, u32 count)
+{
+	struct rt_calls *a = kzalloc(sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->xprt = x;
+	a->prog = RT_PROG;
+	a->vers = RT_VERS;
+	a->count = count;
+	init_completion(&a->done);
+	INIT_WORK(&a->work, rt_calls_work);
+	if (!kunit_alloc_resource(test, rt_res_init, rt_calls_free, GFP_KERNEL, a)) {
+		kfree(a);
+		KUNIT_ASSERT_TRUE_MSG(test, false, "cannot track the calls");
+	}
+	queue_work(system_unbound_wq, &a->work);
+	return a;
+}
+
+static int rt_calls_wait(struct kunit *test, struct rt_calls *a)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&a->done, cmkit_test_timeout()),
+			      "the calls did not return");
+	return a->rc;
+}
+
+/*
+ * Connected, one call answered (the server's grant is in force), then
+ * @n calls in flight: sent, their replies held by the server.
+ */
+static struct rt_calls *rt_calls_in_flight(struct rt_ctx *c, u32 n)
+{
+	struct kunit *test = c->test;
+	struct rt_calls *a;
+
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c->xprt), 0);
+	rt_calls_ok(c, 1);
+	cmkit_rpc_srv_hold(c->rpc);
+	a = rt_calls_start(test, c->xprt, n);
+	KUNIT_ASSERT_EQ_MSG(test, cmkit_rpc_srv_wait_held(c->rpc, n), 0,
+			    "the server never held %u calls", n);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->xprt->rx_buf.rb_outstanding), n);
+	return a;
+}
+
+/* Every call in flight ended with -ECONNABORTED when its connection did. */
+static void rt_expect_calls_aborted(struct rt_ctx *c, struct rt_calls *a, u32 n)
+{
+	struct kunit *test = c->test;
+
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), -ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, a->res.sent, n);
+	KUNIT_EXPECT_EQ(test, a->res.aborted, n);
+	KUNIT_EXPECT_EQ(test, a->res.accepted, 0U);
+}
 
 /* ---- the force-disconnect work, held in its hook --------------------------- */
 
@@ -374,6 +613,7 @@ static void connect_with_rfc8797_data_lowers_sizes_then_remote_disconnect(struct
 	KUNIT_EXPECT_EQ(test, ours.recv_size, RT_INLINE);
 	KUNIT_EXPECT_EQ(test, ours.flags, 0);
 
+	rt_calls_ok(&c, 1);
 	rt_remote_disconnect_and_check(&c);
 }
 
@@ -390,6 +630,7 @@ static void connect_without_private_data_keeps_defaults_then_remote_disconnect(s
 	KUNIT_EXPECT_FALSE(test, ep->re_peer_cmp);
 	KUNIT_EXPECT_EQ(test, ep->re_inline_recv, CMKIT_RPCRDMA_DEFAULT_INLINE);
 	KUNIT_EXPECT_EQ(test, ep->re_inline_send, CMKIT_RPCRDMA_DEFAULT_INLINE);
+	rt_calls_ok(&c, 1);
 	rt_remote_disconnect_and_check(&c);
 }
 
@@ -443,6 +684,7 @@ static void established_publishes_connected_only_after_negotiating(struct kunit 
 	KUNIT_ASSERT_NOT_NULL(test, c.xprt->rx_ep);
 	KUNIT_EXPECT_EQ(test, c.xprt->rx_ep->re_inline_send, 3072U);
 	KUNIT_EXPECT_EQ(test, c.xprt->rx_ep->re_inline_recv, 2048U);
+	rt_calls_ok(&c, 1);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
@@ -456,6 +698,7 @@ static void local_disconnect_while_connected_releases_once(struct kunit *test)
 
 	rt_setup(test, &c, true);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DISCONNECTED);
@@ -477,6 +720,7 @@ static struct rt_hold *rt_connected_then_remote_disconnect(struct kunit *test,
 
 	rt_setup(test, c, true);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c->xprt), 0);
+	rt_calls_ok(c, 1);
 	h = rt_hold_force(c);
 	rt_server_established(c);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c->srv), 0);
@@ -529,6 +773,7 @@ static void disconnect_race_local_first_then_remote_dreq_frees_in_handler(struct
 	c.srv->hold_disconnect = true;
 	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
 	rt_server_established(&c);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
@@ -557,6 +802,7 @@ static void completion_error_forces_one_disconnect(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	ep = c.xprt->rx_ep;
 	rt_server_established(&c);
+	rt_calls_ok(&c, 1);
 	/* Every posted Receive flushes: the first flush asks for the close. */
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(ep->re_id->qp, &attr, IB_QP_STATE), 0);
 	rt_expect_all_released(&c);
@@ -567,13 +813,11 @@ static void completion_error_forces_one_disconnect(struct kunit *test)
 /* ---- a force-disconnect work and a reconnect of its transport ------------- */
 
 /* A second server, and the transport aimed at it for its next connect. */
-static struct cmkit_peer *rt_retarget(struct rt_ctx *c)
+static struct cmkit_peer *rt_retarget(struct rt_ctx *c, struct cmkit_rpc_srv **rpc)
 {
-	struct cmkit_peer *srv2 = cmkit_peer_create(c->test, "server2");
 	struct sockaddr_in addr2;
+	struct cmkit_peer *srv2 = rt_rpc_listener(c, "server2", &addr2, rpc);
 
-	cmkit_test_addr(c->param, cmkit_test_port(), &addr2);
-	KUNIT_ASSERT_EQ(c->test, cmkit_peer_listen(srv2, &addr2), 0);
 	memcpy(&c->xprt->rx_dst, &addr2, sizeof(addr2));
 	return srv2;
 }
@@ -584,6 +828,7 @@ static struct cmkit_peer *rt_retarget(struct rt_ctx *c)
  */
 static void force_work_before_reconnect_closes_the_old_ep(struct kunit *test)
 {
+	struct cmkit_rpc_srv *rpc2;
 	struct cmkit_cm_record r;
 	struct cmkit_peer *srv2;
 	struct rt_hold *h;
@@ -593,11 +838,12 @@ static void force_work_before_reconnect_closes_the_old_ep(struct kunit *test)
 	rt_release(&c, h);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 
-	srv2 = rt_retarget(&c);
+	srv2 = rt_retarget(&c, &rpc2);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv2, RDMA_CM_EVENT_ESTABLISHED, &r), 0);
 	KUNIT_ASSERT_NOT_NULL(test, c.xprt->rx_ep);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_ep->re_connect_status), 1);
+	rt_expect_calls_ok(test, c.xprt, rpc2, 1);
 	KUNIT_EXPECT_EQ(test, cmkit_peer_count(srv2, BIT(RDMA_CM_EVENT_DISCONNECTED)), 0U);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
@@ -611,6 +857,7 @@ static void force_work_before_reconnect_closes_the_old_ep(struct kunit *test)
  */
 static void force_work_after_reconnect_leaves_the_new_ep(struct kunit *test)
 {
+	struct cmkit_rpc_srv *rpc2;
 	struct cmkit_cm_record r;
 	struct cmkit_peer *srv2;
 	struct rpcrdma_ep *ep2;
@@ -620,7 +867,7 @@ static void force_work_after_reconnect_leaves_the_new_ep(struct kunit *test)
 	h = rt_connected_then_remote_disconnect(test, &c);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 
-	srv2 = rt_retarget(&c);
+	srv2 = rt_retarget(&c, &rpc2);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv2, RDMA_CM_EVENT_ESTABLISHED, &r), 0);
 	ep2 = c.xprt->rx_ep;
@@ -629,8 +876,11 @@ static void force_work_after_reconnect_leaves_the_new_ep(struct kunit *test)
 	rt_release(&c, h);
 	KUNIT_EXPECT_PTR_EQ_MSG(test, c.xprt->rx_ep, ep2,
 				"the old ep's force-disconnect tore down the new ep");
-	if (c.xprt->rx_ep == ep2)
+	if (c.xprt->rx_ep == ep2) {
 		KUNIT_EXPECT_EQ(test, READ_ONCE(ep2->re_connect_status), 1);
+		/* The new connection still carries calls. */
+		rt_expect_calls_ok(test, c.xprt, rpc2, 1);
+	}
 	KUNIT_EXPECT_EQ(test, cmkit_peer_count(srv2, BIT(RDMA_CM_EVENT_DISCONNECTED)), 0U);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
@@ -811,6 +1061,10 @@ static void device_removal_started_while_resolving_releases_the_id(struct kunit 
 	 * way the id must be released exactly once and the removal finish.
 	 */
 	if (rc == 0) {
+		/*
+		 * Connected, with the removal already under way: the one
+		 * connection here that cannot be made to carry a call.
+		 */
 		d = rt_wait_decision(test, RDMA_CM_EVENT_DEVICE_REMOVAL);
 		KUNIT_EXPECT_EQ(test, d.old_status, 1);
 		KUNIT_EXPECT_EQ(test, d.new_status, -ENODEV);
@@ -854,6 +1108,7 @@ static void device_removal_while_connected_releases_the_id(struct kunit *test)
 
 	rt_setup(test, &c, true);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
 	removal = cmkit_test_remove_device(test, c.param);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DEVICE_REMOVAL);
 	KUNIT_EXPECT_EQ(test, d.old_status, 1);
@@ -898,6 +1153,7 @@ static void rt_constructed_connected_then_removal(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	ep = c.xprt->rx_ep;
 	rt_server_established(&c);
+	rt_calls_ok(&c, 1);
 	mutex_lock(&c.xprt->rx_lock);
 	KUNIT_EXPECT_EQ(test, rt_inject(ep->re_id, type, status), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ep->re_connect_status), want);
@@ -1018,6 +1274,7 @@ static void constructed_addr_change_when_connected_forces_once_without_put(struc
 
 	rt_setup(test, &c, true);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
 	ep = c.xprt->rx_ep;
 	/* Hold the transport's lock so the forced close cannot free ep yet. */
 	mutex_lock(&c.xprt->rx_lock);
@@ -1078,18 +1335,18 @@ static void constructed_other_events_are_ignored(struct kunit *test)
 
 static void live_endpoints_pin_the_module(struct kunit *test)
 {
-	struct cmkit_peer *srv2;
+	struct cmkit_rpc_srv *rpc2;
 	struct rpcrdma_xprt *x2;
 	struct sockaddr_in addr2;
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
-	cmkit_test_addr(c.param, cmkit_test_port(), &addr2);
-	srv2 = cmkit_peer_create(test, "server2");
-	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(srv2, &addr2), 0);
+	rt_rpc_listener(&c, "server2", &addr2, &rpc2);
 	x2 = rt_xprt(&c, &addr2);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(x2), 0);
+	rt_calls_ok(&c, 1);
+	rt_expect_calls_ok(test, x2, rpc2, 1);
 	/* rmmod cmkit now fails with EBUSY instead of waiting on the eps. */
 	KUNIT_EXPECT_EQ(test, rpcrdma_module_refs(), c.base.module_refs + 2);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
@@ -1113,14 +1370,48 @@ static int rt_ctl(const char *fmt, ...)
 	return rpcrdma_ctl_exec(cmd);
 }
 
-/* What `cat xprts` shows, into @buf. */
-static void rt_xprts(char *buf, size_t size)
+/* What `cat xprts` (or another show function) shows, into @buf. */
+static void rt_show(int (*show)(struct seq_file *m, void *v), char *buf, size_t size)
 {
 	struct seq_file m = { .buf = buf, .size = size };
 
 	memset(buf, 0, size);
-	rpcrdma_xprts_show(&m, NULL);
+	show(&m, NULL);
 	buf[min(m.count, size - 1)] = '\0';
+}
+
+static void rt_xprts(char *buf, size_t size)
+{
+	rt_show(rpcrdma_xprts_show, buf, size);
+}
+
+/* The transport numbers `cat xprts` lists, in order, into @nr; how many. */
+static unsigned int rt_xprt_numbers(const char *xprts, u32 *nr, unsigned int max)
+{
+	unsigned int n = 0;
+	const char *p = xprts;
+
+	while (*p && n < max) {
+		char word[12] = "";
+		size_t len = strcspn(p, "\n ");
+
+		if (len < sizeof(word)) {
+			memcpy(word, p, len);
+			if (!kstrtou32(word, 10, &nr[n]))
+				n++;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+/* A NULL call through the control plane, accepted. */
+static void rt_ctl_call_ok(struct kunit *test, u32 nr)
+{
+	KUNIT_EXPECT_EQ_MSG(test, rt_ctl("call %u 1", nr), 0, "call %u 1", nr);
 }
 
 static void ctl_refuses_bad_inline_sizes_and_trailing_junk(struct kunit *test)
@@ -1132,6 +1423,7 @@ static void ctl_refuses_bad_inline_sizes_and_trailing_junk(struct kunit *test)
 	};
 	char *xprts = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	u16 port;
+	u32 nr;
 	int i;
 	struct rt_ctx c;
 
@@ -1149,6 +1441,8 @@ static void ctl_refuses_bad_inline_sizes_and_trailing_junk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rt_ctl("connect %pI4 %u 1024 65536", &c.addr.sin_addr, port), 0);
 	rt_xprts(xprts, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(xprts, "status=1 inline_send=1024 inline_recv=1024"));
+	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(xprts, &nr, 1), 1U);
+	rt_ctl_call_ok(test, nr);
 	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
 	rt_expect_all_released(&c);
 }
@@ -1157,16 +1451,17 @@ static void ctl_refuses_bad_inline_sizes_and_trailing_junk(struct kunit *test)
 
 static void ctl_refuses_the_65th_endpoint(struct kunit *test)
 {
+	char *xprts = kunit_kzalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
 	struct sockaddr_in addr;
-	struct cmkit_peer *srv;
+	u32 nr[RT_CTL_MAX];
+	unsigned int n;
 	struct rt_ctx c;
 	int i, rc;
 
+	KUNIT_ASSERT_NOT_NULL(test, xprts);
 	rt_setup_dev(test, &c, rt_rxe, false);
 	for (i = 0; i < RT_CTL_MAX; i++) {
-		cmkit_test_addr(c.param, cmkit_test_port(), &addr);
-		srv = cmkit_peer_create(test, "server");
-		KUNIT_ASSERT_EQ(test, cmkit_peer_listen(srv, &addr), 0);
+		rt_rpc_listener(&c, "server", &addr, NULL);
 		rc = rt_ctl("connect %pI4 %u", &addr.sin_addr, ntohs(addr.sin_port));
 		KUNIT_EXPECT_EQ_MSG(test, rc, 0, "endpoint %d", i + 1);
 		if (rc)
@@ -1175,6 +1470,12 @@ static void ctl_refuses_the_65th_endpoint(struct kunit *test)
 	cmkit_test_addr(c.param, cmkit_test_port(), &addr);
 	KUNIT_EXPECT_EQ(test, rt_ctl("connect %pI4 %u", &addr.sin_addr, ntohs(addr.sin_port)),
 			-ENOSPC);
+	/* Each of the 64 carries a call. */
+	rt_xprts(xprts, 4 * PAGE_SIZE);
+	n = rt_xprt_numbers(xprts, nr, RT_CTL_MAX);
+	KUNIT_EXPECT_EQ(test, n, (unsigned int)RT_CTL_MAX);
+	for (i = 0; i < n; i++)
+		rt_ctl_call_ok(test, nr[i]);
 	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
 	rt_expect_all_released(&c);
 }
@@ -1347,6 +1648,10 @@ static const int rt_fault_err[RPCRDMA_FAULT_NR] = {
 	[RPCRDMA_FAULT_RECV_MAP] = -EIO,
 	[RPCRDMA_FAULT_POST_RECV] = -ENOMEM,
 	[RPCRDMA_FAULT_CONNECT] = -ENOMEM,
+	[RPCRDMA_FAULT_BUFFER_CREATE] = -ENOMEM,	/* no transport */
+	[RPCRDMA_FAULT_REGBUF_MAP] = -ENOTCONN,
+	[RPCRDMA_FAULT_SENDCTX] = -ENOTCONN,
+	[RPCRDMA_FAULT_POST_SEND] = -ENOTCONN,		/* the call's */
 };
 
 /* Devices x steps, filled in by rt_suite_init(). */
@@ -1387,13 +1692,33 @@ static void rt_expect_no_handler_put(struct kunit *test)
 }
 
 /*
- * Each step of the connect path fails in turn, once: the connect returns
- * that step's errno with nothing left behind, and the next connect works.
+ * A transport's life as the fault cases drive it: created, connected, one
+ * NULL call, disconnected.  Return the first failure's errno, or 0.
+ */
+static int rt_connect_call_disconnect(struct rt_ctx *c, struct cmkit_rpcrdma_calls *res)
+{
+	int rc = cmkit_rpcrdma_xprt_connect(c->xprt);
+
+	if (!rc) {
+		rc = cmkit_rpcrdma_xprt_call(c->xprt, RT_PROG, RT_VERS, 1, res);
+		cmkit_rpcrdma_xprt_disconnect(c->xprt);
+	}
+	return rc;
+}
+
+/*
+ * Each step of a transport's creation, its connect and a NULL call fails in
+ * turn, once: the operation returns that step's errno with nothing left
+ * behind, and the next attempt works.  A step after ESTABLISHED ends a
+ * connection the server accepted: its DISCONNECTED may then free the ep in
+ * the handler (a return of 1 is the contract there).
  */
 static void failure_injected_at_each_connect_step(struct kunit *test)
 {
 	const struct rt_fault_param *p = test->param_value;
-	int fired;
+	struct cmkit_rpcrdma_calls res = { };
+	struct rpcrdma_xprt *x;
+	int fired, rc;
 	struct rt_ctx c;
 
 	rt_setup_dev(test, &c, &cmkit_dev_params[p->dev], true);
@@ -1401,16 +1726,43 @@ static void failure_injected_at_each_connect_step(struct kunit *test)
 		cmkit_skip(test, "kernel without CONFIG_FAULT_INJECTION");
 	fired = atomic_read(&rpcrdma_fault_points.fired);
 	cmkit_fault_arm(&rpcrdma_fault_points, BIT(p->step), 1);
-	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), p->err);
+	if (p->step == RPCRDMA_FAULT_BUFFER_CREATE) {
+		x = cmkit_rpcrdma_xprt_create((struct sockaddr *)&c.addr, RT_INLINE, RT_INLINE);
+		rc = x ? 0 : -ENOMEM;
+		if (x)
+			cmkit_rpcrdma_xprt_destroy(x);
+	} else {
+		rc = rt_connect_call_disconnect(&c, &res);
+	}
 	cmkit_fault_disarm(&rpcrdma_fault_points);
+	KUNIT_EXPECT_EQ(test, rc, p->err);
 	KUNIT_EXPECT_EQ(test, atomic_read(&rpcrdma_fault_points.fired) - fired, 1);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
-	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_ESTABLISHED), 0U);
-	rt_expect_no_handler_put(test);
+	if (p->step < RPCRDMA_FAULT_BUFFER_CREATE) {
+		KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_ESTABLISHED), 0U);
+		rt_expect_no_handler_put(test);
+	}
+	if (p->step == RPCRDMA_FAULT_POST_SEND) {
+		/* The call was never sent, and its connection was dropped. */
+		KUNIT_EXPECT_EQ(test, res.sent, 0U);
+		KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).calls, 0U);
+		KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+	}
 	rt_expect_all_released(&c);
+	if (p->step == RPCRDMA_FAULT_BUFFER_CREATE) {
+		struct rt_counts now = rt_counts_now();
 
-	/* Nothing was left broken: the next connect goes through. */
+		KUNIT_EXPECT_EQ(test, atomic_read(&rpcrdma_stats.reqs_created),
+				atomic_read(&rpcrdma_stats.reqs_freed) +
+				(int)c.xprt->rx_buf.rb_reqs);
+		KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, reqs_got), 0);
+	}
+
+	/* Nothing was left broken: the next connect, on a new server, carries a call. */
+	c.srv = rt_rpc_listener(&c, "server2", &c.addr, &c.rpc);
+	memcpy(&c.xprt->rx_dst, &c.addr, sizeof(c.addr));
 	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
@@ -1434,16 +1786,19 @@ static const char rt_rxe_61_fail_nth_skip[] =
 	"rxe on 6.1: a failed rxe_create_qp() deletes timers it never set up (lockdep: non-static key)";
 
 /*
- * /proc/<pid>/fail-nth from the test thread over a full connect and
- * disconnect: for N = 1, 2, ... the Nth fault point the thread passes fails
- * (cmkit's steps, and every slab allocation: failslab with the task's own
- * counter, ignore-gfp-wait off), until a pass with no failure left.  Each
- * pass must end with a clean errno or a connection, and nothing left.
+ * /proc/<pid>/fail-nth from the test thread over a full connect, a NULL
+ * call and a disconnect: for N = 1, 2, ... the Nth fault point the thread
+ * passes fails (cmkit's steps, and every slab allocation: failslab with the
+ * task's own counter, ignore-gfp-wait off), until a pass with no failure
+ * left.  Each pass must end with a clean errno or an accepted call, and
+ * nothing left.  (Receives reposted from the completion queue's work are
+ * not the thread's: the fault cases cover them.)
  */
 static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 {
 #ifdef CONFIG_FAULT_INJECTION
 	unsigned int n, left, failed = 0, connected = 0;
+	struct cmkit_rpcrdma_calls res;
 	struct rt_ctx c;
 	int rc;
 
@@ -1467,19 +1822,20 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 	for (n = 1; n <= RT_FAIL_NTH_MAX; n++) {
 		/* Each connect that reached the server used up its one accept. */
 		if (cmkit_peer_count(c.srv, BIT(RDMA_CM_EVENT_CONNECT_REQUEST))) {
-			c.srv = cmkit_peer_create(test, "server");
-			cmkit_test_addr(c.param, cmkit_test_port(), &c.addr);
-			KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
+			c.srv = rt_rpc_listener(&c, "server", &c.addr, &c.rpc);
 			memcpy(&c.xprt->rx_dst, &c.addr, sizeof(c.addr));
 		}
+		memset(&res, 0, sizeof(res));
 		current->fail_nth = n;
-		rc = cmkit_rpcrdma_xprt_connect(c.xprt);
-		if (!rc)
-			cmkit_rpcrdma_xprt_disconnect(c.xprt);
+		rc = rt_connect_call_disconnect(&c, &res);
 		left = current->fail_nth;
 		current->fail_nth = 0;
 
 		KUNIT_EXPECT_TRUE_MSG(test, rc <= 0 && rc >= -MAX_ERRNO, "N=%u: rc %d", n, rc);
+		/* Whatever failed, no reply was misread. */
+		KUNIT_EXPECT_EQ_MSG(test, res.rejected + res.malformed, 0U, "N=%u", n);
+		if (!rc)
+			KUNIT_EXPECT_EQ_MSG(test, res.accepted, 1U, "N=%u", n);
 		KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 		if (!wait_var_event_timeout(&rpcrdma_stats, rt_all_released(&c),
 					    cmkit_test_timeout())) {
@@ -1504,6 +1860,693 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 #endif
 }
 
+/* ---- calls: credits, buffers, replies ------------------------------------------ */
+
+/*
+ * 100 NULL calls: every one accepted, the server's grant (32, the ring) in
+ * force, never more Receives posted than it, most Sends unsignaled; after
+ * the disconnect every req, rep and send context is back, every mapping
+ * undone, and the transport's counters say what happened.
+ */
+static void null_calls_accepted_under_the_servers_grant(struct kunit *test)
+{
+	struct rt_counts now;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), 1U);
+	rt_calls_ok(&c, 100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), RPCRDMA_MAX_REQUESTS);
+	KUNIT_EXPECT_LE(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high), RPCRDMA_MAX_REQUESTS);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, sends_posted), 100);
+	KUNIT_EXPECT_LT_MSG(test, RT_DELTA(now, &c, sends_signaled), 100,
+			    "every Send was signaled");
+	KUNIT_EXPECT_GE(test, RT_DELTA(now, &c, sends_signaled),
+			100 / (int)(c.xprt->rx_ep->re_send_batch + 1));
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_buf.rb_calls, 100ULL);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_buf.rb_replies, 100ULL);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_buf.rb_errors, 0ULL);
+}
+
+/*
+ * The server grants @grant: after one call the client keeps at most @want
+ * calls outstanding (0 counts as 1, more than the ring is clamped to it),
+ * and the next call waits for a credit.  Pinned: the server holds every
+ * reply until the client waits; then releases them.
+ */
+static void rt_grant_case(struct kunit *test, u32 grant, u32 want)
+{
+	u32 n = want + 4;
+	struct rt_calls *a;
+	struct rt_ctx c;
+	int waits;
+
+	rt_setup(test, &c, true);
+	cmkit_rpc_srv_grant(c.rpc, grant);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), want);
+	cmkit_rpc_srv_hold(c.rpc);
+	waits = atomic_read(&rt_xp.credit_waits);
+	a = rt_calls_start(test, c.xprt, n);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, want), 0);
+	rt_wait_xp(test, &rt_xp.credit_waits, waits + 1, "a call waiting for a credit");
+	/* The client waits: exactly the grant is in flight, no more. */
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).held, want);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_outstanding), want);
+	cmkit_rpc_srv_release(c.rpc);
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), 0);
+	KUNIT_EXPECT_EQ(test, a->res.accepted, n);
+	KUNIT_EXPECT_EQ(test, a->res.max_outstanding, want);
+	KUNIT_EXPECT_EQ(test, a->res.credits, want);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).overruns, 0U);
+	KUNIT_EXPECT_LE_MSG(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high), want,
+			    "more Receives posted than the credits");
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+static void grant_of_one_keeps_one_call_outstanding(struct kunit *test)
+{
+	rt_grant_case(test, 1, 1);
+}
+
+static void grant_of_zero_counts_as_one(struct kunit *test)
+{
+	rt_grant_case(test, 0, 1);
+}
+
+static void grant_above_the_ring_is_clamped_to_it(struct kunit *test)
+{
+	rt_grant_case(test, 100000, RPCRDMA_MAX_REQUESTS);
+}
+
+/* The second call's reply comes after a reply to an xid no one sent. */
+static void reply_to_an_unknown_xid_is_counted_and_dropped(struct kunit *test)
+{
+	struct rt_counts now;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	cmkit_rpc_srv_set(c.rpc, CMKIT_RPC_SRV_EXTRA_UNKNOWN, 2, 1);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 2);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, unknown_xid), 1);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_buf.rb_unknown_xid, 1ULL);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * A reply the client must drop (short of a transport header, or of another
+ * version) leaves its call waiting: it times out (shortened here), which
+ * closes the connection, as xprtrdma's timer does.
+ */
+static void rt_dropped_reply_case(struct kunit *test, enum cmkit_rpc_action action)
+{
+	struct cmkit_rpcrdma_calls res = { };
+	struct rt_counts now;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	cmkit_rpc_srv_set(c.rpc, action, 2, 1);
+	c.xprt->rx_call_timeout = 2 * HZ;
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_call(c.xprt, RT_PROG, RT_VERS, 1, &res),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, res.timedout, 1U);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, call_timeouts), 1);
+	if (action == CMKIT_RPC_SRV_SHORT)
+		KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, replies_short), 1);
+	else
+		KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, replies_bad_vers), 1);
+	/* The dropped reply's grant was not used. */
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, unknown_xid), 0);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
+}
+
+static void reply_shorter_than_a_header_is_dropped_and_the_call_times_out(struct kunit *test)
+{
+	rt_dropped_reply_case(test, CMKIT_RPC_SRV_SHORT);
+}
+
+static void reply_of_another_version_is_dropped_and_the_call_times_out(struct kunit *test)
+{
+	rt_dropped_reply_case(test, CMKIT_RPC_SRV_BAD_VERS);
+}
+
+/*
+ * One credit, so Receives take turns and the third reply lands in a buffer
+ * that held a whole reply before; cut inside its RPC message, it must be
+ * malformed (E_SHORT), not decoded from what the buffer held past its
+ * length.
+ */
+static void truncated_reply_is_malformed_never_read_past_its_length(struct kunit *test)
+{
+	struct cmkit_rpcrdma_calls res = { };
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	cmkit_rpc_srv_grant(c.rpc, 1);
+	cmkit_rpc_srv_set(c.rpc, CMKIT_RPC_SRV_TRUNCATED, 3, 1);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	/* One call at a time: each rep is free again before the next reply. */
+	rt_calls_ok(&c, 1);
+	rt_calls_ok(&c, 1);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_call(c.xprt, RT_PROG, RT_VERS, 1, &res),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, res.malformed, 1U);
+	KUNIT_EXPECT_EQ(test, res.results[-CMKIT_RPCRDMA_E_SHORT], 1U);
+	rt_calls_ok(&c, 1);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * Refusals and a malformed reply, one call each on one connection: the
+ * call fails with -EPROTO, its result says which, the errno of the same
+ * name is traced, and the connection carries the next call.
+ */
+static void refused_and_malformed_replies_fail_the_call_with_eproto(struct kunit *test)
+{
+	static const struct {
+		enum cmkit_rpc_action action;
+		int result;
+		bool malformed;
+	} cases[] = {
+		{ CMKIT_RPC_SRV_ERR_VERS, CMKIT_RPCRDMA_E_ERR_VERS, false },
+		{ CMKIT_RPC_SRV_ERR_CHUNK, CMKIT_RPCRDMA_E_ERR_CHUNK, false },
+		{ CMKIT_RPC_SRV_PROG_MISMATCH, CMKIT_RPCRDMA_E_PROG_MISMATCH, false },
+		{ CMKIT_RPC_SRV_XID_MISMATCH, CMKIT_RPCRDMA_E_XID, true },
+	};
+	struct cmkit_rpcrdma_calls res;
+	struct rt_ctx c;
+	u32 call = 1;
+	int i;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		cmkit_rpc_srv_set(c.rpc, cases[i].action, call + 1, 1);
+		memset(&res, 0, sizeof(res));
+		KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_call(c.xprt, RT_PROG, RT_VERS, 2, &res),
+				-EPROTO);
+		KUNIT_EXPECT_EQ_MSG(test, res.results[-cases[i].result], 1U, "%s",
+				    cmkit_rpcrdma_result_name(cases[i].result));
+		KUNIT_EXPECT_EQ(test, res.malformed, (u32)cases[i].malformed);
+		KUNIT_EXPECT_EQ(test, res.rejected, (u32)!cases[i].malformed);
+		KUNIT_EXPECT_EQ(test, res.accepted, 1U);
+		call += 2;
+	}
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_buf.rb_errors, 4ULL);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * A call the server never answers times out (shortened here) and closes the
+ * connection; the call sent after it, already answered, is accepted.
+ */
+static void dropped_call_times_out_and_closes_the_connection(struct kunit *test)
+{
+	struct cmkit_rpcrdma_calls res = { };
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	cmkit_rpc_srv_set(c.rpc, CMKIT_RPC_SRV_DROP, 2, 1);
+	c.xprt->rx_call_timeout = 2 * HZ;
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_call(c.xprt, RT_PROG, RT_VERS, 2, &res),
+			-ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, res.sent, 2U);
+	KUNIT_EXPECT_EQ(test, res.timedout, 1U);
+	KUNIT_EXPECT_EQ(test, res.accepted, 1U);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).dropped, 1U);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
+}
+
+/*
+ * The transport asks for 1 KiB, then, reconnected to a server announcing
+ * more (RFC 8797), for 4 KiB: each req's send buffer is reallocated to the
+ * new inline send size, Receives grow to the new inline receive size, and
+ * every mapping of the first connection was undone.
+ */
+static void reconnect_with_larger_inline_sizes_reallocates_the_regbufs(struct kunit *test)
+{
+	struct cmkit_rpc_srv *rpc2;
+	struct rpcrdma_req *req;
+	struct rpcrdma_rep *rep;
+	u32 longest = 0;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	c.xprt->rx_inline_send = RPCRDMA_MIN_INLINE;
+	c.xprt->rx_inline_recv = RPCRDMA_MIN_INLINE;
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 40);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+	list_for_each_entry(req, &c.xprt->rx_buf.rb_allreqs, rl_all)
+		KUNIT_EXPECT_EQ(test, rdmab_length(req->rl_sendbuf), RPCRDMA_MIN_INLINE);
+
+	/* The server sends at most 2 KiB and takes 3 KiB. */
+	c.srv = rt_rpc_listener(&c, "server2", &c.addr, &rpc2);
+	cmkit_rpcrdma_cmp_encode(rt_server_cmp, 0, 2048, 3072);
+	c.srv->accept_pdata = rt_server_cmp;
+	c.srv->accept_pdata_len = sizeof(rt_server_cmp);
+	memcpy(&c.xprt->rx_dst, &c.addr, sizeof(c.addr));
+	c.xprt->rx_inline_send = RT_INLINE;
+	c.xprt->rx_inline_recv = RT_INLINE;
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_ep->re_inline_send, 3072U);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_ep->re_inline_recv, 2048U);
+	rt_expect_calls_ok(test, c.xprt, rpc2, 40);
+	list_for_each_entry(req, &c.xprt->rx_buf.rb_allreqs, rl_all) {
+		KUNIT_EXPECT_EQ(test, rdmab_length(req->rl_sendbuf), 3072U);
+		KUNIT_EXPECT_TRUE(test, rpcrdma_regbuf_is_mapped(req->rl_sendbuf));
+	}
+	spin_lock(&c.xprt->rx_buf.rb_lock);
+	list_for_each_entry(rep, &c.xprt->rx_buf.rb_all_reps, rr_all)
+		if (rep->rr_posted)
+			longest = max(longest, rdmab_length(rep->rr_rdmabuf));
+	spin_unlock(&c.xprt->rx_buf.rb_lock);
+	KUNIT_EXPECT_GE(test, longest, 2048U);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * A transport hook's caller held until the case lets it go: once armed, the
+ * next pass completes @entered and waits for @release.  @passes counts every
+ * pass, armed or not.
+ */
+struct rt_pin {
+	struct completion entered, release;
+	atomic_t passes;
+	bool armed;
+};
+
+static void rt_pin_arm(struct rt_pin *h)
+{
+	init_completion(&h->entered);
+	init_completion(&h->release);
+	WRITE_ONCE(h->armed, true);
+}
+
+static void rt_pin_here(struct rt_pin *h)
+{
+	atomic_inc(&h->passes);
+	if (!READ_ONCE(h->armed))
+		return;
+	WRITE_ONCE(h->armed, false);
+	complete(&h->entered);
+	wait_for_completion_timeout(&h->release, cmkit_test_timeout());
+}
+
+/* A call held before it takes the send lock; a reply handler held. */
+static struct rt_pin rt_send_hold, rt_reply_hold;
+
+static void rt_send_hook(struct rpcrdma_xprt *x, struct rpcrdma_req *req)
+{
+	rt_pin_here(&rt_send_hold);
+}
+
+static void rt_reply_hook(struct rpcrdma_xprt *x, struct rpcrdma_req *req)
+{
+	rt_pin_here(&rt_reply_hold);
+}
+
+static const struct rpcrdma_xprt_ops rt_hold_call_ops = {
+	.send = rt_send_hook,
+	.reply = rt_reply_hook,
+};
+
+/*
+ * A call took its req and a credit on one connection and is held before
+ * the send lock while that connection ends and another begins.  Let go, it
+ * ends with -ECONNABORTED unsent (neither server sees it), and its credit
+ * goes back without taking one from the new connection, whose calls go on.
+ */
+static void call_set_up_before_a_reconnect_is_not_sent_on_the_new_one(struct kunit *test)
+{
+	struct cmkit_rpc_counts first, second;
+	struct cmkit_rpc_srv *rpc2;
+	struct rt_calls *a;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	rt_pin_arm(&rt_send_hold);
+	c.xprt->rx_ops = &rt_hold_call_ops;
+	first = cmkit_rpc_srv_counts(c.rpc);
+	a = rt_calls_start(test, c.xprt, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&rt_send_hold.entered,
+								cmkit_test_timeout()),
+			      "the call never reached its Send");
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_outstanding), 1U);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+
+	c.srv = rt_rpc_listener(&c, "server2", &c.addr, &rpc2);
+	memcpy(&c.xprt->rx_dst, &c.addr, sizeof(c.addr));
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	second = cmkit_rpc_srv_counts(rpc2);
+	complete(&rt_send_hold.release);
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), -ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, a->res.sent, 0U);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).calls, first.calls);
+	KUNIT_EXPECT_EQ_MSG(test, cmkit_rpc_srv_counts(rpc2).calls, second.calls,
+			    "the old connection's call was sent on the new one");
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(c.xprt->rx_buf.rb_outstanding), 0U,
+			    "the old connection's credit was taken from the new one");
+	rt_expect_calls_ok(test, c.xprt, rpc2, 40);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/* ---- the handler under traffic ----------------------------------------------- */
+
+#define RT_IN_FLIGHT	8
+
+/*
+ * The server disconnects while 8 calls wait for their held replies: the
+ * handler's DISCONNECTED (not the last put: the transport holds one) closes
+ * the transport, which completes every call with -ECONNABORTED and flushes
+ * every Receive once.
+ */
+static void remote_disconnect_with_calls_in_flight_aborts_each_call(struct kunit *test)
+{
+	struct rt_calls *a;
+	struct rt_decision d;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
+	rt_server_established(&c);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);
+	d = rt_wait_decision(test, RDMA_CM_EVENT_DISCONNECTED);
+	KUNIT_EXPECT_EQ(test, d.old_status, 1);
+	KUNIT_EXPECT_EQ(test, d.rc, 0);
+	rt_expect_calls_aborted(&c, a, RT_IN_FLIGHT);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
+}
+
+/*
+ * The client's QP breaks with calls in flight: every Receive flushes, the
+ * first flush asks for the close (rpcrdma_flush_disconnect() once, however
+ * many flush), and the close aborts the calls.
+ */
+static void completion_error_with_calls_in_flight_closes_once(struct kunit *test)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int flushes = atomic_read(&rt_xp.flush_disconnects);
+	struct rt_counts now;
+	struct rt_calls *a;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(c.xprt->rx_ep->re_id->qp, &attr, IB_QP_STATE), 0);
+	rt_expect_calls_aborted(&c, a, RT_IN_FLIGHT);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rt_xp.flush_disconnects) - flushes, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+	now = rt_counts_now();
+	KUNIT_EXPECT_GE(test, RT_DELTA(now, &c, recvs_flushed),
+			(int)(RPCRDMA_MAX_REQUESTS - RT_IN_FLIGHT));
+}
+
+/* The device goes away with calls in flight: they end, the removal finishes. */
+static void device_removal_with_calls_in_flight_aborts_them(struct kunit *test)
+{
+	struct cmkit_removal *removal;
+	struct rt_decision d;
+	struct rt_calls *a;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
+	removal = cmkit_test_remove_device(test, c.param);
+	d = rt_wait_decision(test, RDMA_CM_EVENT_DEVICE_REMOVAL);
+	KUNIT_EXPECT_EQ(test, d.old_status, 1);
+	KUNIT_EXPECT_EQ(test, d.new_status, -ENODEV);
+	KUNIT_EXPECT_EQ(test, d.rc, 0);
+	rt_expect_calls_aborted(&c, a, RT_IN_FLIGHT);
+	rt_expect_removed(&c, removal);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+}
+
+
+/* A local disconnect on a work item: it waits for the held reply handler. */
+static void rt_disconnect_work(struct work_struct *work)
+{
+	struct rt_async *a = container_of(work, struct rt_async, work);
+
+	cmkit_rpcrdma_xprt_disconnect(a->xprt);
+	complete(&a->done);
+}
+
+/*
+ * Order 1 of a local disconnect and a reply: the reply was matched and its
+ * handler runs (held in the hook) when the disconnect starts; the drain
+ * waits for it, the call completes accepted, and the calls whose replies
+ * the server still holds end with -ECONNABORTED.
+ */
+static void local_disconnect_while_a_reply_is_handled_completes_it(struct kunit *test)
+{
+	int drains = atomic_read(&rt_xp.drains);
+	struct rt_async *disc;
+	struct rt_calls *a;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	c.xprt->rx_ops = &rt_hold_call_ops;
+	a = rt_calls_in_flight(&c, 4);
+	rt_pin_arm(&rt_reply_hold);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_release_one(c.rpc), 1U);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&rt_reply_hold.entered,
+								cmkit_test_timeout()),
+			      "the reply never reached the handler");
+	disc = rt_async_start(test, c.xprt, rt_disconnect_work);
+	rt_wait_xp(test, &rt_xp.drains, drains + 1, "the disconnect's drain");
+	KUNIT_EXPECT_FALSE(test, completion_done(&disc->done));
+	complete(&rt_reply_hold.release);
+	rt_async_wait(test, disc);
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), -ECONNABORTED);
+	KUNIT_EXPECT_EQ(test, a->res.accepted, 1U);
+	KUNIT_EXPECT_EQ(test, a->res.aborted, 3U);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * Order 2: the local disconnect ends every call first; the replies the
+ * server then releases reach no handler (the client's QP is gone).
+ */
+static void local_disconnect_before_the_replies_aborts_every_call(struct kunit *test)
+{
+	struct rt_counts now;
+	struct rt_calls *a;
+	struct rt_ctx c;
+	int replies;
+
+	rt_setup(test, &c, true);
+	c.xprt->rx_ops = &rt_hold_call_ops;
+	WRITE_ONCE(rt_reply_hold.armed, false);
+	a = rt_calls_in_flight(&c, 4);
+	replies = atomic_read(&rt_reply_hold.passes);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_calls_aborted(&c, a, 4);
+	cmkit_rpc_srv_release(c.rpc);
+	rt_expect_all_released(&c);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, atomic_read(&rt_reply_hold.passes), replies);
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, unknown_xid), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 0);
+}
+
+/* A constructed ADDR_CHANGE on the connected id while calls are in flight. */
+static void constructed_addr_change_with_calls_in_flight_aborts_them(struct kunit *test)
+{
+	struct rt_decision d;
+	struct rt_calls *a;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
+	KUNIT_EXPECT_EQ(test, rt_inject(c.xprt->rx_ep->re_id, RDMA_CM_EVENT_ADDR_CHANGE, 0), 0);
+	d = rt_wait_decision(test, RDMA_CM_EVENT_ADDR_CHANGE);
+	KUNIT_EXPECT_EQ(test, d.old_status, 1);
+	KUNIT_EXPECT_EQ(test, d.new_status, -ENODEV);
+	rt_expect_calls_aborted(&c, a, RT_IN_FLIGHT);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+}
+
+/*
+ * What unloading cmkit takes with calls in flight through the control
+ * plane: the transport pins the module (rmmod fails), "destroy all" ends
+ * the calls with -ECONNABORTED, and once the call command returned nothing
+ * pins it any more.
+ */
+static void destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module(struct kunit *test)
+{
+	char *xprts = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct rt_cmd *call;
+	char line[32];
+	struct rt_ctx c;
+	u32 nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, xprts);
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
+				     ntohs(c.addr.sin_port)), 0);
+	rt_xprts(xprts, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(xprts, &nr, 1), 1U);
+	rt_ctl_call_ok(test, nr);
+	cmkit_rpc_srv_hold(c.rpc);
+	snprintf(line, sizeof(line), "call %u %u", nr, RT_IN_FLIGHT);
+	call = rt_cmd_start(test, line, false);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, RT_IN_FLIGHT), 0);
+	/* The ep and the control plane's transport: rmmod gets EBUSY now. */
+	KUNIT_EXPECT_EQ(test, rpcrdma_module_refs(), c.base.module_refs + 2);
+	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&call->done, cmkit_test_timeout()));
+	KUNIT_EXPECT_EQ(test, call->rc, -ECONNABORTED);
+	rt_xprts(xprts, PAGE_SIZE);
+	KUNIT_EXPECT_STREQ(test, xprts, "");
+	c.xprt = NULL;	/* the case's own transport was never used */
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, rpcrdma_module_refs(), c.base.module_refs);
+}
+
+/*
+ * The control plane's call command: its syntax, its errnos, and what xprts
+ * and calls then show.
+ */
+static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"", "%u", "%u 0", "%u 100001", "%u x", "%u 1 100003", "%u 1 100003 3 x",
+		"%u 1x", "%u 1 x 3",
+	};
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char fmt[32], want[96];
+	struct rt_ctx c;
+	u32 nr;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
+				     ntohs(c.addr.sin_port)), 0);
+	rt_xprts(buf, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(buf, &nr, 1), 1U);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=0 replies=0 errors=0 credits=1\n"),
+				  "xprts: '%s'", buf);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(fmt, sizeof(fmt), "call %s", bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, rt_ctl(fmt, nr), -EINVAL, "'%s'", fmt);
+	}
+	KUNIT_EXPECT_EQ(test, rt_ctl("call 4000000000 1"), -ENOENT);
+
+	KUNIT_EXPECT_EQ(test, rt_ctl("call %u 5", nr), 0);
+	rt_xprts(buf, PAGE_SIZE);
+	/* The syntax, last on the line: the round trips are in calls. */
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=5 replies=5 errors=0 credits=32\n"),
+				  "xprts: '%s'", buf);
+	rt_show(rpcrdma_calls_show, buf, PAGE_SIZE);
+	snprintf(want, sizeof(want),
+		 "{\"xprt\":%u,\"rpc\":\"summary\",\"status\":\"ok\",\"errno\":0,", nr);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "calls: '%s'", buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\"prog\":100003,\"vers\":3,"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\"calls\":5,\"sent\":5,\"replies\":5,"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\"results\":{\"OK\":5}"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\"rtt_us\":{\"count\":5,"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\"latencies_us\":["));
+
+	/* A refusal: -EPROTO, counted as an error; program and version as given. */
+	cmkit_rpc_srv_set(c.rpc, CMKIT_RPC_SRV_PROG_MISMATCH, 6, 1);
+	KUNIT_EXPECT_EQ(test, rt_ctl("call %u 1 100003 4", nr), -EPROTO);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).last_vers, 4U);
+	rt_xprts(buf, PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=6 replies=5 errors=1 credits=32"),
+				  "xprts: '%s'", buf);
+	rt_show(rpcrdma_calls_show, buf, PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\"status\":\"rejected\",\"errno\":-71,"),
+				  "calls: '%s'", buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\"results\":{\"E_PROG_MISMATCH\":1}"));
+
+	/* Not connected. */
+	KUNIT_EXPECT_EQ(test, rt_ctl("disconnect %u", nr), 0);
+	KUNIT_EXPECT_EQ(test, rt_ctl("call %u 1", nr), -ENOTCONN);
+	rt_xprts(buf, PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " disconnected calls=6 replies=5 errors=1"),
+				  "xprts: '%s'", buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " errors=1 credits=0\n"));
+	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+	c.xprt = NULL;
+	rt_expect_all_released(&c);
+}
+
+/*
+ * A call command waits for its replies without the control plane's lock:
+ * with the server holding the reply, another command and `cat xprts` go
+ * on; the call ends only when the case releases the reply, after them.
+ */
+static void ctl_call_waiting_for_a_reply_blocks_no_other_command(struct kunit *test)
+{
+	char *xprts = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct rt_cmd *call, *other;
+	bool other_done, call_pending;
+	char line[32];
+	struct rt_ctx c;
+	u32 nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, xprts);
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
+				     ntohs(c.addr.sin_port)), 0);
+	rt_xprts(xprts, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(xprts, &nr, 1), 1U);
+	cmkit_rpc_srv_hold(c.rpc);
+	snprintf(line, sizeof(line), "call %u 1", nr);
+	call = rt_cmd_start(test, line, false);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, 1), 0);
+
+	other = rt_cmd_start(test, "disconnect 4000000000", true);
+	other_done = wait_for_completion_timeout(&other->done, cmkit_test_timeout());
+	call_pending = !completion_done(&call->done);
+	cmkit_rpc_srv_release(c.rpc);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&call->done, cmkit_test_timeout()));
+	if (!other_done)
+		wait_for_completion(&other->done);
+
+	KUNIT_EXPECT_TRUE_MSG(test, other_done && call_pending,
+			      "a command waited for a call's reply");
+	KUNIT_EXPECT_EQ(test, other->rc, -ENOENT);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(other->xprts, " calls=1 replies=0 errors=0"),
+				  "xprts: '%s'", other->xprts);
+	KUNIT_EXPECT_EQ(test, call->rc, 0);
+	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+	c.xprt = NULL;
+	rt_expect_all_released(&c);
+}
+
 /* ---- suite ----------------------------------------------------------------- */
 
 static int rt_init(struct kunit *test)
@@ -1513,6 +2556,8 @@ static int rt_init(struct kunit *test)
 	spin_lock_irqsave(&rt_log.lock, flags);
 	rt_log.nr = 0;
 	spin_unlock_irqrestore(&rt_log.lock, flags);
+	WRITE_ONCE(rt_reply_hold.armed, false);
+	WRITE_ONCE(rt_send_hold.armed, false);
 	return 0;
 }
 
@@ -1526,18 +2571,35 @@ static void rt_exit(struct kunit *test)
 	rpcrdma_ctl_exec("destroy all");
 }
 
+static void rt_unregister_probes(void)
+{
+	unregister_trace_rpcrdma_cm_event(rt_probe, NULL);
+	unregister_trace_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
+	unregister_trace_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
+	unregister_trace_rpcrdma_drain(rt_drain_probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
 static int rt_suite_init(struct kunit_suite *suite)
 {
+	int rc;
+
 	spin_lock_init(&rt_log.lock);
 	init_waitqueue_head(&rt_log.wait);
+	init_waitqueue_head(&rt_xp.wait);
 	rt_fault_params_init();
-	return register_trace_rpcrdma_cm_event(rt_probe, NULL);
+	rc = register_trace_rpcrdma_cm_event(rt_probe, NULL);
+	rc = rc ?: register_trace_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
+	rc = rc ?: register_trace_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
+	rc = rc ?: register_trace_rpcrdma_drain(rt_drain_probe, NULL);
+	if (rc)
+		rt_unregister_probes();
+	return rc;
 }
 
 static void rt_suite_exit(struct kunit_suite *suite)
 {
-	unregister_trace_rpcrdma_cm_event(rt_probe, NULL);
-	tracepoint_synchronize_unregister();
+	rt_unregister_probes();
 }
 
 KUNIT_ARRAY_PARAM(rt_dev, cmkit_dev_params, cmkit_dev_param_desc);
@@ -1578,6 +2640,27 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(constructed_addr_change_when_connected_then_device_removal),
 	RT_CASE(constructed_unreachable_when_connected_then_device_removal),
 	RT_CASE(constructed_rejected_when_connected_then_device_removal),
+	RT_CASE(null_calls_accepted_under_the_servers_grant),
+	RT_CASE(grant_of_one_keeps_one_call_outstanding),
+	RT_CASE(grant_of_zero_counts_as_one),
+	RT_CASE(grant_above_the_ring_is_clamped_to_it),
+	RT_CASE(reply_to_an_unknown_xid_is_counted_and_dropped),
+	RT_CASE(reply_shorter_than_a_header_is_dropped_and_the_call_times_out),
+	RT_CASE(reply_of_another_version_is_dropped_and_the_call_times_out),
+	RT_CASE(truncated_reply_is_malformed_never_read_past_its_length),
+	RT_CASE(refused_and_malformed_replies_fail_the_call_with_eproto),
+	RT_CASE(dropped_call_times_out_and_closes_the_connection),
+	RT_CASE(reconnect_with_larger_inline_sizes_reallocates_the_regbufs),
+	RT_CASE(call_set_up_before_a_reconnect_is_not_sent_on_the_new_one),
+	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
+	RT_CASE(completion_error_with_calls_in_flight_closes_once),
+	RT_CASE(local_disconnect_while_a_reply_is_handled_completes_it),
+	RT_CASE(local_disconnect_before_the_replies_aborts_every_call),
+	RT_CASE(constructed_addr_change_with_calls_in_flight_aborts_them),
+	RT_CASE(destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module),
+	RT_CASE(ctl_call_counts_calls_and_shows_round_trips),
+	RT_CASE(ctl_call_waiting_for_a_reply_blocks_no_other_command),
+	RT_CASE(device_removal_with_calls_in_flight_aborts_them),
 	{}
 };
 

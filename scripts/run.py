@@ -522,6 +522,7 @@ def write_junit(groups):
 # (user-space peers through the control plane).
 RUN_CASES = ",".join([
     "cmkit_smoke.smoke_loopback_connect_then_client_disconnects",
+    "cmkit_rpcrdma.remote_disconnect_with_calls_in_flight_aborts_each_call",
     "cmkit_irdma.irdma_connects_siw_accepts_then_cmkit_closes",
     "cmkit_irdma.siw_connects_cmkit_accepts_then_siw_closes",
 ])

@@ -965,6 +965,65 @@ static inline const char *cmkit_rpcrdma_strerror(int result)
 	}
 }
 
+/**
+ * cmkit_rpcrdma_result_name - the name of a result, as in its enum
+ * @result: an enum cmkit_rpcrdma_result
+ *
+ * Return: "OK", "E_SHORT", ... (the enumerator without CMKIT_RPCRDMA_), or
+ * "E_UNKNOWN"; a static string.
+ */
+static inline const char *cmkit_rpcrdma_result_name(int result)
+{
+	switch (result) {
+	case CMKIT_RPCRDMA_OK:
+		return "OK";
+	case CMKIT_RPCRDMA_E_SHORT:
+		return "E_SHORT";
+	case CMKIT_RPCRDMA_E_VERS:
+		return "E_VERS";
+	case CMKIT_RPCRDMA_E_PROC:
+		return "E_PROC";
+	case CMKIT_RPCRDMA_E_XDR:
+		return "E_XDR";
+	case CMKIT_RPCRDMA_E_CHUNKS:
+		return "E_CHUNKS";
+	case CMKIT_RPCRDMA_E_XID:
+		return "E_XID";
+	case CMKIT_RPCRDMA_E_MSG_TYPE:
+		return "E_MSG_TYPE";
+	case CMKIT_RPCRDMA_E_AUTH_LEN:
+		return "E_AUTH_LEN";
+	case CMKIT_RPCRDMA_E_VERF:
+		return "E_VERF";
+	case CMKIT_RPCRDMA_E_RPCVERS:
+		return "E_RPCVERS";
+	case CMKIT_RPCRDMA_E_ERR_VERS:
+		return "E_ERR_VERS";
+	case CMKIT_RPCRDMA_E_ERR_CHUNK:
+		return "E_ERR_CHUNK";
+	case CMKIT_RPCRDMA_E_PROG_UNAVAIL:
+		return "E_PROG_UNAVAIL";
+	case CMKIT_RPCRDMA_E_PROG_MISMATCH:
+		return "E_PROG_MISMATCH";
+	case CMKIT_RPCRDMA_E_PROC_UNAVAIL:
+		return "E_PROC_UNAVAIL";
+	case CMKIT_RPCRDMA_E_GARBAGE_ARGS:
+		return "E_GARBAGE_ARGS";
+	case CMKIT_RPCRDMA_E_SYSTEM_ERR:
+		return "E_SYSTEM_ERR";
+	case CMKIT_RPCRDMA_E_RPC_MISMATCH:
+		return "E_RPC_MISMATCH";
+	case CMKIT_RPCRDMA_E_AUTH_ERROR:
+		return "E_AUTH_ERROR";
+	case CMKIT_RPCRDMA_E_NOSPACE:
+		return "E_NOSPACE";
+	case CMKIT_RPCRDMA_E_ARG:
+		return "E_ARG";
+	default:
+		return "E_UNKNOWN";
+	}
+}
+
 #ifdef __cplusplus
 }
 #endif

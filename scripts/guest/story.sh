@@ -19,22 +19,60 @@ step_failed() { say "  !! $*"; rc=1; }
 
 
 # rpcrdma: an RPC-over-RDMA endpoint connects to a user-space server that
-# announces smaller inline sizes (RFC 8797), then disconnects.
+# announces smaller inline sizes (RFC 8797) and answers NULL calls, makes
+# 100 of them, then disconnects.  The first call is traced call by call; the
+# per-call events are off for the 100.
+EV=/sys/kernel/tracing/events/cmkit_rpcrdma
+per_call_events() {	# 0 or 1
+	for e in rpcrdma_call_sent rpcrdma_reply rpcrdma_call_done rpcrdma_post_recvs; do
+		[ -e $EV/$e/enable ] && echo "$1" > $EV/$e/enable
+	done
+}
+
+# A number from a calls summary: calls_field <file> <key> (rtt_us's: median, p99).
+calls_field() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -n 1; }
+
 rpcrdma_story() {	# <device> <addr>
 	PORT=$((PORT + 1))
-	say "rpcrdma on $1: cmkit-peer serves $2:$PORT announcing send 2048, receive 3072 (RFC 8797)"
-	cmkit-peer serve --addr "$2" --port $PORT --cmp 2048:3072 --timeout 60 > $T/peer.log 2>&1 &
+	say "rpcrdma on $1: cmkit-peer serves $2:$PORT announcing send 2048, receive 3072 (RFC 8797), granting 32 credits"
+	cmkit-peer serve --addr "$2" --port $PORT --cmp 2048:3072 --rpc --credits 32 --rpc-quiet \
+		--timeout 60 > $T/peer.log 2>&1 &
 	peer=$!
 	await grep -q listening $T/peer.log || step_failed "cmkit-peer did not listen"
 	say "  echo 'connect $2 $PORT' > $D/rpcrdma/ctl"
 	echo "connect $2 $PORT" > $D/rpcrdma/ctl || step_failed "connect failed"
+	n=$(awk -v p=":$PORT " 'index($0, p) { print $1; exit }' $D/rpcrdma/xprts)
 	say "  xprts: $(cat $D/rpcrdma/xprts)"
 	grep -q "inline_send=3072 inline_recv=2048" $D/rpcrdma/xprts ||
 		step_failed "inline sizes were not lowered to the server's"
+	say "  echo 'call $n 1' > $D/rpcrdma/ctl      (one credit until this reply grants 32)"
+	echo "call $n 1" > $D/rpcrdma/ctl || step_failed "the first call was not accepted"
+	per_call_events 0
+	say "  echo 'call $n 100' > $D/rpcrdma/ctl"
+	echo "call $n 100" > $D/rpcrdma/ctl || step_failed "not every call was accepted"
+	per_call_events 1
+	say "  100 NULL calls: $(calls_field $D/rpcrdma/calls accepted) accepted, credits $(calls_field $D/rpcrdma/calls credits)," \
+		"round trip median $(calls_field $D/rpcrdma/calls median) us, p99 $(calls_field $D/rpcrdma/calls p99) us"
+	say "  xprts: $(cat $D/rpcrdma/xprts)"
+	grep -q " calls=101 replies=101 errors=0 credits=32" $D/rpcrdma/xprts ||
+		step_failed "the calls were not all answered under 32 credits"
 	say "  echo 'destroy all' > $D/rpcrdma/ctl"
 	echo "destroy all" > $D/rpcrdma/ctl || step_failed "destroy failed"
 	wait $peer || step_failed "cmkit-peer exited $?"
 	sed 's/^/  peer: /' $T/peer.log
+	await grep -qx "reqs_alive 0" $D/rpcrdma/stats || step_failed "a req was left"
+	# The benchmark's other side: the same calls from user space, to the
+	# same server on the same device.
+	PORT=$((PORT + 1))
+	cmkit-peer serve --addr "$2" --port $PORT --cmp 2048:3072 --rpc --credits 32 --rpc-quiet \
+		--timeout 60 > $T/userserve.log 2>&1 &
+	peer=$!
+	await grep -q listening $T/userserve.log || step_failed "cmkit-peer did not listen"
+	cmkit-peer call --addr "$2" --port $PORT --count 100 --credits 32 > $T/usercall.log 2>&1 ||
+		step_failed "cmkit-peer call exited $?"
+	wait $peer || step_failed "cmkit-peer serve exited $?"
+	say "  the same 100 calls from user space (cmkit-peer call): round trip median" \
+		"$(calls_field $T/usercall.log median) us, p99 $(calls_field $T/usercall.log p99) us"
 }
 
 # srpt: SRP logins through rdma_cm from user space, one accepted and one

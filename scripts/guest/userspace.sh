@@ -30,6 +30,8 @@ stat_is() { grep -qx "$2 $3" "$D/$1/stats"; }
 # No live object in any handler's stats.
 nothing_alive() {
 	await stat_is rpcrdma eps_alive 0 && await stat_is rpcrdma ids_alive 0 &&
+		await stat_is rpcrdma reqs_alive 0 && await stat_is rpcrdma reps_alive 0 &&
+		await stat_is rpcrdma dma_mapped 0 && await stat_is rpcrdma sendctx_out 0 &&
 		await stat_is srpt channels_alive 0 &&
 		await stat_is irdma ids_alive 0 && await stat_is irdma nodes_alive 0 &&
 		await stat_is irdma listeners_alive 0
@@ -174,13 +176,186 @@ bad_commands_are_refused() {
 	for cmd in "connect" "connect 10.1.2 5" "connect 10.77.0.1 0" "frobnicate" \
 		   "connect 10.77.0.1 5 0 4096" "connect 10.77.0.1 5 4096 1048576" \
 		   "connect 10.77.0.1 5 4096 4096 junk" "connect 10.77.0.1 5 4096" \
-		   "disconnect 999" "destroy x"; do
+		   "disconnect 999" "destroy x" "call" "call 999 1" "call 1" "call 1 0" \
+		   "call 1 1 100003"; do
 		if echo "$cmd" > $D/rpcrdma/ctl 2>/dev/null; then
 			why="'$cmd' was accepted"
 		fi
 	done
 	nothing_alive || why="${why:-objects left: $(all_stats)}"
 	result bad_rpcrdma_commands_are_refused "$why"
+}
+
+# ---- rpcrdma: NULL calls from cmkit's endpoint ----------------------------
+
+# The control plane's number of the transport to port $1.
+xprt_nr() { awk -v p=":$1 " 'index($0, p) { print $1; exit }' $D/rpcrdma/xprts; }
+
+# cmkit's endpoint -> cmkit-peer serve --rpc, "call <n> <count>" through
+# the control plane; its errno (from the calls file), the xprts line and the
+# calls summary are checked, and the server's summary.
+# rpcrdma_calls_peer <name> <addr> <count> <errno> "<serve args>" "<xprts words>"
+#                    "<calls summary checks>" "<serve summary checks>"
+rpcrdma_calls_peer() {
+	name=$1 addr=$2 count=$3 want=$4 sargs=$5 xchecks=$6 cchecks=$7 schecks=$8
+	PORT=$((PORT + 1))
+	log=$T/$name.serve.log
+	why=
+	serve "$log" --addr "$addr" --port $PORT --timeout 60 --rpc $sargs ||
+		why="cmkit-peer serve did not listen"
+	if [ -z "$why" ]; then
+		echo "connect $addr $PORT" > $D/rpcrdma/ctl || why="connect failed"
+	fi
+	if [ -z "$why" ]; then
+		n=$(xprt_nr $PORT)
+		echo "call $n $count" > $D/rpcrdma/ctl 2> $T/$name.err
+		summary_has $D/rpcrdma/calls "errno=$want" ||
+			why="call $n $count: $(cat $T/$name.err) (wanted errno $want)"
+		for w in $xchecks; do
+			sed 's/$/ /' $D/rpcrdma/xprts | grep -q " $w " || why="${why:-xprts lacks $w}"
+		done
+		for c in $cchecks; do
+			summary_has $D/rpcrdma/calls "$c" || why="${why:-calls summary lacks $c}"
+		done
+		[ -n "$why" ] && note "xprts: $(cat $D/rpcrdma/xprts)" &&
+			note "calls: $(cut -c1-600 $D/rpcrdma/calls)"
+		echo "destroy all" > $D/rpcrdma/ctl || why="${why:-destroy failed}"
+	fi
+	wait $PEER
+	for c in $schecks; do
+		summary_has "$log" "$c" || why="${why:-serve summary lacks $c}"
+	done
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	[ -n "$why" ] && sed 's/^/    # serve: /' "$log" | tail -n 20 >> $T/diag
+	result "$name" "$why"
+}
+
+rpcrdma_calls_cases() {	# <device> <addr>
+	dev=$1 addr=$2
+	rpcrdma_calls_peer rpcrdma_calls_peer_credits_32_$dev "$addr" 100 0 "--credits 32 --rpc-quiet" \
+		"calls=100 replies=100 errors=0 credits=32" \
+		"status=ok accepted=100 credits=32 unanswered=0" "calls=100 success=100"
+	rpcrdma_calls_peer rpcrdma_calls_peer_credits_1_$dev "$addr" 20 0 "--credits 1" \
+		"calls=20 replies=20 credits=1" "status=ok accepted=20 max_outstanding=1" \
+		"calls=20 success=20"
+	rpcrdma_calls_peer rpcrdma_calls_peer_credits_64_clamped_to_32_$dev "$addr" 100 0 \
+		"--credits 64 --rpc-quiet" "calls=100 replies=100 credits=32" \
+		"status=ok accepted=100 credits=32" "calls=100 success=100"
+	rpcrdma_calls_peer rpcrdma_calls_peer_credits_0_counts_as_1_$dev "$addr" 10 0 "--credits 0" \
+		"calls=10 replies=10 credits=1" "status=ok max_outstanding=1" "calls=10"
+	rpcrdma_calls_peer rpcrdma_calls_peer_err_vers_$dev "$addr" 5 -71 "--rpc-error vers" \
+		"calls=5 replies=0 errors=5" "status=rejected rejected=5 E_ERR_VERS=5" "calls=5 errors=5"
+	rpcrdma_calls_peer rpcrdma_calls_peer_err_chunk_$dev "$addr" 5 -71 "--rpc-error chunk" \
+		"calls=5 errors=5" "status=rejected rejected=5 E_ERR_CHUNK=5" "calls=5 errors=5"
+	rpcrdma_calls_peer rpcrdma_calls_peer_short_reply_malformed_$dev "$addr" 3 -71 \
+		"--rpc-corrupt short" "calls=3 errors=3" "status=malformed malformed=3 E_SHORT=3" \
+		"calls=3"
+	rpcrdma_calls_peer rpcrdma_calls_peer_xid_mismatch_malformed_$dev "$addr" 3 -71 \
+		"--rpc-corrupt xid" "calls=3 errors=3" "status=malformed malformed=3 E_XID=3" "calls=3"
+	rpcrdma_calls_peer rpcrdma_calls_peer_server_disconnects_under_calls_$dev "$addr" 50 -103 \
+		"--rpc-disconnect-at 4 --credits 8" "disconnected" "status=disconnected aborted>0" \
+		"calls=4"
+	# A call the server drops, or answers with another version, times out
+	# (shortened to 3 s) and closes the connection.
+	echo 3000 > /sys/module/cmkit/parameters/rpcrdma_call_timeout_ms
+	rpcrdma_calls_peer rpcrdma_calls_peer_dropped_call_times_out_$dev "$addr" 5 -110 \
+		"--rpc-drop 3" "calls=5 replies=4 errors=1" "status=timeout timedout=1 accepted=4" \
+		"calls=5 dropped=1"
+	rpcrdma_calls_peer rpcrdma_calls_peer_other_version_reply_dropped_$dev "$addr" 3 -110 \
+		"--rpc-corrupt vers" "calls=1 errors=1" "status=timeout timedout=1 sent=1" "calls=1"
+	echo 60000 > /sys/module/cmkit/parameters/rpcrdma_call_timeout_ms
+}
+
+# Every refusal cmkit-peer serve can give, once, on rxe0.
+rpcrdma_calls_rejections() {
+	for r in prog:E_PROG_UNAVAIL progvers:E_PROG_MISMATCH proc:E_PROC_UNAVAIL \
+		 garbage:E_GARBAGE_ARGS system:E_SYSTEM_ERR rpcvers:E_RPC_MISMATCH \
+		 auth:E_AUTH_ERROR; do
+		rpcrdma_calls_peer "rpcrdma_calls_peer_reject_${r%%:*}_rxe0" "$RXE_ADDR" 2 -71 \
+			"--rpc-reject ${r%%:*}" "calls=2 errors=2" "status=rejected ${r#*:}=2" "calls=2"
+	done
+}
+
+# A transport with a call in flight pins cmkit; "destroy all" ends the call
+# (ECONNABORTED) and unpins it: what unloading cmkit takes.
+rpcrdma_call_in_flight_pins_the_module() {
+	name=rpcrdma_call_in_flight_pins_the_module_rxe0
+	PORT=$((PORT + 1))
+	log=$T/$name.serve.log
+	why=
+	serve "$log" --addr "$RXE_ADDR" --port $PORT --timeout 60 --rpc --rpc-delay-ms 30000 ||
+		why="peer did not listen"
+	if [ -z "$why" ]; then
+		echo "connect $RXE_ADDR $PORT" > $D/rpcrdma/ctl || why="connect failed"
+	fi
+	if [ -z "$why" ]; then
+		n=$(xprt_nr $PORT)
+		sh -c "echo 'call $n 1' > $D/rpcrdma/ctl" 2> $T/$name.err &
+		callpid=$!
+		await grep -q "\"n\":1" "$log" || why="the call never reached the server"
+		if rmmod cmkit 2> /dev/null; then
+			why="${why:-rmmod cmkit succeeded with a call in flight}"
+			insmod /lib/cmkit/cmkit.ko || why="$why; insmod cmkit failed"
+		fi
+		echo "destroy all" > $D/rpcrdma/ctl || why="${why:-destroy failed}"
+		wait $callpid && why="${why:-the call succeeded after destroy all}"
+		grep -q "abort" $T/$name.err || why="${why:-the call ended with: $(cat $T/$name.err)}"
+	fi
+	kill $PEER 2>/dev/null
+	wait $PEER
+	await refcnt_is 0 || why="${why:-refcnt $(cat /sys/module/cmkit/refcnt) after destroy all}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	result "$name" "$why"
+}
+
+# The kernel's own NFS server over RDMA (svcrdma) as the server.  NFSv4
+# only: with NFSv3 on, nfsd needs lockd, which needs rpcbind, absent here.
+# Its RDMA listener (port 20049, any address) goes in first, then a thread.
+NFSD=/proc/fs/nfsd
+nfsd_start() {
+	mount -t nfsd nfsd $NFSD 2> $T/nfsd.err &&
+		echo "-2 -3 +4" > $NFSD/versions 2>> $T/nfsd.err &&
+		echo "rdma 20049" > $NFSD/portlist 2>> $T/nfsd.err &&
+		echo 1 > $NFSD/threads 2>> $T/nfsd.err
+}
+nfsd_stop() {
+	echo 0 > $NFSD/threads 2>/dev/null
+	umount $NFSD 2>/dev/null
+}
+
+# cmkit's endpoint calls program 100003 at nfsd: version 4 is accepted,
+# version 3 refused with PROG_MISMATCH 4..4 (EPROTO).
+rpcrdma_calls_nfsd() {	# <device> <addr>
+	name=rpcrdma_calls_nfsd_over_rdma_$1
+	why=
+	if [ -n "$NFSD_DOWN" ]; then
+		result "$name" "nfsd did not start: $NFSD_DOWN"
+		return
+	fi
+	await sh -c "echo 'connect $2 20049' > $D/rpcrdma/ctl" || why="connect to nfsd failed"
+	if [ -z "$why" ]; then
+		n=$(xprt_nr 20049)
+		echo "call $n 20 100003 4" > $D/rpcrdma/ctl 2> $T/$name.err ||
+			why="NFSv4 NULL: $(cat $T/$name.err)"
+		summary_has $D/rpcrdma/calls "accepted=20" || why="${why:-NFSv4: $(cat $D/rpcrdma/calls)}"
+		grep -q " calls=20 replies=20 errors=0 credits=32" $D/rpcrdma/xprts ||
+			why="${why:-xprts: $(cat $D/rpcrdma/xprts)}"
+		echo "call $n 1 100003 3" > $D/rpcrdma/ctl 2> $T/$name.err &&
+			why="${why:-NFSv3 NULL accepted}"
+		summary_has $D/rpcrdma/calls "errno=-71" && summary_has $D/rpcrdma/calls "E_PROG_MISMATCH=1" ||
+			why="${why:-NFSv3: $(cat $D/rpcrdma/calls)}"
+		echo "destroy all" > $D/rpcrdma/ctl || why="${why:-destroy failed}"
+	fi
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	result "$name" "$why"
+}
+
+rpcrdma_nfsd_cases() {
+	NFSD_DOWN=
+	nfsd_start || NFSD_DOWN=$(cat $T/nfsd.err)
+	rpcrdma_calls_nfsd rxe0 "$RXE_ADDR"
+	rpcrdma_calls_nfsd siw0 "$SIW_ADDR"
+	nfsd_stop
 }
 
 # ---- srpt ----------------------------------------------------------------
@@ -588,6 +763,11 @@ rpcrdma_to_rping rpcrdma_to_rping_server_rxe0 "$RXE_ADDR"
 rpcrdma_to_rping rpcrdma_to_rping_server_siw0 "$SIW_ADDR"
 rpcrdma_transport_pins_the_module
 bad_commands_are_refused
+rpcrdma_calls_cases rxe0 "$RXE_ADDR"
+rpcrdma_calls_cases siw0 "$SIW_ADDR"
+rpcrdma_calls_rejections
+rpcrdma_call_in_flight_pins_the_module
+rpcrdma_nfsd_cases
 srpt_cases
 bad_srpt_commands_are_refused
 irdma_cases

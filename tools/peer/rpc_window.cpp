@@ -122,31 +122,7 @@ LatencySummary SummarizeLatencies(std::vector<uint64_t> ns)
 
 const char *ResultName(int result)
 {
-	switch (result) {
-	case CMKIT_RPCRDMA_OK: return "OK";
-	case CMKIT_RPCRDMA_E_SHORT: return "E_SHORT";
-	case CMKIT_RPCRDMA_E_VERS: return "E_VERS";
-	case CMKIT_RPCRDMA_E_PROC: return "E_PROC";
-	case CMKIT_RPCRDMA_E_XDR: return "E_XDR";
-	case CMKIT_RPCRDMA_E_CHUNKS: return "E_CHUNKS";
-	case CMKIT_RPCRDMA_E_XID: return "E_XID";
-	case CMKIT_RPCRDMA_E_MSG_TYPE: return "E_MSG_TYPE";
-	case CMKIT_RPCRDMA_E_AUTH_LEN: return "E_AUTH_LEN";
-	case CMKIT_RPCRDMA_E_VERF: return "E_VERF";
-	case CMKIT_RPCRDMA_E_RPCVERS: return "E_RPCVERS";
-	case CMKIT_RPCRDMA_E_ERR_VERS: return "E_ERR_VERS";
-	case CMKIT_RPCRDMA_E_ERR_CHUNK: return "E_ERR_CHUNK";
-	case CMKIT_RPCRDMA_E_PROG_UNAVAIL: return "E_PROG_UNAVAIL";
-	case CMKIT_RPCRDMA_E_PROG_MISMATCH: return "E_PROG_MISMATCH";
-	case CMKIT_RPCRDMA_E_PROC_UNAVAIL: return "E_PROC_UNAVAIL";
-	case CMKIT_RPCRDMA_E_GARBAGE_ARGS: return "E_GARBAGE_ARGS";
-	case CMKIT_RPCRDMA_E_SYSTEM_ERR: return "E_SYSTEM_ERR";
-	case CMKIT_RPCRDMA_E_RPC_MISMATCH: return "E_RPC_MISMATCH";
-	case CMKIT_RPCRDMA_E_AUTH_ERROR: return "E_AUTH_ERROR";
-	case CMKIT_RPCRDMA_E_NOSPACE: return "E_NOSPACE";
-	case CMKIT_RPCRDMA_E_ARG: return "E_ARG";
-	default: return "E_UNKNOWN";
-	}
+	return cmkit_rpcrdma_result_name(result);
 }
 
 const char *ClassName(int cls)

@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmkit_test: an in-kernel RPC-over-RDMA server for the rpcrdma suite.
+ *
+ * Attached to a listening test peer (cmkit_rpc_srv_attach()), it gives the
+ * peer's accepted connection a QP of its own: Receives posted before the
+ * accept, each call decoded with cmkit_rpcrdma_decode_call() and answered
+ * from a pool of Send buffers, every Send signaled.  The answer is a NULL
+ * call's MSG_ACCEPTED SUCCESS, granting a set number of credits, unless the
+ * test chose another action for some of a connection's calls (drop it,
+ * RDMA_ERROR, PROG_MISMATCH, a reply cut short or with a wrong version or
+ * xid, an extra reply to an xid no one sent).  Replies can be held (no
+ * sleep: a list the test releases), so a test knows exactly which calls are
+ * in flight when it acts.  The server checks the client's side of the
+ * credit contract: a call that arrives while the client already has as
+ * many calls outstanding as it was granted is an overrun.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "cmkit_test.h"
+#include "cmkit/rpcrdma_msg.h"
+
+#define RPC_SRV_RECVS		40	/* above the client's ring (32) */
+#define RPC_SRV_SENDS		40
+#define RPC_SRV_RECV_LEN	1024
+#define RPC_SRV_SEND_LEN	512	/* >= CMKIT_RPCRDMA_MAX_REPLY_LEN */
+#define RPC_SRV_DEFAULT_GRANT	32
+#define RPC_SRV_EXTRA_XID	0x5a5a5a5aU
+
+struct rpc_srv_buf {
+	struct ib_cqe cqe;
+	struct cmkit_rpc_srv *srv;
+	struct list_head list;	/* a Send buffer: on free_sends while free */
+	void *data;
+	u64 dma;
+	enum dma_data_direction dir;
+	bool mapped;
+};
+
+/* A reply to send: held, waiting for a Send buffer, or on its way. */
+struct rpc_srv_reply {
+	struct list_head list;
+	u32 xid;
+	enum cmkit_rpc_action action;
+	bool extra;		/* the reply to an xid no one sent */
+};
+
+/**
+ * struct cmkit_rpc_srv - an RPC-over-RDMA server answering NULL calls
+ * @peer: the test peer it serves
+ * @lock: protects everything below
+ * @wait: woken whenever a count changes
+ * @grant: rdma_credit of every reply
+ * @action: how the chosen calls are answered
+ * @action_first: the first chosen call of a connection (1-based)
+ * @action_count: how many from it (0: all)
+ * @hold: replies wait for cmkit_rpc_srv_release()
+ * @live: the connection's QP takes posts (false from its teardown on)
+ * @dev: its device
+ * @qp: its QP
+ * @cq: its CQ
+ * @lkey: its PD's local DMA lkey
+ * @recv: the Receive buffers
+ * @send: the Send buffers
+ * @free_sends: Send buffers not in use
+ * @held: replies held
+ * @backlog: replies waiting for a Send buffer
+ * @conn_calls: calls received on this connection
+ * @conn_replied: calls answered on this connection
+ * @counts: what the tests read
+ */
+struct cmkit_rpc_srv {
+	struct cmkit_peer *peer;
+	spinlock_t lock;	/* knobs, lists, counts, posting vs. teardown */
+	wait_queue_head_t wait;
+	u32 grant;
+	enum cmkit_rpc_action action;
+	u32 action_first;
+	u32 action_count;
+	bool hold;
+	bool live;
+	struct ib_device *dev;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	u32 lkey;
+	struct rpc_srv_buf recv[RPC_SRV_RECVS];
+	struct rpc_srv_buf send[RPC_SRV_SENDS];
+	struct list_head free_sends;
+	struct list_head held;
+	struct list_head backlog;
+	u32 conn_calls;
+	u32 conn_replied;
+	struct cmkit_rpc_counts counts;
+};
+
+static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rpc_srv_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* Post a Receive, unless the connection is being torn down.  Under s->lock. */
+static int rpc_srv_post_recv(struct cmkit_rpc_srv *s, struct rpc_srv_buf *b)
+{
+	struct ib_sge sge = { .addr = b->dma, .length = RPC_SRV_RECV_LEN, .lkey = s->lkey };
+	struct ib_recv_wr wr = { .wr_cqe = &b->cqe, .sg_list = &sge, .num_sge = 1 };
+
+	lockdep_assert_held(&s->lock);
+	if (!s->live)
+		return -ENOTCONN;
+	return ib_post_recv(s->qp, &wr, NULL);
+}
+
+static bool rpc_srv_chosen(struct cmkit_rpc_srv *s, u32 n)
+{
+	return n >= s->action_first && (!s->action_count || n - s->action_first < s->action_count);
+}
+
+/* Write a reply into @b; return its length. */
+static int rpc_srv_encode(struct cmkit_rpc_srv *s, struct rpc_srv_buf *b,
+			  const struct rpc_srv_reply *r, u32 grant)
+{
+	struct cmkit_rpcrdma_reply rep = { };
+	u8 *p = b->data;
+	int len;
+
+	rep.hdr.rdma_xid = r->extra ? r->xid ^ RPC_SRV_EXTRA_XID : r->xid;
+	rep.hdr.rdma_credit = grant;
+	rep.hdr.rdma_proc = CMKIT_RPCRDMA_MSG;
+	rep.reply_stat = CMKIT_RPC_MSG_ACCEPTED;
+	rep.verf_flavor = CMKIT_RPC_AUTH_NONE;
+	rep.accept_stat = CMKIT_RPC_SUCCESS;
+	if (!r->extra) {
+		switch (r->action) {
+		case CMKIT_RPC_SRV_ERR_VERS:
+			rep.hdr.rdma_proc = CMKIT_RPCRDMA_ERROR;
+			rep.rdma_err = CMKIT_RPCRDMA_ERR_VERS;
+			rep.low = 1;
+			rep.high = 1;
+			break;
+		case CMKIT_RPC_SRV_ERR_CHUNK:
+			rep.hdr.rdma_proc = CMKIT_RPCRDMA_ERROR;
+			rep.rdma_err = CMKIT_RPCRDMA_ERR_CHUNK;
+			break;
+		case CMKIT_RPC_SRV_PROG_MISMATCH:
+			rep.accept_stat = CMKIT_RPC_PROG_MISMATCH;
+			rep.low = 4;
+			rep.high = 4;
+			break;
+		default:
+			break;
+		}
+	}
+	len = cmkit_rpcrdma_encode_reply(p, RPC_SRV_SEND_LEN, &rep);
+	if (len < 0 || r->extra)
+		return len;
+	switch (r->action) {
+	case CMKIT_RPC_SRV_SHORT:
+		return 12;
+	case CMKIT_RPC_SRV_TRUNCATED:
+		return 44;
+	case CMKIT_RPC_SRV_BAD_VERS:
+		cmkit_put_be32(p + 4, 2);
+		break;
+	case CMKIT_RPC_SRV_XID_MISMATCH:
+		cmkit_put_be32(p + CMKIT_RPCRDMA_HDR_LEN, r->xid ^ 1);
+		break;
+	default:
+		break;
+	}
+	return len;
+}
+
+/* Send @r now, or put it on the backlog until a Send buffer is free.  Frees @r. */
+static void rpc_srv_send(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r)
+{
+	struct ib_send_wr wr = { .num_sge = 1, .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+	struct ib_sge sge;
+	struct rpc_srv_buf *b;
+	int len, rc = -ENOTCONN;
+
+	spin_lock(&s->lock);
+	b = list_first_entry_or_null(&s->free_sends, struct rpc_srv_buf, list);
+	if (s->live && !b) {
+		list_add_tail(&r->list, &s->backlog);
+		spin_unlock(&s->lock);
+		return;
+	}
+	if (s->live) {
+		list_del(&b->list);
+		len = rpc_srv_encode(s, b, r, s->grant);
+		ib_dma_sync_single_for_device(s->dev, b->dma, RPC_SRV_SEND_LEN, DMA_TO_DEVICE);
+		sge = (struct ib_sge){ .addr = b->dma, .length = len, .lkey = s->lkey };
+		wr.sg_list = &sge;
+		wr.wr_cqe = &b->cqe;
+		/* Counted before the post: the next call can only follow it. */
+		s->conn_replied += !r->extra;
+		s->counts.replies++;
+		rc = len < 0 ? -EINVAL : ib_post_send(s->qp, &wr, NULL);
+		if (rc) {
+			list_add(&b->list, &s->free_sends);
+			s->counts.send_errors++;
+		}
+	}
+	spin_unlock(&s->lock);
+	wake_up_all(&s->wait);
+	kfree(r);
+}
+
+/* Send @r, or hold it. */
+static void rpc_srv_queue(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r)
+{
+	spin_lock(&s->lock);
+	if (s->hold) {
+		list_add_tail(&r->list, &s->held);
+		s->counts.held++;
+		spin_unlock(&s->lock);
+		wake_up_all(&s->wait);
+		return;
+	}
+	spin_unlock(&s->lock);
+	rpc_srv_send(s, r);
+}
+
+static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rpc_srv_buf *b = container_of(wc->wr_cqe, struct rpc_srv_buf, cqe);
+	struct cmkit_rpc_srv *s = b->srv;
+	struct rpc_srv_reply *r, *extra = NULL;
+	struct cmkit_rpcrdma_call call;
+	enum cmkit_rpc_action action;
+	u32 n, allowed, out;
+	int rc;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		spin_lock(&s->lock);
+		s->counts.recv_flushed++;
+		spin_unlock(&s->lock);
+		wake_up_all(&s->wait);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(s->dev, b->dma, RPC_SRV_RECV_LEN, DMA_FROM_DEVICE);
+	rc = cmkit_rpcrdma_decode_call(b->data, wc->byte_len, &call);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	spin_lock(&s->lock);
+	if (rc != CMKIT_RPCRDMA_OK || !r) {
+		s->counts.bad_calls++;
+		rpc_srv_post_recv(s, b);
+		spin_unlock(&s->lock);
+		kfree(r);
+		wake_up_all(&s->wait);
+		return;
+	}
+	n = ++s->conn_calls;
+	s->counts.calls++;
+	/* Until our first reply the client may assume one credit (RFC 8166). */
+	allowed = s->conn_replied ? cmkit_rpcrdma_credit_limit(s->grant, call.hdr.rdma_credit) : 1;
+	out = n - s->conn_replied;
+	if (out > allowed)
+		s->counts.overruns++;
+	s->counts.max_outstanding = max(s->counts.max_outstanding, out);
+	s->counts.last_xid = call.xid;
+	s->counts.last_prog = call.prog;
+	s->counts.last_vers = call.vers;
+	s->counts.last_credit = call.hdr.rdma_credit;
+	action = rpc_srv_chosen(s, n) ? s->action : CMKIT_RPC_SRV_ANSWER;
+	if (action == CMKIT_RPC_SRV_DROP)
+		s->counts.dropped++;
+	/* The call is decoded: its buffer can take the next one. */
+	rpc_srv_post_recv(s, b);
+	spin_unlock(&s->lock);
+
+	if (action == CMKIT_RPC_SRV_DROP) {
+		kfree(r);
+		wake_up_all(&s->wait);
+		return;
+	}
+	r->xid = call.xid;
+	r->action = action;
+	if (action == CMKIT_RPC_SRV_EXTRA_UNKNOWN) {
+		extra = kmemdup(r, sizeof(*r), GFP_KERNEL);
+		if (extra) {
+			extra->extra = true;
+			rpc_srv_queue(s, extra);
+		}
+	}
+	rpc_srv_queue(s, r);
+}
+
+static void rpc_srv_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rpc_srv_buf *b = container_of(wc->wr_cqe, struct rpc_srv_buf, cqe);
+	struct cmkit_rpc_srv *s = b->srv;
+	struct rpc_srv_reply *r;
+
+	spin_lock(&s->lock);
+	list_add(&b->list, &s->free_sends);
+	if (wc->status != IB_WC_SUCCESS)
+		s->counts.send_errors++;
+	r = s->live ? list_first_entry_or_null(&s->backlog, struct rpc_srv_reply, list) : NULL;
+	if (r)
+		list_del(&r->list);
+	spin_unlock(&s->lock);
+	wake_up_all(&s->wait);
+	if (r)
+		rpc_srv_send(s, r);
+}
+
+static void rpc_srv_unmap(struct cmkit_rpc_srv *s, struct rpc_srv_buf *b, size_t len)
+{
+	if (!b->mapped)
+		return;
+	ib_dma_unmap_single(s->dev, b->dma, len, b->dir);
+	b->mapped = false;
+}
+
+static int rpc_srv_map(struct cmkit_rpc_srv *s, struct rpc_srv_buf *b, size_t len)
+{
+	b->dma = ib_dma_map_single(s->dev, b->data, len, b->dir);
+	if (ib_dma_mapping_error(s->dev, b->dma))
+		return -EIO;
+	b->mapped = true;
+	return 0;
+}
+
+static void rpc_srv_free_list(struct list_head *list)
+{
+	struct rpc_srv_reply *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, list, list) {
+		list_del(&r->list);
+		kfree(r);
+	}
+}
+
+/**
+ * cmkit_rpc_srv_create_qp - the QP of a server's accepted connection
+ * @s: the server
+ * @id: the accepted (child) id
+ * @pd: the peer's PD on its device
+ *
+ * Creates a CQ and a QP, maps the buffers and posts every Receive, so the
+ * client's first call finds one.
+ *
+ * Return: 0, or a negative errno with nothing left behind.
+ */
+int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, struct ib_pd *pd)
+{
+	struct ib_qp_init_attr attr = {
+		.cap = {
+			.max_send_wr = RPC_SRV_SENDS + 1,
+			.max_recv_wr = RPC_SRV_RECVS + 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	int i, rc;
+
+	s->cq = ib_alloc_cq(id->device, s, RPC_SRV_RECVS + RPC_SRV_SENDS + 2, 0,
+			    IB_POLL_WORKQUEUE);
+	if (IS_ERR(s->cq)) {
+		rc = PTR_ERR(s->cq);
+		s->cq = NULL;
+		return rc;
+	}
+	attr.send_cq = s->cq;
+	attr.recv_cq = s->cq;
+	rc = rdma_create_qp(id, pd, &attr);
+	if (rc) {
+		ib_free_cq(s->cq);
+		s->cq = NULL;
+		return rc;
+	}
+	s->dev = id->device;
+	s->qp = id->qp;
+	s->lkey = pd->local_dma_lkey;
+	INIT_LIST_HEAD(&s->free_sends);
+	for (i = 0; i < RPC_SRV_SENDS; i++) {
+		rc = rpc_srv_map(s, &s->send[i], RPC_SRV_SEND_LEN);
+		if (rc)
+			goto out;
+		list_add_tail(&s->send[i].list, &s->free_sends);
+	}
+	for (i = 0; i < RPC_SRV_RECVS; i++) {
+		rc = rpc_srv_map(s, &s->recv[i], RPC_SRV_RECV_LEN);
+		if (rc)
+			goto out;
+	}
+	spin_lock(&s->lock);
+	s->conn_calls = 0;
+	s->conn_replied = 0;
+	s->live = true;
+	for (i = 0; i < RPC_SRV_RECVS && !rc; i++)
+		rc = rpc_srv_post_recv(s, &s->recv[i]);
+	spin_unlock(&s->lock);
+	if (!rc)
+		return 0;
+out:
+	cmkit_rpc_srv_destroy_qp(s, id);
+	return rc;
+}
+
+/**
+ * cmkit_rpc_srv_destroy_qp - tear a server's connection down
+ * @s: the server
+ * @id: the id whose QP cmkit_rpc_srv_create_qp() made
+ *
+ * No post after this starts; every posted request completes (flushed)
+ * before the QP and CQ are destroyed and the buffers unmapped.  Replies
+ * still held or waiting are dropped.
+ */
+void cmkit_rpc_srv_destroy_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id)
+{
+	LIST_HEAD(drop);
+	int i;
+
+	spin_lock(&s->lock);
+	s->live = false;
+	list_splice_init(&s->held, &drop);
+	list_splice_init(&s->backlog, &drop);
+	s->counts.held = 0;
+	spin_unlock(&s->lock);
+	if (id->qp) {
+		ib_drain_qp(id->qp);
+		rdma_destroy_qp(id);
+	}
+	if (s->cq)
+		ib_free_cq(s->cq);
+	s->cq = NULL;
+	s->qp = NULL;
+	for (i = 0; i < RPC_SRV_RECVS; i++)
+		rpc_srv_unmap(s, &s->recv[i], RPC_SRV_RECV_LEN);
+	for (i = 0; i < RPC_SRV_SENDS; i++)
+		rpc_srv_unmap(s, &s->send[i], RPC_SRV_SEND_LEN);
+	rpc_srv_free_list(&drop);
+	wake_up_all(&s->wait);
+}
+
+/**
+ * cmkit_rpc_srv_free - free a server (its peer is being freed)
+ * @s: the server, whose connection is torn down
+ */
+void cmkit_rpc_srv_free(struct cmkit_rpc_srv *s)
+{
+	int i;
+
+	for (i = 0; i < RPC_SRV_RECVS; i++)
+		kfree(s->recv[i].data);
+	for (i = 0; i < RPC_SRV_SENDS; i++)
+		kfree(s->send[i].data);
+	rpc_srv_free_list(&s->held);
+	rpc_srv_free_list(&s->backlog);
+	kfree(s);
+}
+
+static int rpc_srv_bufs_init(struct cmkit_rpc_srv *s, struct rpc_srv_buf *b, int n,
+			     size_t len, enum dma_data_direction dir,
+			     void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		b[i].srv = s;
+		b[i].dir = dir;
+		b[i].cqe.done = done;
+		INIT_LIST_HEAD(&b[i].list);
+		b[i].data = kzalloc(len, GFP_KERNEL);
+		if (!b[i].data)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * cmkit_rpc_srv_attach - make a test peer an RPC-over-RDMA server
+ * @test: the running test
+ * @srv: a peer not yet listening
+ *
+ * Freed with the peer.  Answers every call MSG_ACCEPTED SUCCESS granting
+ * 32 credits until told otherwise.
+ *
+ * Return: the server; allocation failure aborts the test.
+ */
+struct cmkit_rpc_srv *cmkit_rpc_srv_attach(struct kunit *test, struct cmkit_peer *srv)
+{
+	struct cmkit_rpc_srv *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->peer = srv;
+	spin_lock_init(&s->lock);
+	init_waitqueue_head(&s->wait);
+	INIT_LIST_HEAD(&s->free_sends);
+	INIT_LIST_HEAD(&s->held);
+	INIT_LIST_HEAD(&s->backlog);
+	s->grant = RPC_SRV_DEFAULT_GRANT;
+	s->action = CMKIT_RPC_SRV_ANSWER;
+	if (rpc_srv_bufs_init(s, s->recv, RPC_SRV_RECVS, RPC_SRV_RECV_LEN, DMA_FROM_DEVICE,
+			      rpc_srv_recv_done) ||
+	    rpc_srv_bufs_init(s, s->send, RPC_SRV_SENDS, RPC_SRV_SEND_LEN, DMA_TO_DEVICE,
+			      rpc_srv_send_done)) {
+		cmkit_rpc_srv_free(s);
+		KUNIT_ASSERT_TRUE_MSG(test, false, "no memory for the RPC server's buffers");
+	}
+	srv->rpc = s;
+	return s;
+}
+
+/**
+ * cmkit_rpc_srv_set - answer some calls of each connection otherwise
+ * @s: the server
+ * @action: how
+ * @first: the first such call of a connection, 1-based
+ * @count: how many from @first (0: every one)
+ */
+void cmkit_rpc_srv_set(struct cmkit_rpc_srv *s, enum cmkit_rpc_action action, u32 first,
+		       u32 count)
+{
+	spin_lock(&s->lock);
+	s->action = action;
+	s->action_first = first;
+	s->action_count = count;
+	spin_unlock(&s->lock);
+}
+
+/**
+ * cmkit_rpc_srv_grant - the credits every reply grants from now on
+ * @s: the server
+ * @grant: rdma_credit of each reply (0 and huge values included)
+ */
+void cmkit_rpc_srv_grant(struct cmkit_rpc_srv *s, u32 grant)
+{
+	spin_lock(&s->lock);
+	s->grant = grant;
+	spin_unlock(&s->lock);
+}
+
+/**
+ * cmkit_rpc_srv_hold - hold every reply from now on
+ * @s: the server
+ */
+void cmkit_rpc_srv_hold(struct cmkit_rpc_srv *s)
+{
+	spin_lock(&s->lock);
+	s->hold = true;
+	spin_unlock(&s->lock);
+}
+
+/**
+ * cmkit_rpc_srv_release - stop holding, and send the held replies in order
+ * @s: the server
+ *
+ * Return: how many replies were held (sent, if the connection still was).
+ */
+unsigned int cmkit_rpc_srv_release(struct cmkit_rpc_srv *s)
+{
+	struct rpc_srv_reply *r, *tmp;
+	unsigned int n = 0;
+	LIST_HEAD(held);
+
+	spin_lock(&s->lock);
+	s->hold = false;
+	list_splice_init(&s->held, &held);
+	s->counts.held = 0;
+	spin_unlock(&s->lock);
+	list_for_each_entry_safe(r, tmp, &held, list) {
+		list_del(&r->list);
+		rpc_srv_send(s, r);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * cmkit_rpc_srv_release_one - send the oldest held reply, keep holding the rest
+ * @s: the server
+ *
+ * Return: 1 if a reply was held (and sent, if the connection still was), else 0.
+ */
+unsigned int cmkit_rpc_srv_release_one(struct cmkit_rpc_srv *s)
+{
+	struct rpc_srv_reply *r;
+
+	spin_lock(&s->lock);
+	r = list_first_entry_or_null(&s->held, struct rpc_srv_reply, list);
+	if (r) {
+		list_del(&r->list);
+		s->counts.held--;
+	}
+	spin_unlock(&s->lock);
+	if (!r)
+		return 0;
+	rpc_srv_send(s, r);
+	return 1;
+}
+
+/**
+ * cmkit_rpc_srv_counts - a snapshot of what the server saw and did
+ * @s: the server
+ *
+ * Return: the counts.
+ */
+struct cmkit_rpc_counts cmkit_rpc_srv_counts(struct cmkit_rpc_srv *s)
+{
+	struct cmkit_rpc_counts c;
+
+	spin_lock(&s->lock);
+	c = s->counts;
+	spin_unlock(&s->lock);
+	return c;
+}
+
+/**
+ * cmkit_rpc_srv_wait_calls - wait until the server has received @calls calls
+ * @s: the server
+ * @calls: over all its connections
+ *
+ * Return: 0, or -ETIMEDOUT after cmkit_test_timeout().
+ */
+int cmkit_rpc_srv_wait_calls(struct cmkit_rpc_srv *s, unsigned int calls)
+{
+	return wait_event_timeout(s->wait, cmkit_rpc_srv_counts(s).calls >= calls,
+				  cmkit_test_timeout()) ? 0 : -ETIMEDOUT;
+}
+
+/**
+ * cmkit_rpc_srv_wait_held - wait until the server holds @held replies
+ * @s: the server
+ * @held: replies held
+ *
+ * Return: 0, or -ETIMEDOUT after cmkit_test_timeout().
+ */
+int cmkit_rpc_srv_wait_held(struct cmkit_rpc_srv *s, unsigned int held)
+{
+	return wait_event_timeout(s->wait, cmkit_rpc_srv_counts(s).held >= held,
+				  cmkit_test_timeout()) ? 0 : -ETIMEDOUT;
+}

@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmkit rpcrdma: RPC NULL calls on the endpoint, after
+ * net/sunrpc/xprtrdma/rpc_rdma.c (marshalling, the reply handler) and
+ * transport.c (sending, the credit window, the retransmit timer).
+ *
+ * A call
+ *  1. takes a req from the pool, then a credit: at most rb_credits calls
+ *     outstanding, and never one more than Receives are posted for their
+ *     replies (the server's RNR retry count is 0, as upstream's: a reply
+ *     with no Receive would break the connection);
+ *  2. is marshalled: RFC 8166 RDMA_MSG with three empty chunk lists,
+ *     asking for the ring's worth of credits, carrying an RFC 5531 NULL
+ *     call with AUTH_NONE credential and verifier;
+ *  3. takes a send context and is posted under the transport's send lock,
+ *     already on the list of calls waiting for a reply;
+ *  4. waits for its reply.  The reply handler matches the transport xid;
+ *     a reply shorter than a transport header or of another version, or
+ *     whose xid no call waits for, is counted and dropped.  Only a matched
+ *     reply updates the credits (0 counts as 1, more than the ring is
+ *     clamped, as xprtrdma's rpcrdma_reply_handler()).
+ *
+ * Every wait of a call is bounded by the transport's call timeout.  A call
+ * without a reply in time closes the connection, as xprtrdma's
+ * xprt_rdma_timer() does; the end of a connection completes every waiting
+ * call with -ECONNABORTED.
+ */
+#include <linux/slab.h>
+
+#include "cmkit.h"
+#include "rpcrdma.h"
+#include "rpcrdma_trace.h"
+
+/* The kernel errno of each of rpcrdma_msg.h's abstract ones. */
+static int rpcrdma_errno(int abstract)
+{
+	switch (abstract) {
+	case CMKIT_RPCRDMA_ERRNO_NONE:
+		return 0;
+	case CMKIT_RPCRDMA_EPFNOSUPPORT:
+		return -EPFNOSUPPORT;
+	case CMKIT_RPCRDMA_EPROTONOSUPPORT:
+		return -EPROTONOSUPPORT;
+	case CMKIT_RPCRDMA_EOPNOTSUPP:
+		return -EOPNOTSUPP;
+	case CMKIT_RPCRDMA_EACCES:
+		return -EACCES;
+	case CMKIT_RPCRDMA_EMSGSIZE:
+		return -EMSGSIZE;
+	case CMKIT_RPCRDMA_EINVAL:
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+static long rpcrdma_remaining(unsigned long deadline)
+{
+	long left = (long)(deadline - jiffies);
+
+	return left > 0 ? left : 0;
+}
+
+/* The connection a call started on is gone, or another replaced it.  Under rb_lock. */
+static bool rpcrdma_conn_lost(struct rpcrdma_buffer *buf, u32 gen)
+{
+	return !buf->rb_connected || buf->rb_gen != gen;
+}
+
+/* Receives to keep posted: the grant plus the backchannel allowance. */
+static u32 rpcrdma_recv_target(struct rpcrdma_buffer *buf)
+{
+	return READ_ONCE(buf->rb_credits) + (buf->rb_bc_srv_max_requests << 1);
+}
+
+/* A free req: 1 with *@reqp set, 0 to wait, or -ECONNABORTED. */
+static int rpcrdma_req_try(struct rpcrdma_buffer *buf, u32 gen, struct rpcrdma_req **reqp)
+{
+	bool lost;
+
+	spin_lock(&buf->rb_lock);
+	lost = rpcrdma_conn_lost(buf, gen);
+	spin_unlock(&buf->rb_lock);
+	if (lost)
+		return -ECONNABORTED;
+	*reqp = rpcrdma_buffer_get(buf);
+	return *reqp ? 1 : 0;
+}
+
+/*
+ * Take a credit: 1 with *@outstanding set to the calls now outstanding,
+ * 0 to wait, or -ECONNABORTED.
+ */
+static int rpcrdma_credit_try(struct rpcrdma_buffer *buf, u32 gen, u32 *outstanding)
+{
+	int rc = 0;
+
+	spin_lock(&buf->rb_lock);
+	if (rpcrdma_conn_lost(buf, gen)) {
+		rc = -ECONNABORTED;
+	} else if (buf->rb_outstanding < buf->rb_credits &&
+		   buf->rb_outstanding < buf->rb_receive_count) {
+		*outstanding = ++buf->rb_outstanding;
+		rc = 1;
+	}
+	spin_unlock(&buf->rb_lock);
+	return rc;
+}
+
+static void rpcrdma_credit_put(struct rpcrdma_buffer *buf)
+{
+	spin_lock(&buf->rb_lock);
+	buf->rb_outstanding--;
+	spin_unlock(&buf->rb_lock);
+	wake_up_all(&buf->rb_wait);
+}
+
+/* Turn a wait's outcome and its condition's last value into 0 or an errno. */
+static int rpcrdma_waited(long t, int cond)
+{
+	if (cond > 0)
+		return 0;
+	if (cond < 0)
+		return cond;
+	return t < 0 ? -EINTR : -ETIMEDOUT;
+}
+
+static int rpcrdma_get_req(struct rpcrdma_buffer *buf, u32 gen, unsigned long deadline,
+			   struct rpcrdma_req **reqp)
+{
+	int cond = 0;
+	long t;
+
+	t = wait_event_interruptible_timeout(buf->rb_wait,
+					     (cond = rpcrdma_req_try(buf, gen, reqp)) != 0,
+					     rpcrdma_remaining(deadline));
+	return rpcrdma_waited(t, cond);
+}
+
+static int rpcrdma_get_credit(struct rpcrdma_xprt *r_xprt, u32 gen, unsigned long deadline,
+			      u32 *outstanding)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	int cond;
+	long t;
+
+	cond = rpcrdma_credit_try(buf, gen, outstanding);
+	if (cond)
+		return rpcrdma_waited(0, cond);
+	atomic_inc(&rpcrdma_stats.credit_waits);
+	trace_rpcrdma_credit_wait(r_xprt->rx_xid, READ_ONCE(buf->rb_outstanding),
+				  READ_ONCE(buf->rb_credits), READ_ONCE(buf->rb_receive_count));
+	/*
+	 * Receives run short only when replenishing them failed: try again.
+	 * Otherwise a reply to a call outstanding frees the credit.
+	 */
+	rpcrdma_post_recvs(r_xprt, rpcrdma_recv_target(buf));
+	t = wait_event_interruptible_timeout(buf->rb_wait,
+					     (cond = rpcrdma_credit_try(buf, gen, outstanding)),
+					     rpcrdma_remaining(deadline));
+	return rpcrdma_waited(t, cond);
+}
+
+/* Write the NULL call into the req's send buffer. */
+static int rpcrdma_marshal_req(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+			       u32 prog, u32 vers)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	u32 credits;
+	int len;
+
+	spin_lock(&buf->rb_lock);
+	req->rl_xid = buf->rb_xid++;
+	credits = buf->rb_max_requests;
+	spin_unlock(&buf->rb_lock);
+	/* xprtrdma asks for its whole ring in every call. */
+	len = cmkit_rpcrdma_encode_null_call(rdmab_data(req->rl_sendbuf),
+					     rdmab_length(req->rl_sendbuf), req->rl_xid, credits,
+					     prog, vers);
+	if (len < 0)
+		return -EMSGSIZE;
+	req->rl_len = len;
+	return 0;
+}
+
+/* Is the send-context ring usable, or the connection gone? */
+static bool rpcrdma_sendctx_ready(struct rpcrdma_buffer *buf, u32 gen)
+{
+	bool lost;
+
+	spin_lock(&buf->rb_lock);
+	lost = rpcrdma_conn_lost(buf, gen);
+	spin_unlock(&buf->rb_lock);
+	return lost || rpcrdma_sendctx_available(buf);
+}
+
+/*
+ * Marshal and post the call, under the send lock, on the connection it
+ * started on (a reconnect reallocates send buffers under the same lock).
+ * Return 0, -EAGAIN if the ring is full, or the errno of the failure.
+ */
+static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req, u32 gen,
+			     u32 prog, u32 vers)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	struct rpcrdma_sendctx *sc;
+	bool lost;
+	int rc;
+
+	mutex_lock(&r_xprt->rx_send_lock);
+	spin_lock(&buf->rb_lock);
+	lost = rpcrdma_conn_lost(buf, gen);
+	spin_unlock(&buf->rb_lock);
+	if (lost) {
+		rc = -ECONNABORTED;
+		goto out;
+	}
+	sc = rpcrdma_sendctx_get_locked(r_xprt);
+	if (!sc) {
+		rc = -EAGAIN;
+		goto out;
+	}
+	rc = rpcrdma_marshal_req(r_xprt, req, prog, vers);
+	if (rc) {
+		rpcrdma_sendctx_unget_locked(r_xprt, sc);
+		goto out;
+	}
+	/* The Send's reference, dropped when the context is released. */
+	kref_get(&req->rl_kref);
+	sc->sc_req = req;
+	req->rl_gen = gen;
+	/* Waiting before the Send goes: the reply cannot come before it. */
+	spin_lock(&buf->rb_lock);
+	list_add_tail(&req->rl_pending, &buf->rb_pending);
+	spin_unlock(&buf->rb_lock);
+	rc = rpcrdma_post_sends(r_xprt, req, sc);
+	if (rc) {
+		spin_lock(&buf->rb_lock);
+		list_del_init(&req->rl_pending);
+		spin_unlock(&buf->rb_lock);
+		/* Drops the Send's reference: never the last, the caller holds one. */
+		rpcrdma_sendctx_unget_locked(r_xprt, sc);
+		/* Upstream drops the connection when a Send cannot be posted. */
+		rpcrdma_force_disconnect(r_xprt->rx_ep);
+		rc = -ENOTCONN;
+		goto out;
+	}
+	spin_lock(&buf->rb_lock);
+	buf->rb_calls++;
+	spin_unlock(&buf->rb_lock);
+	atomic_inc(&rpcrdma_stats.calls_sent);
+out:
+	mutex_unlock(&r_xprt->rx_send_lock);
+	return rc;
+}
+
+/*
+ * Send one NULL call on connection @gen (xprtrdma: xprt_rdma_send_request).
+ * On success *@reqp waits for its reply; on failure nothing is left.
+ */
+static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, u32 vers,
+				unsigned long deadline, struct rpcrdma_req **reqp,
+				u32 *outstanding)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	struct rpcrdma_req *req = NULL;
+	long t;
+	int rc;
+
+	rc = rpcrdma_get_req(buf, gen, deadline, &req);
+	if (rc)
+		return rc;
+	rc = rpcrdma_get_credit(r_xprt, gen, deadline, outstanding);
+	if (rc)
+		goto out_req;
+	if (r_xprt->rx_ops && r_xprt->rx_ops->send)
+		r_xprt->rx_ops->send(r_xprt, req);
+	while ((rc = rpcrdma_post_call(r_xprt, req, gen, prog, vers)) == -EAGAIN) {
+		/* Too few Send completions lately: wait for one. */
+		t = wait_event_interruptible_timeout(buf->rb_wait, rpcrdma_sendctx_ready(buf, gen),
+						     rpcrdma_remaining(deadline));
+		if (t <= 0) {
+			rc = t < 0 ? -EINTR : -ETIMEDOUT;
+			break;
+		}
+	}
+	if (rc)
+		goto out_credit;
+	*reqp = req;
+	return 0;
+
+out_credit:
+	rpcrdma_credit_put(buf);
+out_req:
+	rpcrdma_buffer_put(buf, req);
+	return rc;
+}
+
+static struct rpcrdma_req *rpcrdma_lookup_req(struct rpcrdma_buffer *buf, u32 xid)
+{
+	struct rpcrdma_req *req;
+
+	list_for_each_entry(req, &buf->rb_pending, rl_pending)
+		if (req->rl_xid == xid)
+			return req;
+	return NULL;
+}
+
+/* The call's reply is decoded (or the call ended without one): wake its caller. */
+static void rpcrdma_complete_rqst(struct rpcrdma_req *req)
+{
+	complete(&req->rl_done);
+}
+
+/**
+ * rpcrdma_reply_handler - process a received message
+ * @rep: the Receive that carried it; rep->rr_len bytes are valid
+ *
+ * Called from the Receive completion (process context).  A message too
+ * short for a transport header, of another version, or for an xid no call
+ * waits for is counted and dropped; nothing past rr_len is read.  A match
+ * updates the credits from the reply's grant, decodes the reply (every
+ * decoding result, a short RPC message included, completes the call), and
+ * keeps @rep until the caller is done with it.  Receives are replenished
+ * before the call is completed, so its caller's next call finds one.
+ */
+void rpcrdma_reply_handler(struct rpcrdma_rep *rep)
+{
+	struct rpcrdma_xprt *r_xprt = rep->rr_rxprt;
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	const void *data = rdmab_data(rep->rr_rdmabuf);
+	struct cmkit_rpcrdma_reply reply;
+	u32 xid, grant, credits, old;
+	struct rpcrdma_req *req;
+	int rc;
+
+	if (rep->rr_len < CMKIT_RPCRDMA_FIXED_LEN) {
+		atomic_inc(&rpcrdma_stats.replies_short);
+		trace_rpcrdma_reply_short(r_xprt->rx_xid, 0, rep->rr_len);
+		goto out_drop;
+	}
+	rc = cmkit_rpcrdma_peek(data, rep->rr_len, &xid, &grant);
+	if (rc != CMKIT_RPCRDMA_OK) {
+		/* A grant of another version is not ours to use. */
+		atomic_inc(&rpcrdma_stats.replies_bad_vers);
+		trace_rpcrdma_reply_vers(r_xprt->rx_xid, xid, rep->rr_len);
+		goto out_drop;
+	}
+	/* The grant from the wire is sanitised before anything uses it. */
+	credits = cmkit_rpcrdma_credit_limit(grant, buf->rb_max_requests);
+
+	spin_lock(&buf->rb_lock);
+	req = rpcrdma_lookup_req(buf, xid);
+	if (!req) {
+		buf->rb_unknown_xid++;
+		spin_unlock(&buf->rb_lock);
+		atomic_inc(&rpcrdma_stats.replies_unknown_xid);
+		trace_rpcrdma_reply_unknown_xid(r_xprt->rx_xid, xid, rep->rr_len);
+		goto out_drop;
+	}
+	list_del_init(&req->rl_pending);
+	buf->rb_outstanding--;
+	old = buf->rb_credits;
+	buf->rb_credits = credits;
+	spin_unlock(&buf->rb_lock);
+	if (credits != old)
+		trace_rpcrdma_credits(r_xprt->rx_xid, old, credits, grant);
+
+	req->rl_rtt_ns = ktime_to_ns(ktime_sub(ktime_get(), req->rl_sent));
+	req->rl_reply = rep;
+	req->rl_result = cmkit_rpcrdma_decode_reply(data, rep->rr_len, &reply);
+	trace_rpcrdma_reply(r_xprt->rx_xid, xid, grant, credits, req->rl_result, req->rl_rtt_ns);
+	if (r_xprt->rx_ops && r_xprt->rx_ops->reply)
+		r_xprt->rx_ops->reply(r_xprt, req);
+	rpcrdma_post_recvs(r_xprt, credits + (buf->rb_bc_srv_max_requests << 1));
+	rpcrdma_complete_rqst(req);
+	wake_up_all(&buf->rb_wait);
+	return;
+
+out_drop:
+	rpcrdma_rep_put(buf, rep);
+	rpcrdma_post_recvs(r_xprt, rpcrdma_recv_target(buf));
+	wake_up_all(&buf->rb_wait);
+}
+
+/**
+ * rpcrdma_reqs_abort - the connection ended: end every call waiting for a reply
+ * @r_xprt: the transport, its QP drained (no reply can be matched any more)
+ *
+ * Each waiting call completes with -ECONNABORTED.
+ */
+void rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	struct rpcrdma_req *req, *tmp;
+	unsigned int n = 0;
+
+	spin_lock(&buf->rb_lock);
+	list_for_each_entry_safe(req, tmp, &buf->rb_pending, rl_pending) {
+		list_del_init(&req->rl_pending);
+		buf->rb_outstanding--;
+		req->rl_status = -ECONNABORTED;
+		rpcrdma_complete_rqst(req);
+		n++;
+	}
+	spin_unlock(&buf->rb_lock);
+	wake_up_all(&buf->rb_wait);
+	if (n)
+		trace_rpcrdma_calls_aborted(r_xprt->rx_xid, n);
+}
+
+/*
+ * Wait for a sent call's end, until @deadline.  A call abandoned (no reply
+ * in time, or a signal) leaves the waiting list and gives its credit back;
+ * one that timed out closes its connection, as xprt_rdma_timer() does.
+ */
+static void rpcrdma_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+			      unsigned long deadline)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	bool waiting, lost;
+	long t;
+
+	t = wait_for_completion_interruptible_timeout(&req->rl_done, rpcrdma_remaining(deadline));
+	if (t > 0)
+		return;
+	spin_lock(&buf->rb_lock);
+	waiting = !list_empty(&req->rl_pending);
+	if (waiting) {
+		list_del_init(&req->rl_pending);
+		buf->rb_outstanding--;
+	}
+	spin_unlock(&buf->rb_lock);
+	if (!waiting) {
+		/* Matched or aborted meanwhile: its completion is on its way. */
+		wait_for_completion(&req->rl_done);
+		return;
+	}
+	wake_up_all(&buf->rb_wait);
+	if (t < 0) {
+		req->rl_status = -EINTR;
+		return;
+	}
+	req->rl_status = -ETIMEDOUT;
+	atomic_inc(&rpcrdma_stats.call_timeouts);
+	trace_rpcrdma_call_timeout(r_xprt->rx_xid, req->rl_xid);
+	/* The server does not answer: assume the connection is lost. */
+	mutex_lock(&r_xprt->rx_send_lock);
+	spin_lock(&buf->rb_lock);
+	lost = rpcrdma_conn_lost(buf, req->rl_gen);
+	spin_unlock(&buf->rb_lock);
+	if (!lost)
+		rpcrdma_force_disconnect(r_xprt->rx_ep);
+	mutex_unlock(&r_xprt->rx_send_lock);
+}
+
+/* A call ended: count it, trace it, and return its errno. */
+static int rpcrdma_call_end(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	int err = req->rl_status ?: rpcrdma_errno(cmkit_rpcrdma_result_errno(req->rl_result));
+
+	spin_lock(&buf->rb_lock);
+	if (err)
+		buf->rb_errors++;
+	else
+		buf->rb_replies++;
+	spin_unlock(&buf->rb_lock);
+	atomic_inc(err ? &rpcrdma_stats.calls_failed : &rpcrdma_stats.calls_accepted);
+	if (req->rl_status == -ECONNABORTED)
+		atomic_inc(&rpcrdma_stats.calls_aborted);
+	trace_rpcrdma_call_done(r_xprt->rx_xid, req->rl_xid, err, req->rl_result);
+	return err;
+}
+
+struct rpcrdma_inflight {
+	struct rpcrdma_req *req;
+	unsigned long deadline;
+};
+
+/* The oldest call of a batch ended: account for it in @res. */
+static bool rpcrdma_calls_reap(struct rpcrdma_xprt *r_xprt, struct rpcrdma_inflight *f,
+			       struct cmkit_rpcrdma_calls *res, ktime_t *last)
+{
+	struct rpcrdma_req *req = f->req;
+	int err, status;
+
+	rpcrdma_call_wait(r_xprt, req, f->deadline);
+	err = rpcrdma_call_end(r_xprt, req);
+	status = req->rl_status;
+	if (status == -ETIMEDOUT) {
+		res->timedout++;
+	} else if (status == -ECONNABORTED) {
+		res->aborted++;
+	} else if (!status) {
+		switch (cmkit_rpcrdma_result_class(req->rl_result)) {
+		case CMKIT_RPCRDMA_ACCEPTED:
+			res->accepted++;
+			break;
+		case CMKIT_RPCRDMA_REJECTED:
+			res->rejected++;
+			break;
+		default:
+			res->malformed++;
+			break;
+		}
+		if (req->rl_result <= 0 && -req->rl_result < ARRAY_SIZE(res->results))
+			res->results[-req->rl_result]++;
+		if (res->rtt_ns && res->nr_rtt < res->count)
+			res->rtt_ns[res->nr_rtt++] = min_t(u64, req->rl_rtt_ns, U32_MAX);
+		*last = max_t(ktime_t, *last, ktime_add_ns(req->rl_sent, req->rl_rtt_ns));
+	}
+	/* The ctl's contract: any reply but an accepted one is -EPROTO. */
+	if (err && !res->status)
+		res->status = status ?: -EPROTO;
+	rpcrdma_buffer_put(&r_xprt->rx_buf, req);
+	return status != 0;
+}
+
+/**
+ * cmkit_rpcrdma_xprt_call - send NULL calls and wait for their replies
+ * @r_xprt: a connected transport
+ * @prog: RPC program (100003 is NFS)
+ * @vers: program version
+ * @count: how many calls
+ * @res: what they gave; @res->rtt_ns, if set, has room for @count entries
+ *
+ * Keeps as many calls outstanding as the credits allow, replies reaped in
+ * send order.  A call that times out or whose connection ends stops the
+ * batch: no further call is sent, those in flight are waited for.  May be
+ * called by several threads on one transport.
+ *
+ * Return: 0 if every call got an accepted reply, else @res->status: the
+ * errno of the first call, in send order, that did not: -EPROTO (rejected
+ * or malformed), -ETIMEDOUT, -ECONNABORTED (the connection ended under
+ * it), -ENOTCONN (not connected, or a Send could not be posted), -EINTR,
+ * -ENOMEM.
+ */
+int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32 count,
+			    struct cmkit_rpcrdma_calls *res)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	/* As many as the pool lends: the credit wait, not the window, paces. */
+	const unsigned int window = buf->rb_reqs;
+	struct rpcrdma_inflight *fifo;
+	unsigned int head = 0, n = 0;
+	u32 *rtt_ns = res->rtt_ns;
+	ktime_t first = 0, last = 0;
+	bool connected, stop = false;
+	u64 unknown;
+	int rc = 0;
+	u32 gen;
+
+	memset(res, 0, sizeof(*res));
+	res->rtt_ns = rtt_ns;
+	res->count = count;
+	fifo = kcalloc(window, sizeof(*fifo), GFP_KERNEL);
+	if (!fifo) {
+		res->status = -ENOMEM;
+		return res->status;
+	}
+	spin_lock(&buf->rb_lock);
+	connected = buf->rb_connected;
+	gen = buf->rb_gen;
+	unknown = buf->rb_unknown_xid;
+	spin_unlock(&buf->rb_lock);
+	if (!connected)
+		rc = -ENOTCONN;
+
+	while (!rc && !stop && res->sent < count) {
+		struct rpcrdma_inflight *f;
+		u32 outstanding = 0;
+
+		if (n == window) {
+			stop = rpcrdma_calls_reap(r_xprt, &fifo[head], res, &last);
+			head = (head + 1) % window;
+			n--;
+			continue;
+		}
+		f = &fifo[(head + n) % window];
+		f->deadline = jiffies + READ_ONCE(r_xprt->rx_call_timeout);
+		rc = rpcrdma_send_request(r_xprt, gen, prog, vers, f->deadline, &f->req,
+					  &outstanding);
+		if (rc)
+			break;
+		if (!res->sent)
+			first = f->req->rl_sent;
+		res->sent++;
+		res->max_outstanding = max(res->max_outstanding, outstanding);
+		n++;
+		/* Reap what already ended, so the window stays short. */
+		while (n && !stop && completion_done(&fifo[head].req->rl_done)) {
+			stop = rpcrdma_calls_reap(r_xprt, &fifo[head], res, &last);
+			head = (head + 1) % window;
+			n--;
+		}
+	}
+	while (n) {
+		rpcrdma_calls_reap(r_xprt, &fifo[head], res, &last);
+		head = (head + 1) % window;
+		n--;
+	}
+	kfree(fifo);
+
+	/* A call that could not be sent comes after every call that was. */
+	if (!res->status)
+		res->status = rc;
+	spin_lock(&buf->rb_lock);
+	res->credits = buf->rb_connected ? buf->rb_credits : 0;
+	res->unknown_xid = buf->rb_unknown_xid - unknown;
+	spin_unlock(&buf->rb_lock);
+	if (res->sent && last > first)
+		res->elapsed_ns = ktime_to_ns(ktime_sub(last, first));
+	return res->status;
+}
+CMKIT_EXPORT(cmkit_rpcrdma_xprt_call);
