@@ -503,7 +503,7 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 {
 	const enum irdma_cm_event_type connected = IRDMA_CM_EVENT_CONNECTED;
 	struct irdma_cm_core *core = private_core(test);
-	struct irdma_cm_info info = { .loc_addr = 1, .rem_addr = 2 };
+	struct irdma_cm_info info = {};
 	unsigned int i;
 
 	quiet_traces(test);
@@ -576,7 +576,7 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 static void irdma_10000_events_keep_per_node_order(struct kunit *test)
 {
 	struct irdma_cm_core *core = private_core(test);
-	struct irdma_cm_info info = { .loc_addr = 1, .rem_addr = 2 };
+	struct irdma_cm_info info = {};
 	struct irdma_cm_node **nodes;
 	struct ul **uls;
 	long freed;
@@ -1790,7 +1790,7 @@ static void irdma_cleanup_right_after_listener_published(struct kunit *test)
 static void irdma_cleanup_waits_for_a_node_being_destroyed(struct kunit *test)
 {
 	struct irdma_cm_core *core = private_core(test);
-	struct irdma_cm_info info = { .loc_addr = 1, .rem_addr = 2 };
+	struct irdma_cm_info info = {};
 	struct irdma_cm_node *node;
 	struct pin *pin;
 	struct ul *ul;
