@@ -1071,7 +1071,7 @@ static int irdma_cm_accept_wait_rtr(struct irdma_cm_node *cm_node)
 	mutex_lock(&cm_node->lock);
 	if (cm_node->state == IRDMA_CM_STATE_RTR_RCVD && cm_node->sock)
 		return 0;
-	return cm_node->err ?: -ECONNRESET;
+	return cm_node->err == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
 }
 
 /**
