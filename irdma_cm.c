@@ -223,7 +223,7 @@ int irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 	cm_core->mpa_version = CMKIT_MPA_REV2;
 	cm_core->mpa_req_timeout = clamp(irdma_mpa_request_timeout, 1U, 3600U) * MSEC_PER_SEC;
 	cm_core->mpa_rep_timeout = clamp(irdma_mpa_reply_timeout, 1U, 3600U) * MSEC_PER_SEC;
-	cm_core->keepalive_idle = min(irdma_keepalive_idle, (unsigned int)MAX_TCP_KEEPIDLE);
+	cm_core->keepalive_idle = min_t(unsigned int, irdma_keepalive_idle, MAX_TCP_KEEPIDLE);
 	if (!irdma_fault(IRDMA_FAULT_EVENT_WQ))
 		cm_core->event_wq = alloc_ordered_workqueue("cmkit-iwarp-event-wq", 0);
 	if (!cm_core->event_wq)

@@ -419,6 +419,14 @@ static inline int irdma_sa_len(const struct sockaddr_storage *ss)
 	       sizeof(struct sockaddr_in);
 }
 
+/* A socket address (or none) into a trace entry's array, for %pISpc. */
+static inline void irdma_sa_trace(u8 *dst, const struct sockaddr_storage *sa)
+{
+	memset(dst, 0, sizeof(struct sockaddr_in6));
+	if (sa)
+		memcpy(dst, sa, irdma_sa_len(sa));
+}
+
 /* Let a test stop here (KUnit only). */
 static inline void irdma_cm_hook(struct irdma_cm_core *cm_core,
 				 enum irdma_cm_hook where, void *arg)

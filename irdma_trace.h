@@ -95,14 +95,6 @@ TRACE_DEFINE_ENUM(IRDMA_CM_STATE_CLOSED);
 			 { IW_CM_EVENT_DISCONNECT, "DISCONNECT" },		\
 			 { IW_CM_EVENT_CLOSE, "CLOSE" })
 
-/* A socket address (IPv4 or IPv6) in an entry, for %pISpc. */
-#define cmkit_irdma_sa_assign(dst, sa)						\
-	do {									\
-		memset(dst, 0, sizeof(struct sockaddr_in6));			\
-		if (sa)								\
-			memcpy(dst, sa, irdma_sa_len(sa));			\
-	} while (0)
-
 TRACE_EVENT(cmkit_irdma_create_event,
 	    TP_PROTO(const struct irdma_cm_node *cm_node, int type, u32 seq),
 	    TP_ARGS(cm_node, type, seq),
@@ -113,7 +105,7 @@ TRACE_EVENT(cmkit_irdma_create_event,
 	    TP_fast_assign(__entry->node = cm_node->id;
 			   __entry->type = type;
 			   __entry->seq = seq;
-			   cmkit_irdma_sa_assign(__entry->peer, &cm_node->rem);),
+			   irdma_sa_trace(__entry->peer, &cm_node->rem);),
 	    TP_printk("node=%u peer=%pISpc %s seq=%u", __entry->node, __entry->peer,
 		      cmkit_irdma_show_event(__entry->type), __entry->seq)
 );
@@ -195,7 +187,7 @@ TRACE_EVENT(cmkit_irdma_bad_frame,
 			     __field(int, mpa_err)
 			     __field(u32, rx_len)),
 	    TP_fast_assign(__entry->node = cm_node->id;
-			   cmkit_irdma_sa_assign(__entry->peer, &cm_node->rem);
+			   irdma_sa_trace(__entry->peer, &cm_node->rem);
 			   __entry->kind = kind;
 			   __entry->mpa_err = mpa_err;
 			   __entry->rx_len = rx_len;),
@@ -255,7 +247,7 @@ TRACE_EVENT(cmkit_irdma_listen,
 	    TP_STRUCT__entry(__array(u8, addr, sizeof(struct sockaddr_in6))
 			     __field(bool, on)
 			     __field(int, rc)),
-	    TP_fast_assign(cmkit_irdma_sa_assign(__entry->addr, addr);
+	    TP_fast_assign(irdma_sa_trace(__entry->addr, addr);
 			   __entry->on = on;
 			   __entry->rc = rc;),
 	    TP_printk("%pISpc %s rc=%d", __entry->addr,
@@ -273,8 +265,8 @@ TRACE_EVENT(cmkit_irdma_refused,
 	    TP_STRUCT__entry(__array(u8, addr, sizeof(struct sockaddr_in6))
 			     __array(u8, peer, sizeof(struct sockaddr_in6))
 			     __field(int, err)),
-	    TP_fast_assign(cmkit_irdma_sa_assign(__entry->addr, &listener->loc);
-			   cmkit_irdma_sa_assign(__entry->peer, rem);
+	    TP_fast_assign(irdma_sa_trace(__entry->addr, &listener->loc);
+			   irdma_sa_trace(__entry->peer, rem);
 			   __entry->err = err;),
 	    TP_printk("listener=%pISpc peer=%pISpc err=%d", __entry->addr,
 		      __entry->peer, __entry->err)
