@@ -651,18 +651,20 @@ static inline int cmkit_mpa_refuse(struct cmkit_mpa_result *out,
  *  - it asks for markers: MARKERS;
  *  - @me->p2p is required and the request is not an enhanced one with the
  *    P2P bit: P2P_REQUIRED;
- *  - it asks for P2P, @me->p2p is not off, and no RTR type is both offered
- *    and in @me->rtr (a Read only counts when our IRD is not 0, as the
- *    Read takes one of our IRD slots): NO_RTR;
+ *  - it asks for P2P and no RTR type is both offered and in @me->rtr (a
+ *    Read only counts when our IRD is not 0, as the Read takes one of our
+ *    IRD slots; with @me->p2p off, none does): NO_RTR.  RFC 6581 section
+ *    9.2: "If Control Flag A is 1 in the MPA Request message, then the
+ *    responder MUST set Control Flag A to 1 in the MPA reply message", so
+ *    a responder that cannot take P2P refuses it rather than accepting
+ *    without it (cxgb4 terminates on such a reply);
  *  - @me->ird_strict, and the initiator's ORD (when specified) exceeds
  *    our IRD: IRD.
  * Otherwise the reply is accepted in the request's revision (a revision 2
  * responder answers a revision 1 request in revision 1, as siw, irdma and
  * cxgb4 do), enhanced when the request was; CRC is on when either side
- * asks; P2P is echoed when asked and @me->p2p is not off, with one RTR
- * type, in order of preference zero-length Write, Read, Send; a P2P
- * request to a responder with P2P off is accepted without P2P (the
- * initiator decides).  The reply's IRD is ours, unchanged (0 says we take
+ * asks; P2P is echoed whenever asked, with one RTR type, in order of
+ * preference zero-length Write, Read, Send.  The reply's IRD is ours, unchanged (0 says we take
  * no Reads); its ORD is ours lowered to the initiator's IRD.  0x3fff,
  * "not specified", is the largest count and so limits nothing.
  *
@@ -701,8 +703,10 @@ static inline int cmkit_mpa_respond(const struct cmkit_mpa_offer *me,
 	peer_p2p = req->enhanced && (req->ird_ctrl & CMKIT_MPA_V2_PEER_TO_PEER);
 	if (me->p2p == CMKIT_MPA_P2P_REQUIRED && !peer_p2p)
 		return cmkit_mpa_refuse(out, CMKIT_MPA_REJ_P2P_REQUIRED);
-	if (peer_p2p && me->p2p != CMKIT_MPA_P2P_OFF) {
-		common = cmkit_mpa_rtr_offered(req) & me->rtr;
+	if (peer_p2p) {
+		/* RFC 6581, 9.2: a reply to a request with A set has A set. */
+		common = cmkit_mpa_rtr_offered(req) &
+			 (me->p2p != CMKIT_MPA_P2P_OFF ? me->rtr : 0);
 		if (!me->ird)
 			common &= (cmkit_u8)~CMKIT_MPA_RTR_READ;
 		common = cmkit_mpa_rtr_pick(common);

@@ -694,7 +694,8 @@ irdma_ctl_knob_cases() {
 	irdma_ctl_knobs irdma_ctl_rev1 "rev=1" "rev=1" "rev=1 p2p=none crc=0 fallback=0"
 	irdma_ctl_knobs irdma_ctl_fallback_to_rev1 "rev=1" "rev=2 fallback=1" \
 		"rev=1 p2p=none crc=0 fallback=1" "rev=1 p2p=none crc=0 fallback=0"
-	irdma_ctl_knobs irdma_ctl_p2p_none "p2p=none" "p2p=any" "rev=2 p2p=none crc=0 fallback=0"
+	irdma_ctl_knobs irdma_ctl_p2p_any_to_any "" "p2p=any" "rev=2 p2p=write crc=0 fallback=0"
+	irdma_ctl_knobs irdma_ctl_p2p_none "p2p=none" "p2p=none" "rev=2 p2p=none crc=0 fallback=0"
 }
 
 bad_irdma_commands_are_refused() {
