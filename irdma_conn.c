@@ -153,7 +153,9 @@ void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
 {
 	struct sock *sk = sock->sk;
 
-	INIT_WORK(&cm_node->sock_work, irdma_cm_sock_work);
+	/* Once: a revision 1 retry attaches a second socket from this very work. */
+	if (!cm_node->sock_work.func)
+		INIT_WORK(&cm_node->sock_work, irdma_cm_sock_work);
 	write_lock_bh(&sk->sk_callback_lock);
 	cm_node->saved_data_ready = sk->sk_data_ready;
 	cm_node->saved_state_change = sk->sk_state_change;
