@@ -2405,6 +2405,33 @@ static void irdma_cleanup_tears_down_live_connections(struct kunit *test)
 
 /* ---- RFC 6581: P2P, CRC, reasoned rejects, fallback, timers, backlog ---- */
 
+/* A private core's end: every node and listener gone, every event handled. */
+static void end_core(struct kunit *test, struct irdma_cm_core *core)
+{
+	irdma_cleanup_cm_core(core);
+	expect_core_idle(test, core);
+}
+
+/* Stop @lul on @core (its requests answered), then end the core. */
+static void end_listener_and_core(struct kunit *test, struct ul *lul,
+				  struct irdma_cm_core *core)
+{
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+	ul_expect_clean(test, lul);
+	end_core(test, core);
+}
+
+/* Receive a whole MPA frame of @kind, decoded as the deciders take it. */
+static void raw_recv_any_frame(struct kunit *test, struct raw_peer *raw,
+			       enum cmkit_mpa_kind kind, u8 *buf, struct cmkit_mpa_frame *f)
+{
+	int n = raw_recv(raw, buf, CMKIT_MPA_HDR_LEN);
+
+	KUNIT_ASSERT_EQ(test, n, CMKIT_MPA_HDR_LEN);
+	n += raw_recv(raw, buf + n, cmkit_get_be16(buf + 18));
+	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse(buf, n, kind, f), n);
+}
+
 static struct cmkit_mpa_offer mpa_offer(u8 rev, u8 p2p, u8 rtr, u8 crc)
 {
 	struct cmkit_mpa_offer o = {
@@ -2621,12 +2648,8 @@ static void irdma_p2p_cmkit_to_cmkit(struct kunit *test)
 	expect_orderly_close(test, ul, child);
 	KUNIT_EXPECT_EQ(test, atomic_read(&acore->stats.aborts), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&pcore->stats.aborts), 0);
-	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
-	ul_expect_clean(test, lul);
-	irdma_cleanup_cm_core(acore);
-	irdma_cleanup_cm_core(pcore);
-	expect_core_idle(test, acore);
-	expect_core_idle(test, pcore);
+	end_listener_and_core(test, lul, pcore);
+	end_core(test, acore);
 }
 
 /* Receive the RTR (of type @rtr) a P2P initiator sends, whole, into @buf. */
@@ -2710,10 +2733,7 @@ static void irdma_p2p_connect_to_strict_responder(struct kunit *test)
 	raw_listen(test, raw, &addr);
 	ul = cmkit_connect_mpa(test, core, &addr, &offer);
 	raw_accept(test, raw);
-	n = raw_recv(raw, buf, CMKIT_MPA_HDR_LEN);
-	KUNIT_ASSERT_EQ(test, n, CMKIT_MPA_HDR_LEN);
-	n += raw_recv(raw, buf + n, cmkit_get_be16(buf + 18));
-	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse(buf, n, CMKIT_MPA_REQUEST, &f), n);
+	raw_recv_any_frame(test, raw, CMKIT_MPA_REQUEST, buf, &f);
 	KUNIT_EXPECT_EQ(test, !!(f.flags & CMKIT_MPA_FLAG_CRC), !!p->crc);
 	rc = cmkit_mpa_respond(&peer, &f, &res);
 	KUNIT_EXPECT_EQ(test, rc, (int)p->reason);
@@ -2754,8 +2774,7 @@ static void irdma_p2p_connect_to_strict_responder(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.status, 0);
 out:
 	ul_expect_clean(test, ul);
-	irdma_cleanup_cm_core(core);
-	expect_core_idle(test, core);
+	end_core(test, core);
 }
 
 /*
@@ -2870,10 +2889,7 @@ static void irdma_p2p_strict_initiator_connects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.status, 0);
 out:
 	ul_expect_clean(test, child);
-	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
-	ul_expect_clean(test, lul);
-	irdma_cleanup_cm_core(core);
-	expect_core_idle(test, core);
+	end_listener_and_core(test, lul, core);
 	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
 }
 
@@ -2948,10 +2964,7 @@ static void irdma_listener_refuses_with_a_reason(struct kunit *test)
 	if (p->rev)
 		buf[17] = p->rev;
 	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
-	n = raw_recv(raw, buf, CMKIT_MPA_HDR_LEN);
-	KUNIT_ASSERT_EQ(test, n, CMKIT_MPA_HDR_LEN);
-	n += raw_recv(raw, buf + n, cmkit_get_be16(buf + 18));
-	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse(buf, n, CMKIT_MPA_REPLY, &f), n);
+	raw_recv_any_frame(test, raw, CMKIT_MPA_REPLY, buf, &f);
 	KUNIT_EXPECT_TRUE(test, f.flags & CMKIT_MPA_FLAG_REJECT);
 	KUNIT_EXPECT_EQ(test, f.rev, p->listener.rev < p->peer.rev || p->rev ?
 			p->listener.rev : p->peer.rev);
@@ -2960,8 +2973,7 @@ static void irdma_listener_refuses_with_a_reason(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
 	KUNIT_EXPECT_EQ(test, lul->nr, 0U);
 	ul_expect_clean(test, lul);
-	irdma_cleanup_cm_core(core);
-	expect_core_idle(test, core);
+	end_core(test, core);
 	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
 }
 
@@ -3036,10 +3048,7 @@ static void irdma_revision_1_and_2_with_and_without_fallback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ul_mpa(test, child).rev, p->rev);
 	expect_orderly_close(test, child, ul);
 out:
-	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
-	ul_expect_clean(test, lul);
-	irdma_cleanup_cm_core(core);
-	expect_core_idle(test, core);
+	end_listener_and_core(test, lul, core);
 }
 
 /*
@@ -3089,8 +3098,7 @@ static void irdma_fallback_after_a_reset(struct kunit *test)
 	expect_ended_by_reset(test, ul);
 out:
 	ul_expect_clean(test, ul);
-	irdma_cleanup_cm_core(core);
-	expect_core_idle(test, core);
+	end_core(test, core);
 }
 
 static const struct rev_param reset_fallback_params[] = {
@@ -3179,8 +3187,7 @@ static void irdma_mpa_timer_expires(struct kunit *test)
 		ul_expect_clean(test, lul);
 		break;
 	}
-	irdma_cleanup_cm_core(core);
-	expect_core_idle(test, core);
+	end_core(test, core);
 	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
 }
 
@@ -3224,10 +3231,7 @@ static void irdma_backlog_limits_pending_requests(struct kunit *test)
 	child->id.provider_data = lul->rec[1].provider_data;
 	spin_unlock(&lul->lock);
 	KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&child->id, NULL, 0), 0);
-	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
-	irdma_cleanup_cm_core(core);
-	ul_expect_clean(test, lul);
-	expect_core_idle(test, core);
+	end_listener_and_core(test, lul, core);
 }
 
 /* ---- siw: P2P with it, and IPv6 both ways ----------------------------------- */
