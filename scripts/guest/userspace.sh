@@ -702,7 +702,6 @@ bad_irdma_commands_are_refused() {
 	why=
 	PORT=$((PORT + 1))
 	KP=$((PORT + 1))	# nobody listens there: only the knobs can be wrong
-	PORT=$KP
 	echo "listen $SIW_ADDR $PORT accept" > $D/irdma/ctl || why="listen failed"
 	lid=$(sed -n 's/^\([0-9]*\) listener .*/\1/p' $D/irdma/ids)
 	for cmd in "listen" "listen $SIW_ADDR" "listen $SIW_ADDR 0 accept" \
@@ -722,6 +721,7 @@ bad_irdma_commands_are_refused() {
 	done
 	echo "destroy all" > $D/irdma/ctl || why="${why:-destroy failed}"
 	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	PORT=$KP
 	result bad_irdma_commands_are_refused "$why"
 }
 
