@@ -109,6 +109,7 @@ struct irdma_cm_node *irdma_cm_id_get_node(struct iw_cm_id *cm_id)
 	spin_unlock(&irdma_cm_id_lock);
 	return cm_node;
 }
+EXPORT_SYMBOL_IF_KUNIT(irdma_cm_id_get_node);
 
 /**
  * irdma_cm_id_publish - have an id name a node or listener
