@@ -694,8 +694,12 @@ static void irdma_connects_siw_accepts_then_cmkit_closes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
 	KUNIT_EXPECT_EQ(test, r.status, 0);
 	expect_pdata(test, &r, siw_rep);
-	/* We asked for 4/4; siw (IRD 4, relaxed) leaves both as they are. */
-	KUNIT_EXPECT_EQ(test, r.ird, 4);
+	/*
+	 * We asked for 4/4.  Revision 2: siw's reply (IRD 4, relaxed; ORD 1,
+	 * cm_peer's initiator_depth) leaves our ORD and lowers our IRD to its
+	 * ORD, the most reads it will issue.  Revision 1 negotiates nothing.
+	 */
+	KUNIT_EXPECT_EQ(test, r.ird, cp->mpa_version == 2 ? 1 : 4);
 	KUNIT_EXPECT_EQ(test, r.ord, 4);
 	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)&r.remote)->sin_port),
 			ntohs(addr.sin_port));
@@ -1115,7 +1119,7 @@ static void irdma_established_peer_resets(struct kunit *test)
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	ul = raw_peer_accepts(test, core, raw, &addr, &r);
 	expect_pdata(test, &r, raw_rep);
-	KUNIT_EXPECT_EQ(test, r.ird, 4);
+	KUNIT_EXPECT_EQ(test, r.ird, 2);	/* lowered to the peer's ORD */
 	KUNIT_EXPECT_EQ(test, r.ord, 2);	/* lowered to the peer's IRD */
 
 	/* RDMA traffic from the peer is dropped, not mistaken for a frame. */
@@ -2700,8 +2704,8 @@ static const struct strict_resp_param strict_resp_params[] = {
 	  CMKIT_MPA_REJ_P2P_REQUIRED },
 	{ "Write offered, Read demanded: rejected", CMKIT_MPA_P2P_REQUIRED,
 	  CMKIT_MPA_RTR_WRITE, 0, CMKIT_MPA_RTR_READ, -ECONNREFUSED, CMKIT_MPA_REJ_NO_RTR },
-	{ "P2P required, peer without: reset", CMKIT_MPA_P2P_REQUIRED, CMKIT_MPA_RTR_WRITE,
-	  0, 0, -ECONNRESET },
+	{ "P2P required, accepted without it: reset", CMKIT_MPA_P2P_REQUIRED,
+	  CMKIT_MPA_RTR_WRITE, 0, 0, -ECONNRESET },
 };
 
 static void strict_resp_desc(const struct strict_resp_param *p, char *desc)
@@ -2736,6 +2740,19 @@ static void irdma_p2p_connect_to_strict_responder(struct kunit *test)
 	raw_recv_any_frame(test, raw, CMKIT_MPA_REQUEST, buf, &f);
 	KUNIT_EXPECT_EQ(test, !!(f.flags & CMKIT_MPA_FLAG_CRC), !!p->crc);
 	rc = cmkit_mpa_respond(&peer, &f, &res);
+	if (!p->want) {
+		/*
+		 * A responder without P2P must refuse a request with A set (RFC
+		 * 6581, 9.2), and the decider does; this peer accepts without
+		 * it, as siw once did (zrlio/softiwarp#18).
+		 */
+		KUNIT_EXPECT_EQ(test, rc, (int)CMKIT_MPA_REJ_NO_RTR);
+		res.accept = 1;
+		res.reason = CMKIT_MPA_REJ_NONE;
+		res.p2p = 0;
+		res.rtr = 0;
+		rc = 0;
+	}
 	KUNIT_EXPECT_EQ(test, rc, (int)p->reason);
 	n = cmkit_mpa_build_reply(buf, CMKIT_MPA_MAX_FRAME, &res, rc ? NULL : raw_rep,
 				  rc ? 0 : sizeof(raw_rep));
