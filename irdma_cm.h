@@ -31,7 +31,8 @@
  * most 255 (its private_data_len is a u8).  cmkit keeps to the smallest, both
  * ways: it sends at most 255 bytes (a connect or accept asking for more fails
  * with -EINVAL), and a peer's request or reply (accepting or rejecting) with
- * more than 255 ends the connection rather than reaching the upper layer cut.
+ * more than 255 never reaches the upper layer cut: a request is refused with
+ * an MPA reject (reason CMKIT_MPA_REJ_PDATA), a reply ends the connection.
  */
 #ifndef CMKIT_IRDMA_CM_H
 #define CMKIT_IRDMA_CM_H

@@ -13,8 +13,9 @@
  * the MPA frame (or RTR message) it is receiving, and posts events for the
  * handler.  A malformed, truncated or oversized frame aborts the
  * connection; a request cmkit refuses for what it asks (revision, markers,
- * P2P, RTR type, IRD) is answered with a reasoned MPA reject.  Each wait
- * for the peer (request, reply, RTR) has a timer.  Nothing a peer does is
+ * P2P, RTR type, IRD, private data an upcall cannot carry) is answered
+ * with a reasoned MPA reject.  Each wait for the peer (request, reply,
+ * RTR) has a timer.  Nothing a peer does is
  * logged (a peer could fill the log): each decision is a tracepoint
  * (events/cmkit_irdma/), and aborts are counted in the core's stats.
  *
@@ -577,13 +578,14 @@ static void irdma_cm_process_request(struct irdma_cm_node *cm_node,
 {
 	int rc;
 
-	if (f->pdata_len > IRDMA_CM_MAX_PDATA) {
-		/* Valid MPA, but an iw_cm_event cannot carry it. */
-		irdma_cm_fail(cm_node, -EMSGSIZE);
-		return;
-	}
 	irdma_cm_timer_stop(cm_node);
 	rc = cmkit_mpa_respond(&cm_node->offer, f, &cm_node->neg);
+	if (!rc && f->pdata_len > IRDMA_CM_MAX_PDATA) {
+		/* Valid MPA, but an iw_cm_event cannot carry it: refused whole. */
+		cm_node->neg.p2p = cm_node->offer.p2p != CMKIT_MPA_P2P_OFF;
+		cm_node->neg.rtr = cm_node->neg.p2p ? cm_node->offer.rtr : 0;
+		rc = CMKIT_MPA_REJ_PDATA;
+	}
 	trace_cmkit_irdma_negotiate(cm_node, rc, &cm_node->neg);
 	if (rc < 0) {
 		irdma_cm_fail(cm_node, -EINVAL);	/* a listener's offer is checked */

@@ -1271,20 +1271,16 @@ enum bad_request {
 	BAD_HTTP,		/* not MPA at all */
 	BAD_REPLY_KEY,		/* a reply where a request belongs */
 	BAD_HALF_THEN_FIN,	/* the peer goes away mid-request */
-	BAD_PDATA_256,		/* valid MPA, more than an upcall carries */
-	BAD_PDATA_300,		/* likewise */
 };
 
 static const char * const bad_request_names[] = {
 	[BAD_HTTP] = "HTTP",
 	[BAD_REPLY_KEY] = "reply key in a request",
 	[BAD_HALF_THEN_FIN] = "half a request, then FIN",
-	[BAD_PDATA_256] = "256 bytes of private data",
-	[BAD_PDATA_300] = "300 bytes of private data",
 };
 
 static const enum bad_request bad_requests[] = {
-	BAD_HTTP, BAD_REPLY_KEY, BAD_HALF_THEN_FIN, BAD_PDATA_256, BAD_PDATA_300,
+	BAD_HTTP, BAD_REPLY_KEY, BAD_HALF_THEN_FIN,
 };
 
 static void bad_request_desc(const enum bad_request *p, char *desc)
@@ -1303,7 +1299,6 @@ static void irdma_bad_request_to_listener_aborts_silently(struct kunit *test)
 	int freed0 = atomic_read(&core->stats.nodes_freed);
 	struct raw_peer *raw = raw_create(test);
 	static const char junk[] = "GET / HTTP/1.0\r\nHost: cmkit\r\n\r\n";
-	static const u8 pdata[300];
 	u8 *buf = raw_frame_buf(test);
 	int mark = log_mark();
 	struct sockaddr_in addr;
@@ -1321,14 +1316,6 @@ static void irdma_bad_request_to_listener_aborts_silently(struct kunit *test)
 	case BAD_HALF_THEN_FIN:
 		n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0, 1, 1,
 				       0, 0, siw_req, sizeof(siw_req)) - 5;
-		break;
-	case BAD_PDATA_256:
-		n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0, 1, 1,
-				       0, 0, pdata, 256);
-		break;
-	case BAD_PDATA_300:
-		n = irdma_build_mpa_v1(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0,
-				       pdata, sizeof(pdata));
 		break;
 	}
 	KUNIT_ASSERT_GT(test, n, 0);
@@ -2922,6 +2909,7 @@ struct refuse_param {
 	u8 flags;			/* forced into byte 16 of the request */
 	u8 rev;				/* forced into byte 17 (0: as built) */
 	enum cmkit_mpa_reject_reason reason;
+	u16 pdata_len;			/* of zeroes (0: raw_req) */
 };
 
 static const struct refuse_param refuse_params[] = {
@@ -2950,6 +2938,12 @@ static const struct refuse_param refuse_params[] = {
 	{ "ORD above a strict listener's IRD",
 	  { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 1, 2, 0x3fff },
 	  { 2, 0, 0, 0, 0, 0, 4, 8 }, 0, 0, CMKIT_MPA_REJ_IRD },
+	{ "256 bytes of private data (more than an upcall carries)",
+	  { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 0, 0x3fff, 0x3fff },
+	  { 2, 0, 0, 0, 0, 0, 1, 1 }, 0, 0, CMKIT_MPA_REJ_PDATA, 256 },
+	{ "300 bytes of private data, revision 1",
+	  { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 0, 0x3fff, 0x3fff },
+	  { 1, 0, 0, 0, 0, 0, 0x3fff, 0x3fff }, 0, 0, CMKIT_MPA_REJ_PDATA, 300 },
 };
 
 static void refuse_desc(const struct refuse_param *p, char *desc)
@@ -2966,6 +2960,7 @@ static void irdma_listener_refuses_with_a_reason(struct kunit *test)
 	struct raw_peer *raw = raw_create(test);
 	u8 *buf = raw_frame_buf(test);
 	int mark = log_mark();
+	static const u8 zeroes[300];
 	struct cmkit_mpa_frame f;
 	struct sockaddr_in addr;
 	struct ul *lul;
@@ -2974,8 +2969,9 @@ static void irdma_listener_refuses_with_a_reason(struct kunit *test)
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	lul = cmkit_listen_mpa(test, core, &addr, 4, &p->listener);
 	raw_connect(test, raw, &addr);
-	n = cmkit_mpa_build_request(buf, CMKIT_MPA_MAX_FRAME, &p->peer, p->peer.rev, raw_req,
-				    sizeof(raw_req));
+	n = cmkit_mpa_build_request(buf, CMKIT_MPA_MAX_FRAME, &p->peer, p->peer.rev,
+				    p->pdata_len ? (const void *)zeroes : raw_req,
+				    p->pdata_len ?: sizeof(raw_req));
 	KUNIT_ASSERT_GT(test, n, 0);
 	buf[16] |= p->flags;
 	if (p->rev)

@@ -754,8 +754,8 @@ TEST(MpaRejectReason, RoundTripsEveryReason)
 			EXPECT_STRNE(cmkit_mpa_reason_str(rs),
 				     cmkit_mpa_reason_str(static_cast<cmkit_mpa_reject_reason>(other)));
 	}
-	EXPECT_STREQ("unknown reason",
-		     cmkit_mpa_reason_str(static_cast<cmkit_mpa_reject_reason>(6)));
+	EXPECT_STREQ("unknown reason", cmkit_mpa_reason_str(
+					       static_cast<cmkit_mpa_reject_reason>(CMKIT_MPA_REJ_MAX + 1)));
 }
 
 TEST(MpaRejectReason, AnythingElseIsNoReason)
@@ -763,7 +763,7 @@ TEST(MpaRejectReason, AnythingElseIsNoReason)
 	const Bytes none[] = {
 		{},
 		{ 'C', 'M', 'K', 'R', 0, 0 },		// NONE is never sent
-		{ 'C', 'M', 'K', 'R', 0, 6 },		// unknown reason
+		{ 'C', 'M', 'K', 'R', 0, CMKIT_MPA_REJ_MAX + 1 },	// unknown reason
 		{ 'C', 'M', 'K', 'R', 0xff, 0xff },
 		{ 'C', 'M', 'K', 'R', 0, 1, 0 },	// longer: a consumer's
 		{ 'C', 'M', 'K', 'R', 0 },		// shorter
@@ -781,7 +781,8 @@ TEST(MpaRejectReason, AnythingElseIsNoReason)
 	EXPECT_EQ(CMKIT_MPA_E_ARG, cmkit_mpa_reject_reason_put(buf, sizeof(buf),
 							       CMKIT_MPA_REJ_NONE));
 	EXPECT_EQ(CMKIT_MPA_E_ARG, cmkit_mpa_reject_reason_put(
-					   buf, sizeof(buf), static_cast<cmkit_mpa_reject_reason>(6)));
+					   buf, sizeof(buf),
+					   static_cast<cmkit_mpa_reject_reason>(CMKIT_MPA_REJ_MAX + 1)));
 	EXPECT_EQ(CMKIT_MPA_E_ARG, cmkit_mpa_reject_reason_put(nullptr, 6, CMKIT_MPA_REJ_IRD));
 	EXPECT_EQ(CMKIT_MPA_E_NOSPACE, cmkit_mpa_reject_reason_put(buf, 5, CMKIT_MPA_REJ_IRD));
 }

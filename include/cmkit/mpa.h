@@ -403,6 +403,9 @@ enum cmkit_mpa_p2p {
  * @CMKIT_MPA_REJ_P2P_REQUIRED: we require P2P; the request does not offer it
  * @CMKIT_MPA_REJ_NO_RTR: P2P asked, but no RTR type both sides accept
  * @CMKIT_MPA_REJ_IRD: our IRD is short of the initiator's ORD (strict IRD)
+ * @CMKIT_MPA_REJ_PDATA: the request's private data is longer than our upper
+ *	layer takes (a valid frame: RFC 5044 allows 512 bytes); the caller
+ *	decides this one, cmkit_mpa_respond() never does
  */
 enum cmkit_mpa_reject_reason {
 	CMKIT_MPA_REJ_NONE = 0,
@@ -411,9 +414,10 @@ enum cmkit_mpa_reject_reason {
 	CMKIT_MPA_REJ_P2P_REQUIRED = 3,
 	CMKIT_MPA_REJ_NO_RTR = 4,
 	CMKIT_MPA_REJ_IRD = 5,
+	CMKIT_MPA_REJ_PDATA = 6,
 };
 
-#define CMKIT_MPA_REJ_MAX		CMKIT_MPA_REJ_IRD
+#define CMKIT_MPA_REJ_MAX		CMKIT_MPA_REJ_PDATA
 #define CMKIT_MPA_REJ_TAG		"CMKR"
 #define CMKIT_MPA_REJ_TAG_LEN		4
 #define CMKIT_MPA_REJ_PD_LEN		6
@@ -925,6 +929,8 @@ static inline const char *cmkit_mpa_reason_str(enum cmkit_mpa_reject_reason reas
 		return "no common RTR type";
 	case CMKIT_MPA_REJ_IRD:
 		return "IRD short of the initiator's ORD";
+	case CMKIT_MPA_REJ_PDATA:
+		return "private data longer than the upper layer takes";
 	default:
 		return "unknown reason";
 	}
