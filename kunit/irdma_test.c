@@ -2571,6 +2571,7 @@ static void expect_orderly_close(struct kunit *test, struct ul *a, struct ul *b)
 	ul_expect_clean(test, b);
 }
 
+/* @crc: 0 none, 1 the initiator asks for CRC, 2 the responder does */
 struct p2p_param {
 	u8 rtr;
 	u8 crc;
@@ -2580,31 +2581,35 @@ static const struct p2p_param p2p_params[] = {
 	{ CMKIT_MPA_RTR_WRITE, 0 }, { CMKIT_MPA_RTR_WRITE, 1 },
 	{ CMKIT_MPA_RTR_READ, 0 }, { CMKIT_MPA_RTR_READ, 1 },
 	{ CMKIT_MPA_RTR_SEND, 0 }, { CMKIT_MPA_RTR_SEND, 1 },
+	{ CMKIT_MPA_RTR_WRITE, 2 },
 };
 
 static void p2p_param_desc(const struct p2p_param *p, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s RTR%s", rtr_name(p->rtr),
-		 p->crc ? ", CRC" : "");
+		 p->crc == 2 ? ", CRC asked by the responder" : p->crc ? ", CRC" : "");
 }
 
 KUNIT_ARRAY_PARAM(irdma_p2p, p2p_params, p2p_param_desc);
 
 /*
  * cmkit to cmkit, an active and a passive core: P2P with each RTR type,
- * with and without CRC.  The initiator's CONNECT_REPLY and the responder's
- * ESTABLISHED come once the RTR went through (a Read RTR's Read Response
- * too: the responder's close after it reaches the initiator in order, so a
- * Read Response it refused would have reset the connection), both sides
- * say what was negotiated, and keepalive is on.
+ * with and without CRC (asked by either side: both use it).  The
+ * initiator's CONNECT_REPLY and the responder's ESTABLISHED come once the
+ * RTR went through (a Read RTR's Read Response too: the responder's close
+ * after it reaches the initiator in order, so a Read Response it refused
+ * would have reset the connection), both sides say what was negotiated,
+ * and keepalive is on.
  */
 static void irdma_p2p_cmkit_to_cmkit(struct kunit *test)
 {
 	const struct p2p_param *p = test->param_value;
 	struct irdma_cm_core *acore, *pcore;
-	struct cmkit_mpa_offer offer = mpa_offer(2, CMKIT_MPA_P2P_REQUIRED, p->rtr, p->crc);
+	struct cmkit_mpa_offer offer = mpa_offer(2, CMKIT_MPA_P2P_REQUIRED, p->rtr,
+						 p->crc == 1);
 	struct cmkit_irdma_mpa_info ai, pi;
 	struct iw_cm_conn_param param;
+	struct cmkit_mpa_offer loffer;
 	struct ul *lul, *ul, *child;
 	struct sockaddr_in addr;
 	struct ul_rec req, r;
@@ -2613,7 +2618,10 @@ static void irdma_p2p_cmkit_to_cmkit(struct kunit *test)
 	acore = private_core(test);
 	pcore = private_core(test);
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
-	lul = cmkit_listen_mpa(test, pcore, &addr, 4, NULL);	/* the default: any RTR */
+	/* The default listener (any RTR type), asking for CRC when the case says. */
+	irdma_cm_default_offer(pcore, true, &loffer);
+	loffer.crc = p->crc == 2;
+	lul = cmkit_listen_mpa(test, pcore, &addr, 4, &loffer);
 	ul = cmkit_connect_mpa(test, acore, &addr, &offer);
 	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
 	child = child_of(test, &req);
