@@ -3258,8 +3258,22 @@ static void irdma_backlog_limits_pending_requests(struct kunit *test)
 /* ---- siw: P2P with it, and IPv6 both ways ----------------------------------- */
 
 /*
+ * Seen on 6.12.118 (the code is the same in 6.1 and 7.3): an upstream siw
+ * locking bug that only a P2P initiator reaches, and none but cmkit is one
+ * to siw here.  siw_rtr_data_ready(), a socket callback run in softirq,
+ * calls siw_qp_socket_assoc(), which takes sk_callback_lock for writing;
+ * siw_qp_llp_data_ready() takes it for reading with softirqs on when TCP
+ * runs a socket's backlog in process context.  Lockdep reports the
+ * inconsistent lock state at the next siw traffic of the boot (in
+ * cmkit_userspace), failing the run.
+ */
+static const char irdma_siw_p2p_lockdep_skip[] =
+	"siw: its RTR handler takes sk_callback_lock for writing in softirq, its data path for reading with softirqs on (lockdep)";
+
+/*
  * siw as a responder grants P2P to an initiator that asks and picks Write
  * (else Read) among the offered types: cmkit's RTR gets it established.
+ * Skipped under lockdep (see irdma_siw_p2p_lockdep_skip).
  */
 static void irdma_p2p_connects_siw(struct kunit *test)
 {
@@ -3275,6 +3289,8 @@ static void irdma_p2p_connects_siw(struct kunit *test)
 	struct ul_rec r;
 	struct ul *ul;
 
+	if (IS_ENABLED(CONFIG_PROVE_LOCKING))
+		cmkit_skip(test, "%s", irdma_siw_p2p_lockdep_skip);
 	cmkit_test_device(test, siw_param);
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	srv = cmkit_peer_create(test, "siw server");

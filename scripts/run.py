@@ -526,7 +526,6 @@ RUN_CASES = ",".join([
     "cmkit_irdma.irdma_connects_siw_accepts_then_cmkit_closes",
     "cmkit_irdma.siw_connects_cmkit_accepts_then_siw_closes",
     "cmkit_irdma.irdma_p2p_cmkit_to_cmkit",
-    "cmkit_irdma.irdma_p2p_connects_siw",
 ])
 _TRACE_LINE = re.compile(r"^\s*\S.*?\s+\[\d+\]\s+\S+\s+([\d.]+): (.*)$")
 _KLOG_LINE = re.compile(r"^\[\s*([\d.]+)\] (cmkit(?:_test)?: .*)$")
