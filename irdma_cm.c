@@ -25,6 +25,7 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/slab.h>
+#include <net/tcp.h>
 
 #include "cmkit.h"
 #include "irdma_cm.h"
@@ -36,6 +37,20 @@
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_irdma_create_event);
 
 static struct irdma_cm_core cmkit_irdma_core;
+
+/* The MPA timers, in seconds, as siw's (MPAREQ_TIMEOUT, MPAREP_TIMEOUT). */
+static unsigned int irdma_mpa_request_timeout = 10;
+module_param(irdma_mpa_request_timeout, uint, 0444);
+MODULE_PARM_DESC(irdma_mpa_request_timeout,
+		 "irdma: seconds a passive connection may take to send its MPA request, and its RTR after the reply (1..3600, default 10)");
+static unsigned int irdma_mpa_reply_timeout = 5;
+module_param(irdma_mpa_reply_timeout, uint, 0444);
+MODULE_PARM_DESC(irdma_mpa_reply_timeout,
+		 "irdma: seconds a connect waits for the MPA reply (1..3600, default 5)");
+static unsigned int irdma_keepalive_idle = 60;
+module_param(irdma_keepalive_idle, uint, 0444);
+MODULE_PARM_DESC(irdma_keepalive_idle,
+		 "irdma: idle seconds before TCP keepalive probes an established connection (0: off, default 60)");
 
 /* Orders the consumer API's reads of cm_id->provider_data with its clearing. */
 DEFINE_SPINLOCK(irdma_cm_id_lock);
@@ -94,6 +109,7 @@ struct irdma_cm_node *irdma_cm_id_get_node(struct iw_cm_id *cm_id)
 	spin_unlock(&irdma_cm_id_lock);
 	return cm_node;
 }
+EXPORT_SYMBOL_IF_KUNIT(irdma_cm_id_get_node);
 
 /**
  * irdma_cm_id_publish - have an id name a node or listener
@@ -206,6 +222,9 @@ int irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 	INIT_LIST_HEAD(&cm_core->listeners);
 	init_waitqueue_head(&cm_core->wait);
 	cm_core->mpa_version = CMKIT_MPA_REV2;
+	cm_core->mpa_req_timeout = clamp(irdma_mpa_request_timeout, 1U, 3600U) * MSEC_PER_SEC;
+	cm_core->mpa_rep_timeout = clamp(irdma_mpa_reply_timeout, 1U, 3600U) * MSEC_PER_SEC;
+	cm_core->keepalive_idle = min_t(unsigned int, irdma_keepalive_idle, MAX_TCP_KEEPIDLE);
 	if (!irdma_fault(IRDMA_FAULT_EVENT_WQ))
 		cm_core->event_wq = alloc_ordered_workqueue("cmkit-iwarp-event-wq", 0);
 	if (!cm_core->event_wq)
@@ -220,6 +239,35 @@ int irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irdma_setup_cm_core);
+
+/**
+ * irdma_cm_default_offer - what a core offers when the consumer says nothing
+ * @cm_core: the core
+ * @passive: for a listener (else for a connect)
+ * @offer: filled in
+ *
+ * A connect asks for @cm_core->mpa_version, enhanced in revision 2, with
+ * neither CRC nor P2P nor a revision 1 fallback: what siw takes, and what
+ * cmkit always asked for.  A listener speaks revisions 1 and 2, takes CRC
+ * when asked, and grants P2P to an initiator that asks for it with any RTR
+ * type (Write, then Read, then Send) while connecting without it too, with
+ * IRD negotiation relaxed: siw (which never asks for P2P), irdma and cxgb4
+ * (which always do) all connect.  IRD and ORD are not specified (0x3fff):
+ * the consumer's accept or connect sets them.
+ */
+void irdma_cm_default_offer(const struct irdma_cm_core *cm_core, bool passive,
+			    struct cmkit_mpa_offer *offer)
+{
+	memset(offer, 0, sizeof(*offer));
+	offer->rev = passive ? CMKIT_MPA_REV2 : cm_core->mpa_version;
+	offer->ird = CMKIT_MPA_V2_NO_IRD_ORD;
+	offer->ord = CMKIT_MPA_V2_NO_IRD_ORD;
+	if (passive) {
+		offer->p2p = CMKIT_MPA_P2P_ON;
+		offer->rtr = CMKIT_MPA_RTR_ALL;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(irdma_cm_default_offer);
 
 /* Take a reference on the next node cleanup has not aborted yet. */
 static struct irdma_cm_node *irdma_cm_next_unreaped(struct irdma_cm_core *cm_core)
@@ -321,11 +369,12 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 	refcount_set(&cm_node->refcnt, 1);
 	mutex_init(&cm_node->lock);
 	spin_lock_init(&cm_node->ev_lock);
-	cm_node->loc_addr = info->loc_addr;
-	cm_node->rem_addr = info->rem_addr;
-	cm_node->loc_port = info->loc_port;
-	cm_node->rem_port = info->rem_port;
+	init_waitqueue_head(&cm_node->wait);
+	INIT_DELAYED_WORK(&cm_node->mpa_timer, irdma_cm_mpa_timeout);
+	cm_node->loc = info->loc;
+	cm_node->rem = info->rem;
 	cm_node->mpa_rev = cm_core->mpa_version;
+	irdma_cm_default_offer(cm_core, false, &cm_node->offer);
 
 	spin_lock(&cm_core->ht_lock);
 	if (cm_core->dying) {
@@ -358,6 +407,7 @@ static void irdma_destroy_connection(struct irdma_cm_node *cm_node)
 	struct irdma_cm_core *cm_core = cm_node->cm_core;
 
 	irdma_cm_node_release_sock(cm_node);
+	irdma_cm_node_unpend(cm_node);
 	if (test_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags))
 		cm_node->cm_id->rem_ref(cm_node->cm_id);
 	if (cm_node->listener)
@@ -458,9 +508,8 @@ struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
 	if (!event && irdma_cm_event_ends_connection(type))
 		event = xchg(&cm_node->spare_event, NULL);
 	if (!event) {
-		pr_warn_ratelimited("no memory for a %s event of %pI4h:%u\n",
-				    irdma_cm_event_name(type), &cm_node->rem_addr,
-				    cm_node->rem_port);
+		pr_warn_ratelimited("no memory for a %s event of %pISpc\n",
+				    irdma_cm_event_name(type), &cm_node->rem);
 		return NULL;
 	}
 	irdma_cm_queue_event(cm_node, event, type);
@@ -480,10 +529,8 @@ void irdma_cm_queue_event(struct irdma_cm_node *cm_node, struct irdma_cm_event *
 	event->type = type;
 	event->cm_node = cm_node;
 	event->cm_info.cm_id = cm_node->cm_id;
-	event->cm_info.loc_addr = cm_node->loc_addr;
-	event->cm_info.rem_addr = cm_node->rem_addr;
-	event->cm_info.loc_port = cm_node->loc_port;
-	event->cm_info.rem_port = cm_node->rem_port;
+	event->cm_info.loc = cm_node->loc;
+	event->cm_info.rem = cm_node->rem;
 	irdma_cm_post_event(event);
 }
 
@@ -510,15 +557,6 @@ void irdma_cm_post_event(struct irdma_cm_event *event)
 }
 EXPORT_SYMBOL_IF_KUNIT(irdma_cm_post_event);
 
-static void irdma_cm_fill_sin(struct sockaddr_storage *ss, u32 addr, u16 port)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = htonl(addr);
-	sin->sin_port = htons(port);
-}
-
 /**
  * irdma_send_cm_event - make one upcall to the upper layer
  * @cm_node: the connection
@@ -544,10 +582,8 @@ int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
 
 	switch (type) {
 	case IW_CM_EVENT_CONNECT_REQUEST:
-		irdma_cm_fill_sin(&event.local_addr, cm_node->loc_addr,
-				  cm_node->loc_port);
-		irdma_cm_fill_sin(&event.remote_addr, cm_node->rem_addr,
-				  cm_node->rem_port);
+		event.local_addr = cm_node->loc;
+		event.remote_addr = cm_node->rem;
 		event.provider_data = cm_node;
 		event.private_data = cm_node->pdata_buf;
 		event.private_data_len = (u8)min_t(u16, cm_node->pdata_len, U8_MAX);

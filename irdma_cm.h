@@ -15,19 +15,30 @@
  * CONNECT_REQUEST, a connect and an accept alike) until the connection's
  * last upcall (CLOSE, a failed CONNECT_REPLY) or its answer (a reject, a
  * failed accept), and bytes the peer sends after the MPA exchange (its RDMA
- * traffic) are counted and dropped.  IPv4 only.
+ * traffic) are counted and dropped.  IPv4 and IPv6.
+ *
+ * The MPA exchange is RFC 5044's with RFC 6581's enhanced setup: IRD/ORD,
+ * and the peer-to-peer model, whose ready-to-receive (RTR) message cmkit
+ * builds and checks itself (include/cmkit/mpa.h and mpa_fpdu.h hold every
+ * decision and every byte).  Each connection and listener has an offer
+ * (struct cmkit_mpa_offer: revision, CRC, P2P and RTR types, revision 1
+ * fallback, IRD strictness); what was negotiated is in cm_node->neg.  A
+ * refusal that has a peer to tell is an MPA reject frame, with a reason
+ * ("CMKR" and enum cmkit_mpa_reject_reason) when cmkit decided it.
  *
  * Private data: RFC 5044 allows 512 bytes in an MPA frame, siw sends and
  * takes at most 256 (RDMA_MAX_PRIVATE_DATA), and an iw_cm_event carries at
  * most 255 (its private_data_len is a u8).  cmkit keeps to the smallest, both
  * ways: it sends at most 255 bytes (a connect or accept asking for more fails
  * with -EINVAL), and a peer's request or reply (accepting or rejecting) with
- * more than 255 ends the connection rather than reaching the upper layer cut.
+ * more than 255 never reaches the upper layer cut: a request is refused with
+ * an MPA reject (reason CMKIT_MPA_REJ_PDATA), a reply ends the connection.
  */
 #ifndef CMKIT_IRDMA_CM_H
 #define CMKIT_IRDMA_CM_H
 
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -64,6 +75,8 @@ enum irdma_cm_node_state {
 	IRDMA_CM_STATE_MPAREQ_SENT,	/* active: awaiting the reply */
 	IRDMA_CM_STATE_MPAREQ_RCVD,	/* passive: awaiting accept or reject */
 	IRDMA_CM_STATE_MPAREJ_RCVD,	/* active: the peer rejected */
+	IRDMA_CM_STATE_RTR_WAIT,	/* passive P2P: accepted, awaiting the RTR */
+	IRDMA_CM_STATE_RTR_RCVD,	/* passive P2P: RTR in, accept finishing */
 	IRDMA_CM_STATE_OFFLOADED,	/* MPA done: the connection is up */
 	IRDMA_CM_STATE_FIN_WAIT1,	/* closed locally, awaiting the peer */
 	IRDMA_CM_STATE_CLOSED,
@@ -87,7 +100,9 @@ enum irdma_cm_ul_state {
 enum {
 	IRDMA_CM_NODE_BASE_PUT,		/* the connection's base reference is gone */
 	IRDMA_CM_NODE_ID_HELD,		/* holds add_ref() on cm_id */
-	IRDMA_CM_NODE_ENHANCED,		/* MPA revision 2, enhanced setup */
+	IRDMA_CM_NODE_RRESP_DUE,	/* active P2P Read RTR: its Read Response is due */
+	IRDMA_CM_NODE_PENDING,		/* passive: counted in its listener's backlog */
+	IRDMA_CM_NODE_FALLBACK,		/* active: retried in revision 1 */
 	IRDMA_CM_NODE_REAPED,		/* cleanup has aborted it */
 	IRDMA_CM_NODE_SOCK_QUEUED,	/* sock_work queued, holding a reference */
 	IRDMA_CM_NODE_UNLISTENED,	/* its listener's destroy has dealt with it */
@@ -143,6 +158,7 @@ enum irdma_cm_hook {
 	IRDMA_HOOK_CLEANUP_WAITS,	/* cleanup must wait for live objects */
 	IRDMA_HOOK_LAST_UPCALL,		/* the handler is about to make a last upcall */
 	IRDMA_HOOK_API_NODE_HELD,	/* close/accept/reject hold the node, unlocked */
+	IRDMA_HOOK_RTR_WAIT,		/* accept: reply sent, about to wait for the RTR */
 };
 
 /* The consumer API calls, as traced (cmkit_irdma_api). */
@@ -162,17 +178,35 @@ struct socket;
 /**
  * struct irdma_cm_info - addresses and id of a connection, as an event saw them
  * @cm_id: the upper layer's id when the event was made
- * @loc_addr: local IPv4 address, host order
- * @rem_addr: remote IPv4 address, host order
- * @loc_port: local port, host order
- * @rem_port: remote port, host order
+ * @loc: local address and port (AF_INET or AF_INET6)
+ * @rem: remote address and port
  */
 struct irdma_cm_info {
 	struct iw_cm_id *cm_id;
-	u32 loc_addr;
-	u32 rem_addr;
-	u16 loc_port;
-	u16 rem_port;
+	struct sockaddr_storage loc;
+	struct sockaddr_storage rem;
+};
+
+/**
+ * struct cmkit_irdma_mpa_info - what a connection's MPA exchange settled
+ * @rev: MPA revision (1 or 2)
+ * @enhanced: RFC 6581 IRD/ORD were exchanged
+ * @crc: FPDUs carry a CRC
+ * @p2p: peer-to-peer: an RTR message was exchanged
+ * @rtr: its type (one CMKIT_MPA_RTR_* bit), when @p2p
+ * @fallback: the initiator retried in revision 1
+ * @ird: IRD of the connection
+ * @ord: ORD of the connection
+ */
+struct cmkit_irdma_mpa_info {
+	u8 rev;
+	bool enhanced;
+	bool crc;
+	bool p2p;
+	u8 rtr;
+	bool fallback;
+	u16 ird;
+	u16 ord;
 };
 
 /**
@@ -190,16 +224,20 @@ struct irdma_cm_info {
  * @state: TCP/MPA state
  * @ul_state: what the upper layer has been told
  * @passive: made by a listener
- * @loc_addr: local address, host order
- * @rem_addr: remote address, host order
- * @loc_port: local port, host order
- * @rem_port: remote port, host order
+ * @loc: local address and port
+ * @rem: remote address and port
+ * @offer: what this side offers (the listener's, or the connect's)
+ * @neg: what was decided: passive, at the request (then at the accept);
+ *	active, at the reply
+ * @req: passive: the request, its private data in @pdata_buf
  * @mpa_rev: MPA revision of the exchange (1 or 2)
  * @ird_size: IRD: requested by the peer (passive, until accept), then
  *	negotiated
  * @ord_size: ORD, likewise
  * @pdata_len: length of @pdata_buf
  * @pdata_buf: the peer's private data (request, accept or reject)
+ * @conn_pdata_len: active: length of @conn_pdata
+ * @conn_pdata: active: the private data of our request (kept for a retry)
  * @sock: the TCP socket, NULL once released
  * @saved_data_ready: the socket's callbacks before cmkit took it over
  * @saved_state_change: likewise
@@ -207,7 +245,11 @@ struct irdma_cm_info {
  * @rx_len: bytes of the MPA frame received so far
  * @rx_buf: the MPA frame being received
  * @rx_dropped: bytes received after the MPA exchange (no data path)
- * @err: why an active connection failed: its CONNECT_REPLY's status
+ * @err: why an active connection failed: its CONNECT_REPLY's status; why
+ *	a passive one failed while its accept waited for the RTR
+ * @wait: woken when a P2P accept's wait for the RTR is over
+ * @mpa_timer: the MPA request, reply or RTR timer (cm_core->sock_wq)
+ * @timer_due: jiffies the armed timer expires at, 0 when none is armed
  * @ev_lock: orders sequence numbers with queueing
  * @ev_seq: sequence number of the next posted event
  * @ev_handled: sequence number the handler expects next
@@ -226,15 +268,18 @@ struct irdma_cm_node {
 	enum irdma_cm_node_state state;
 	enum irdma_cm_ul_state ul_state;
 	bool passive;
-	u32 loc_addr;
-	u32 rem_addr;
-	u16 loc_port;
-	u16 rem_port;
+	struct sockaddr_storage loc;
+	struct sockaddr_storage rem;
+	struct cmkit_mpa_offer offer;
+	struct cmkit_mpa_result neg;
+	struct cmkit_mpa_frame req;
 	u8 mpa_rev;
 	u16 ird_size;
 	u16 ord_size;
 	u16 pdata_len;
 	u8 pdata_buf[CMKIT_MPA_MAX_PD_LEN];
+	u8 conn_pdata_len;
+	u8 conn_pdata[IRDMA_CM_MAX_PDATA];
 	struct socket *sock;
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
@@ -243,6 +288,9 @@ struct irdma_cm_node {
 	u8 rx_buf[CMKIT_MPA_MAX_FRAME];
 	u64 rx_dropped;
 	int err;
+	wait_queue_head_t wait;
+	struct delayed_work mpa_timer;
+	unsigned long timer_due;
 	spinlock_t ev_lock;		/* @ev_seq and queueing */
 	u32 ev_seq;
 	u32 ev_handled;
@@ -275,9 +323,10 @@ struct irdma_cm_event {
  *	cm_core->ht_lock
  * @indicating: CONNECT_REQUESTs being delivered on @cm_id (taken under
  *	cm_core->ht_lock while @listening); a destroy waits for none
- * @loc_addr: local address, host order
- * @loc_port: local port, host order
- * @backlog: the listen backlog
+ * @loc: local address and port
+ * @offer: what the listener offers each request (struct cmkit_mpa_offer)
+ * @backlog: the listen backlog, and the most requests pending at once
+ * @pending: passive nodes not yet answered (accept or reject) nor ended
  * @sock: the listening socket
  * @saved_data_ready: its callback before cmkit took it over
  * @accept_work: accepts new TCP connections in process context
@@ -289,9 +338,10 @@ struct irdma_cm_listener {
 	refcount_t refcnt;
 	bool listening;
 	atomic_t indicating;
-	u32 loc_addr;
-	u16 loc_port;
+	struct sockaddr_storage loc;
+	struct cmkit_mpa_offer offer;
 	int backlog;
+	atomic_t pending;
 	struct socket *sock;
 	void (*saved_data_ready)(struct sock *sk);
 	struct work_struct accept_work;
@@ -332,7 +382,11 @@ struct irdma_cm_stats {
  *	of them (an empty list is not enough: a node off it is still being
  *	destroyed, a listener not on it yet is being made)
  * @mpa_version: MPA revision of new active connections (1 or 2)
- * @ird: IRD a connect advertises when its parameters ask for none
+ * @mpa_req_timeout: ms a passive connection may take to send its MPA
+ *	request, and (P2P) its RTR after our reply
+ * @mpa_rep_timeout: ms an active connection waits for the MPA reply
+ * @keepalive_idle: seconds of idleness before TCP keepalive probes an
+ *	established connection (0: no keepalive)
  * @wait: woken when a node is made, and when a node or listener is freed
  * @stats: counters
  * @test_hook: KUnit only: called at each enum irdma_cm_hook point
@@ -347,6 +401,9 @@ struct irdma_cm_core {
 	bool dying;
 	atomic_t live;
 	u8 mpa_version;
+	unsigned int mpa_req_timeout;
+	unsigned int mpa_rep_timeout;
+	unsigned int keepalive_idle;
 	wait_queue_head_t wait;
 	struct irdma_cm_stats stats;
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -355,6 +412,21 @@ struct irdma_cm_core {
 	void *test_data;
 #endif
 };
+
+/* The length of a socket address of AF_INET or AF_INET6. */
+static inline int irdma_sa_len(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+	       sizeof(struct sockaddr_in);
+}
+
+/* A socket address (or none) into a trace entry's array, for %pISpc. */
+static inline void irdma_sa_trace(u8 *dst, const struct sockaddr_storage *sa)
+{
+	memset(dst, 0, sizeof(struct sockaddr_in6));
+	if (sa)
+		memcpy(dst, sa, irdma_sa_len(sa));
+}
 
 /* Let a test stop here (KUnit only). */
 static inline void irdma_cm_hook(struct irdma_cm_core *cm_core,
@@ -399,9 +471,14 @@ int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
 const char *irdma_cm_event_name(enum irdma_cm_event_type type);
 const char *irdma_iw_event_name(enum iw_cm_event_type type);
 
+void irdma_cm_default_offer(const struct irdma_cm_core *cm_core, bool passive,
+			    struct cmkit_mpa_offer *offer);
+
 /* irdma_listen.c: listeners */
 int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 			      int backlog);
+int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+				  int backlog, const struct cmkit_mpa_offer *offer);
 int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id);
 void irdma_cm_put_listener(struct irdma_cm_listener *listener);
 void irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core);
@@ -409,11 +486,18 @@ void irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core);
 /* irdma_conn.c: a connection's socket, MPA, and the consumer API */
 int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 			struct iw_cm_conn_param *conn_param);
+int cmkit_irdma_connect_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+			    struct iw_cm_conn_param *conn_param,
+			    const struct cmkit_mpa_offer *offer);
+int cmkit_irdma_mpa_info(struct iw_cm_id *cm_id, struct cmkit_irdma_mpa_info *info);
 int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param);
 int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
 int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt);
-int irdma_cm_sock_create(struct socket **sock);
-int irdma_cm_sock_bind(struct socket *sock, struct sockaddr_in *sin);
+int irdma_cm_sock_create(int family, struct socket **sock);
+int irdma_cm_sock_bind(struct socket *sock, struct sockaddr_storage *ss);
+void irdma_cm_node_unpend(struct irdma_cm_node *cm_node);
+void irdma_cm_timer_start(struct irdma_cm_node *cm_node, unsigned int ms);
+void irdma_cm_mpa_timeout(struct work_struct *work);
 void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
 			       struct socket *sock);
 void irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node);

@@ -10,11 +10,23 @@
  * Socket callbacks run in softirq: they only queue the node's (or the
  * listener's) work on the core's socket workqueue, holding a node
  * reference for it.  The work runs under cm_node->lock, reads no more than
- * the MPA frame it is receiving, and posts events for the handler.  A
- * malformed, truncated or oversized frame aborts the connection.  Nothing a
- * peer does is logged (a peer could fill the log): each decision is a
- * tracepoint (events/cmkit_irdma/), and aborts are counted in the core's
- * stats.
+ * the MPA frame (or RTR message) it is receiving, and posts events for the
+ * handler.  A malformed, truncated or oversized frame aborts the
+ * connection; a request cmkit refuses for what it asks (revision, markers,
+ * P2P, RTR type, IRD, private data an upcall cannot carry) is answered
+ * with a reasoned MPA reject.  Each wait for the peer (request, reply,
+ * RTR) has a timer.  Nothing a peer does is
+ * logged (a peer could fill the log): each decision is a tracepoint
+ * (events/cmkit_irdma/), and aborts are counted in the core's stats.
+ *
+ * Peer-to-peer (RFC 6581): an initiator whose reply grants P2P sends the
+ * RTR message the reply chose, then is connected (a Read RTR's Read
+ * Response is checked when it comes); a responder that granted P2P waits,
+ * in its accept, for the initiator's RTR before it indicates ESTABLISHED,
+ * answering a Read RTR with its Read Response.  An accept whose RTR never
+ * comes, or comes wrong, fails: iw_cm has no upcall for an accepted
+ * connection that never became established (irdma's accept waits for the
+ * RTR the same way).
  */
 #define pr_fmt(fmt) "cmkit: irdma: " fmt
 
@@ -24,6 +36,7 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
+#include "cmkit/mpa_fpdu.h"
 #include "irdma_cm.h"
 #include "irdma_trace.h"
 
@@ -31,29 +44,70 @@ static void irdma_cm_sock_work(struct work_struct *work);
 
 /**
  * irdma_cm_sock_create - a kernel TCP socket for a connect or a listen
+ * @family: AF_INET or AF_INET6
  * @sock: set to the socket
  *
  * Return: 0, or a negative errno (fault step sock_create: -ENOMEM).
  */
-int irdma_cm_sock_create(struct socket **sock)
+int irdma_cm_sock_create(int family, struct socket **sock)
 {
 	if (irdma_fault(IRDMA_FAULT_SOCK_CREATE))
 		return -ENOMEM;
-	return sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, sock);
+	return sock_create_kern(&init_net, family, SOCK_STREAM, IPPROTO_TCP, sock);
 }
 
 /**
  * irdma_cm_sock_bind - bind a socket of irdma_cm_sock_create()
  * @sock: the socket
- * @sin: the local IPv4 address and port (port 0: TCP's choice)
+ * @ss: the local address and port (port 0: TCP's choice), of the socket's
+ *	family
  *
  * Return: 0, or a negative errno (fault step bind: -EADDRINUSE).
  */
-int irdma_cm_sock_bind(struct socket *sock, struct sockaddr_in *sin)
+int irdma_cm_sock_bind(struct socket *sock, struct sockaddr_storage *ss)
 {
 	if (irdma_fault(IRDMA_FAULT_BIND))
 		return -EADDRINUSE;
-	return kernel_bind(sock, CMKIT_SA(sin), sizeof(*sin));
+	return kernel_bind(sock, CMKIT_SA(ss), irdma_sa_len(ss));
+}
+
+/**
+ * irdma_cm_node_unpend - a passive node no longer counts in its backlog
+ * @cm_node: the node; its request was answered, or it ended
+ *
+ * Safe to call more than once.
+ */
+void irdma_cm_node_unpend(struct irdma_cm_node *cm_node)
+{
+	if (test_and_clear_bit(IRDMA_CM_NODE_PENDING, &cm_node->flags))
+		atomic_dec(&cm_node->listener->pending);
+}
+
+/**
+ * irdma_cm_timer_start - arm the node's MPA timer
+ * @cm_node: the node, its lock held
+ * @ms: milliseconds from now
+ *
+ * The timer holds a node reference while it is queued; irdma_cm_fail()
+ * runs when it expires, unless the wait it guards is over by then
+ * (irdma_cm_timer_stop()).
+ */
+void irdma_cm_timer_start(struct irdma_cm_node *cm_node, unsigned int ms)
+{
+	unsigned long delay = msecs_to_jiffies(ms);
+
+	cm_node->timer_due = (jiffies + delay) ?: 1;
+	irdma_add_ref_cm_node(cm_node);
+	if (mod_delayed_work(cm_node->cm_core->sock_wq, &cm_node->mpa_timer, delay))
+		irdma_rem_ref_cm_node(cm_node);	/* it was queued: holds one already */
+}
+
+/* The wait the timer guards is over (cm_node->lock held, or the last reference). */
+static void irdma_cm_timer_stop(struct irdma_cm_node *cm_node)
+{
+	cm_node->timer_due = 0;
+	if (cancel_delayed_work(&cm_node->mpa_timer))
+		irdma_rem_ref_cm_node(cm_node);
 }
 
 /**
@@ -100,7 +154,9 @@ void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
 {
 	struct sock *sk = sock->sk;
 
-	INIT_WORK(&cm_node->sock_work, irdma_cm_sock_work);
+	/* Once: a revision 1 retry attaches a second socket from this very work. */
+	if (!cm_node->sock_work.func)
+		INIT_WORK(&cm_node->sock_work, irdma_cm_sock_work);
 	write_lock_bh(&sk->sk_callback_lock);
 	cm_node->saved_data_ready = sk->sk_data_ready;
 	cm_node->saved_state_change = sk->sk_state_change;
@@ -126,12 +182,14 @@ static void irdma_cm_detach_sock(struct irdma_cm_node *cm_node)
  * irdma_cm_node_release_sock - detach and close a node's socket, if any
  * @cm_node: the node; its lock is held, or this is its last reference
  *
+ * Whatever the node waited for the peer for is over: its timer is stopped.
  * A queued socket work that runs later finds no socket and does nothing.
  */
 void irdma_cm_node_release_sock(struct irdma_cm_node *cm_node)
 {
 	struct socket *sock = cm_node->sock;
 
+	irdma_cm_timer_stop(cm_node);
 	if (!sock)
 		return;
 	irdma_cm_detach_sock(cm_node);
@@ -175,21 +233,20 @@ static void irdma_cm_trace_tx(struct irdma_cm_node *cm_node, const u8 *buf, int 
 {
 	struct cmkit_mpa_frame f;
 
-	if (irdma_parse_mpa(buf, len, cm_node->passive ? CMKIT_MPA_REPLY :
+	if (cmkit_mpa_parse(buf, len, cm_node->passive ? CMKIT_MPA_REPLY :
 			    CMKIT_MPA_REQUEST, &f) > 0)
 		trace_cmkit_irdma_mpa(cm_node, false, &f);
 }
 
 /*
- * Build and send our request or reply.  Revision 2 requests (and replies
- * to enhanced requests) carry IRD/ORD; we never ask for peer-to-peer mode,
- * as there is no QP to send a ready-to-receive message from.
+ * Build and send our request (@r NULL: our offer, in cm_node->mpa_rev) or
+ * our reply (@r: an accept, a consumer's reject, or a refusal with a
+ * reason, whose private data is the reason).
  */
-static int irdma_cm_send_mpa(struct irdma_cm_node *cm_node, bool reject,
+static int irdma_cm_send_mpa(struct irdma_cm_node *cm_node,
+			     const struct cmkit_mpa_result *r,
 			     const void *pdata, u16 pdata_len)
 {
-	enum cmkit_mpa_kind kind = cm_node->passive ? CMKIT_MPA_REPLY :
-				   CMKIT_MPA_REQUEST;
 	u8 *buf = NULL;
 	int len, rc;
 
@@ -197,13 +254,11 @@ static int irdma_cm_send_mpa(struct irdma_cm_node *cm_node, bool reject,
 		buf = kmalloc(CMKIT_MPA_MAX_FRAME, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	if (test_bit(IRDMA_CM_NODE_ENHANCED, &cm_node->flags))
-		len = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, kind, reject,
-					 cm_node->ird_size, cm_node->ord_size, 0, 0,
-					 pdata, pdata_len);
+	if (r)
+		len = cmkit_mpa_build_reply(buf, CMKIT_MPA_MAX_FRAME, r, pdata, pdata_len);
 	else
-		len = irdma_build_mpa_v1(buf, CMKIT_MPA_MAX_FRAME, kind, reject,
-					 pdata, pdata_len);
+		len = cmkit_mpa_build_request(buf, CMKIT_MPA_MAX_FRAME, &cm_node->offer,
+					      cm_node->mpa_rev, pdata, pdata_len);
 	if (WARN_ONCE(len < 0, "cmkit: irdma: cannot build an MPA frame: %s\n",
 		      cmkit_mpa_strerror(len))) {
 		kfree(buf);	/* the API checked what it was given */
@@ -213,6 +268,54 @@ static int irdma_cm_send_mpa(struct irdma_cm_node *cm_node, bool reject,
 	rc = irdma_cm_send(cm_node, buf, len);
 	kfree(buf);
 	return rc;
+}
+
+/* Send a reject (cm_node->lock held): with @reason, or the consumer's @pdata. */
+static int irdma_cm_send_reject(struct irdma_cm_node *cm_node,
+				enum cmkit_mpa_reject_reason reason,
+				const void *pdata, u16 pdata_len)
+{
+	struct cmkit_mpa_result r = cm_node->neg;
+
+	r.accept = 0;
+	r.reason = reason;
+	if (reason != CMKIT_MPA_REJ_NONE)
+		pdata_len = 0;
+	trace_cmkit_irdma_reject(cm_node, reason, pdata_len);
+	return irdma_cm_send_mpa(cm_node, &r, pdata, pdata_len);
+}
+
+/* Send the RTR message, or the Read Response to one (cm_node->lock held). */
+static int irdma_cm_send_fpdu(struct irdma_cm_node *cm_node, const struct cmkit_fpdu *rreq)
+{
+	u8 buf[CMKIT_FPDU_LEN_LEN + CMKIT_DDP_UNTAGGED_HDR_LEN + CMKIT_RDMAP_RREQ_HDR_LEN +
+	       CMKIT_FPDU_CRC_LEN];
+	int len;
+
+	if (rreq)
+		len = cmkit_rtr_build_read_resp(buf, sizeof(buf), &rreq->hdr, cm_node->neg.crc);
+	else
+		len = cmkit_rtr_build(buf, sizeof(buf), cm_node->neg.rtr, cm_node->neg.crc);
+	if (WARN_ONCE(len < 0, "cmkit: irdma: cannot build an RTR: %s\n",
+		      cmkit_fpdu_strerror(len)))
+		return -EINVAL;	/* the deciders chose a type that exists */
+	trace_cmkit_irdma_rtr(cm_node, false, cm_node->neg.rtr, rreq ? 1 : 0);
+	return irdma_cm_send(cm_node, buf, len);
+}
+
+/* TCP keepalive for an established connection (cm_node->lock held). */
+static void irdma_cm_keepalive(struct irdma_cm_node *cm_node)
+{
+	unsigned int idle = cm_node->cm_core->keepalive_idle;
+	struct sock *sk;
+
+	if (!idle || !cm_node->sock)
+		return;
+	sk = cm_node->sock->sk;
+	tcp_sock_set_keepidle(sk, idle);
+	tcp_sock_set_keepintvl(sk, min_t(unsigned int, idle, 10));
+	tcp_sock_set_keepcnt(sk, 6);
+	sock_set_keepalive(sk);
 }
 
 /*
@@ -228,13 +331,14 @@ static int irdma_cm_recv_mpa(struct irdma_cm_node *cm_node,
 	int rc;
 
 	for (;;) {
-		rc = irdma_parse_mpa(cm_node->rx_buf, cm_node->rx_len, kind, f);
+		rc = cmkit_mpa_parse(cm_node->rx_buf, cm_node->rx_len, kind, f);
 		if (rc < 0) {
 			trace_cmkit_irdma_bad_frame(cm_node, kind, rc, cm_node->rx_len);
 			return -EPROTO;
 		}
 		if (rc > 0) {
 			trace_cmkit_irdma_mpa(cm_node, true, f);
+			cm_node->rx_len = 0;	/* @f points into rx_buf still */
 			return 1;
 		}
 		if (cm_node->rx_len < CMKIT_MPA_HDR_LEN)
@@ -248,6 +352,45 @@ static int irdma_cm_recv_mpa(struct irdma_cm_node *cm_node,
 		if (rc == 0) {
 			/* The peer closed mid-frame. */
 			trace_cmkit_irdma_bad_frame(cm_node, kind, 0, cm_node->rx_len);
+			return -ECONNABORTED;
+		}
+		if (rc < 0)
+			return rc;
+		cm_node->rx_len += rc;
+	}
+}
+
+/*
+ * Receive the FPDU a P2P exchange expects next, never more than it: the
+ * initiator's RTR (responder), or the Read Response to our Read RTR
+ * (initiator, @rreq).  Return: 1 with @fpdu filled when it is in and
+ * right, 0 when more bytes are due, or a negative errno that ends the
+ * connection.
+ */
+static int irdma_cm_recv_rtr(struct irdma_cm_node *cm_node,
+			     const struct cmkit_iwarp_hdr *rreq, struct cmkit_fpdu *fpdu)
+{
+	int rc;
+
+	for (;;) {
+		if (rreq)
+			rc = cmkit_rtr_check_read_resp(cm_node->rx_buf, cm_node->rx_len, rreq,
+						       cm_node->neg.crc, fpdu);
+		else
+			rc = cmkit_rtr_check(cm_node->rx_buf, cm_node->rx_len, cm_node->neg.rtr,
+					     cm_node->neg.crc, fpdu);
+		if (rc) {
+			trace_cmkit_irdma_rtr(cm_node, true, cm_node->neg.rtr, rc);
+			cm_node->rx_len = 0;
+			return rc > 0 ? 1 : -EPROTO;
+		}
+		if (cm_node->rx_len + fpdu->need > sizeof(cm_node->rx_buf))
+			return -EPROTO;	/* cannot be: an RTR is at most 56 bytes */
+		rc = irdma_cm_recv(cm_node, cm_node->rx_buf + cm_node->rx_len, fpdu->need);
+		if (rc == -EAGAIN)
+			return 0;
+		if (rc == 0) {
+			trace_cmkit_irdma_bad_frame(cm_node, CMKIT_MPA_REPLY, 0, cm_node->rx_len);
 			return -ECONNABORTED;
 		}
 		if (rc < 0)
@@ -282,9 +425,8 @@ static void irdma_cm_post_end(struct irdma_cm_node *cm_node,
 			      enum irdma_cm_event_type type)
 {
 	if (!irdma_create_event(cm_node, type))
-		WARN_ONCE(1, "cmkit: irdma: lost the %s of %pI4h:%u\n",
-			  irdma_cm_event_name(type), &cm_node->rem_addr,
-			  cm_node->rem_port);
+		WARN_ONCE(1, "cmkit: irdma: lost the %s of %pISpc\n",
+			  irdma_cm_event_name(type), &cm_node->rem);
 }
 
 /* What a failed connect tells its upper layer: TCP's cause, else a reset. */
@@ -323,6 +465,12 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
 	trace_cmkit_irdma_abort(cm_node, state, err);
 	atomic_inc(&cm_node->cm_core->stats.aborts);
 	switch (state) {
+	case IRDMA_CM_STATE_RTR_WAIT:
+	case IRDMA_CM_STATE_RTR_RCVD:
+		/* The accept waiting for the RTR fails with this. */
+		cm_node->err = err;
+		wake_up_all(&cm_node->wait);
+		break;
 	case IRDMA_CM_STATE_SYN_SENT:
 	case IRDMA_CM_STATE_MPAREQ_SENT:
 		cm_node->err = irdma_cm_connect_status(err);
@@ -334,12 +482,37 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_RESET);
 		break;
 	case IRDMA_CM_STATE_ESTABLISHED:
+		irdma_cm_node_unpend(cm_node);
 		irdma_cm_node_put_base(cm_node);
 		break;
 	default:
 		break;
 	}
 	irdma_cm_reset_sock(cm_node);
+}
+
+/**
+ * irdma_cm_mpa_timeout - a peer kept us waiting too long
+ * @work: the node's mpa_timer
+ *
+ * For the MPA request (passive: the connection ends, unindicated), the MPA
+ * reply (active: CONNECT_REPLY(-ETIMEDOUT)) or the RTR (a P2P accept
+ * fails): the peer is reset.  A timer whose wait ended meanwhile, or that
+ * was re-armed, does nothing.
+ */
+void irdma_cm_mpa_timeout(struct work_struct *work)
+{
+	struct irdma_cm_node *cm_node = container_of(to_delayed_work(work),
+						     struct irdma_cm_node, mpa_timer);
+
+	mutex_lock(&cm_node->lock);
+	if (cm_node->timer_due && !time_before(jiffies, cm_node->timer_due)) {
+		cm_node->timer_due = 0;
+		trace_cmkit_irdma_timeout(cm_node, cm_node->state);
+		irdma_cm_fail(cm_node, -ETIMEDOUT);
+	}
+	mutex_unlock(&cm_node->lock);
+	irdma_rem_ref_cm_node(cm_node);
 }
 
 /**
@@ -383,20 +556,51 @@ static void irdma_cm_save_pdata(struct irdma_cm_node *cm_node,
 	memcpy(cm_node->pdata_buf, f->pdata, f->pdata_len);
 }
 
+/*
+ * Refuse a request cmkit will not take, before any upcall: a reject frame
+ * with the reason, then our FIN (cm_node->lock held).
+ */
+static void irdma_cm_refuse(struct irdma_cm_node *cm_node,
+			    enum cmkit_mpa_reject_reason reason)
+{
+	if (!irdma_cm_send_reject(cm_node, reason, NULL, 0))
+		kernel_sock_shutdown(cm_node->sock, SHUT_WR);
+	else
+		sock_no_linger(cm_node->sock->sk);
+	cm_node->state = IRDMA_CM_STATE_CLOSED;
+	irdma_cm_node_release_sock(cm_node);
+	irdma_cm_node_unpend(cm_node);
+	irdma_cm_node_put_base(cm_node);
+}
+
 static void irdma_cm_process_request(struct irdma_cm_node *cm_node,
 				     const struct cmkit_mpa_frame *f)
 {
-	if (f->pdata_len > IRDMA_CM_MAX_PDATA) {
-		/* Valid MPA, but an iw_cm_event cannot carry it. */
-		irdma_cm_fail(cm_node, -EMSGSIZE);
+	int rc;
+
+	irdma_cm_timer_stop(cm_node);
+	rc = cmkit_mpa_respond(&cm_node->offer, f, &cm_node->neg);
+	if (!rc && f->pdata_len > IRDMA_CM_MAX_PDATA) {
+		/* Valid MPA, but an iw_cm_event cannot carry it: refused whole. */
+		cm_node->neg.p2p = cm_node->offer.p2p != CMKIT_MPA_P2P_OFF;
+		cm_node->neg.rtr = cm_node->neg.p2p ? cm_node->offer.rtr : 0;
+		rc = CMKIT_MPA_REJ_PDATA;
+	}
+	trace_cmkit_irdma_negotiate(cm_node, rc, &cm_node->neg);
+	if (rc < 0) {
+		irdma_cm_fail(cm_node, -EINVAL);	/* a listener's offer is checked */
+		return;
+	}
+	if (rc > 0) {
+		irdma_cm_refuse(cm_node, rc);
 		return;
 	}
 	cm_node->mpa_rev = f->rev;
-	if (f->enhanced)
-		set_bit(IRDMA_CM_NODE_ENHANCED, &cm_node->flags);
 	cm_node->ird_size = f->ird;
 	cm_node->ord_size = f->ord;
 	irdma_cm_save_pdata(cm_node, f);
+	cm_node->req = *f;
+	cm_node->req.pdata = cm_node->pdata_buf;
 	cm_node->state = IRDMA_CM_STATE_MPAREQ_RCVD;
 	if (!irdma_create_event(cm_node, IRDMA_CM_EVENT_MPA_REQ)) {
 		/* No upcall was made: refuse the peer with a reset. */
@@ -405,38 +609,150 @@ static void irdma_cm_process_request(struct irdma_cm_node *cm_node,
 	}
 }
 
+/*
+ * A fresh TCP connection to the same peer, for a request in revision 1
+ * (cmkit_mpa_fallback()): cm_node->lock held, the old socket released.
+ */
+static int irdma_cm_reconnect(struct irdma_cm_node *cm_node)
+{
+	struct sockaddr_storage local = cm_node->loc;
+	struct socket *sock;
+	int rc;
+
+	rc = irdma_cm_sock_create(cm_node->rem.ss_family, &sock);
+	if (rc)
+		return rc;
+	if (local.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&local)->sin6_port = 0;
+	else
+		((struct sockaddr_in *)&local)->sin_port = 0;
+	rc = irdma_cm_sock_bind(sock, &local);
+	if (rc) {
+		sock_release(sock);
+		return rc;
+	}
+	tcp_sock_set_nodelay(sock->sk);
+	irdma_cm_node_attach_sock(cm_node, sock);
+	cm_node->state = IRDMA_CM_STATE_SYN_SENT;
+	rc = irdma_fault(IRDMA_FAULT_CONNECT) ? -ENETUNREACH :
+	     kernel_connect(sock, CMKIT_SA(&cm_node->rem), irdma_sa_len(&cm_node->rem),
+			    O_NONBLOCK);
+	if (rc && rc != -EINPROGRESS)
+		return rc;
+	if (kernel_getsockname(sock, (struct sockaddr *)&local) >= 0)
+		cm_node->loc = local;
+	irdma_cm_queue_sock_work(cm_node);
+	return 0;
+}
+
+/*
+ * The responder refused our revision 2 request for its revision, or went
+ * away before it replied (@f NULL): retry once in revision 1 if our offer
+ * says so (cxgb4's and irdma's fallback).  Return: true if retrying.
+ */
+static bool irdma_cm_fallback(struct irdma_cm_node *cm_node, const struct cmkit_mpa_frame *f)
+{
+	int rc;
+
+	if (test_bit(IRDMA_CM_NODE_FALLBACK, &cm_node->flags) ||
+	    !cmkit_mpa_fallback(&cm_node->offer, cm_node->mpa_rev, f))
+		return false;
+	set_bit(IRDMA_CM_NODE_FALLBACK, &cm_node->flags);
+	trace_cmkit_irdma_fallback(cm_node, f ? f->rev : 0);
+	irdma_cm_reset_sock(cm_node);
+	cm_node->mpa_rev = CMKIT_MPA_REV1;
+	cm_node->rx_len = 0;
+	rc = irdma_cm_reconnect(cm_node);
+	if (rc) {
+		cm_node->state = IRDMA_CM_STATE_SYN_SENT;
+		irdma_cm_fail(cm_node, rc);
+	}
+	return true;
+}
+
 static void irdma_cm_process_reply(struct irdma_cm_node *cm_node,
 				   const struct cmkit_mpa_frame *f)
 {
-	bool enhanced = test_bit(IRDMA_CM_NODE_ENHANCED, &cm_node->flags);
+	int rc;
 
 	if (f->pdata_len > IRDMA_CM_MAX_PDATA) {
 		/* As for a request: the upper layer gets it whole or not at all. */
 		irdma_cm_fail(cm_node, -EMSGSIZE);
 		return;
 	}
-	irdma_cm_save_pdata(cm_node, f);
+	irdma_cm_timer_stop(cm_node);
 	if (f->flags & CMKIT_MPA_FLAG_REJECT) {
+		if (irdma_cm_fallback(cm_node, f))
+			return;
+		irdma_cm_save_pdata(cm_node, f);
 		cm_node->state = IRDMA_CM_STATE_MPAREJ_RCVD;
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_MPA_REJECT);
 		irdma_cm_node_release_sock(cm_node);
 		return;
 	}
-	if (f->rev > cm_node->mpa_rev || (enhanced && !f->enhanced)) {
-		/* A reply of another revision than our request (traced as rx). */
+	/*
+	 * A revision 1 accept of our revision 2 request loses the IRD/ORD we
+	 * asked for: not the connection we asked for (siw refuses it too).
+	 */
+	if (cm_node->mpa_rev == CMKIT_MPA_REV2 && f->rev == CMKIT_MPA_REV1)
+		rc = CMKIT_MPA_E_REPLY_REV;
+	else
+		rc = cmkit_mpa_initiate(&cm_node->offer, cm_node->mpa_rev, f, &cm_node->neg);
+	trace_cmkit_irdma_negotiate(cm_node, rc, &cm_node->neg);
+	if (rc) {
 		irdma_cm_fail(cm_node, -EPROTO);
 		return;
 	}
-	if (enhanced && irdma_negotiate_mpa_v2_ird_ord(1, &cm_node->ird_size,
-						       &cm_node->ord_size,
-						       f->ird, f->ord)) {
-		/* Our IRD is short of the peer's ORD. */
-		irdma_cm_fail(cm_node, -EPROTO);
-		return;
+	irdma_cm_save_pdata(cm_node, f);
+	cm_node->ird_size = cm_node->neg.ird;
+	cm_node->ord_size = cm_node->neg.ord;
+	if (cm_node->neg.p2p) {
+		rc = irdma_cm_send_fpdu(cm_node, NULL);
+		if (rc) {
+			irdma_cm_fail(cm_node, rc);
+			return;
+		}
+		if (cm_node->neg.rtr == CMKIT_MPA_RTR_READ)
+			set_bit(IRDMA_CM_NODE_RRESP_DUE, &cm_node->flags);
 	}
 	cm_node->state = IRDMA_CM_STATE_OFFLOADED;
+	irdma_cm_keepalive(cm_node);
 	if (!irdma_create_event(cm_node, IRDMA_CM_EVENT_CONNECTED))
 		irdma_cm_fail(cm_node, -ENOMEM);
+}
+
+/* Passive P2P: the RTR, then the accept goes on (cm_node->lock held). */
+static void irdma_cm_process_rtr(struct irdma_cm_node *cm_node)
+{
+	struct cmkit_fpdu fpdu;
+	int rc;
+
+	rc = irdma_cm_recv_rtr(cm_node, NULL, &fpdu);
+	if (!rc)
+		return;
+	if (rc > 0 && cm_node->neg.rtr == CMKIT_MPA_RTR_READ)
+		rc = irdma_cm_send_fpdu(cm_node, &fpdu) ?: 1;
+	if (rc < 0) {
+		irdma_cm_fail(cm_node, rc);
+		return;
+	}
+	irdma_cm_timer_stop(cm_node);
+	cm_node->state = IRDMA_CM_STATE_RTR_RCVD;
+	wake_up_all(&cm_node->wait);
+}
+
+/* Active P2P, Read RTR: the Read Response comes first (cm_node->lock held). */
+static int irdma_cm_process_rresp(struct irdma_cm_node *cm_node)
+{
+	struct cmkit_iwarp_hdr rreq;
+	struct cmkit_fpdu fpdu;
+	int rc;
+
+	cmkit_rtr_hdr(CMKIT_MPA_RTR_READ, &rreq);
+	rc = irdma_cm_recv_rtr(cm_node, &rreq, &fpdu);
+	if (rc > 0)
+		clear_bit(IRDMA_CM_NODE_RRESP_DUE, &cm_node->flags);
+	return rc;
 }
 
 /* The socket side's state machine; cm_node->lock is held. */
@@ -458,17 +774,19 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 			irdma_cm_fail(cm_node, sock_error(cm_node->sock->sk) ?: -ECONNREFUSED);
 			return;
 		}
-		rc = irdma_cm_send_mpa(cm_node, false, cm_node->pdata_buf,
-				       cm_node->pdata_len);
-		cm_node->pdata_len = 0;
+		rc = irdma_cm_send_mpa(cm_node, NULL, cm_node->conn_pdata,
+				       cm_node->conn_pdata_len);
 		if (rc) {
 			irdma_cm_fail(cm_node, rc);
 			return;
 		}
 		cm_node->state = IRDMA_CM_STATE_MPAREQ_SENT;
+		irdma_cm_timer_start(cm_node, cm_node->cm_core->mpa_rep_timeout);
 		fallthrough;
 	case IRDMA_CM_STATE_MPAREQ_SENT:
 		rc = irdma_cm_recv_mpa(cm_node, CMKIT_MPA_REPLY, &f);
+		if ((rc == -ECONNABORTED || rc == -ECONNRESET) && irdma_cm_fallback(cm_node, NULL))
+			return;
 		if (rc < 0)
 			irdma_cm_fail(cm_node, rc);
 		else if (rc > 0)
@@ -483,6 +801,9 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 		else if (rc > 0)
 			irdma_cm_process_request(cm_node, &f);
 		return;
+	case IRDMA_CM_STATE_RTR_WAIT:
+		irdma_cm_process_rtr(cm_node);
+		return;
 	case IRDMA_CM_STATE_MPAREQ_RCVD:
 	case IRDMA_CM_STATE_OFFLOADED:
 	case IRDMA_CM_STATE_FIN_WAIT1:
@@ -491,6 +812,15 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 		return;
 	}
 
+	if (test_bit(IRDMA_CM_NODE_RRESP_DUE, &cm_node->flags)) {
+		rc = irdma_cm_process_rresp(cm_node);
+		if (rc < 0) {
+			irdma_cm_fail(cm_node, rc);
+			return;
+		}
+		if (!rc)
+			return;
+	}
 	rc = irdma_cm_drain(cm_node);
 	if (!rc)
 		return;
@@ -519,9 +849,9 @@ static void irdma_cm_sock_work(struct work_struct *work)
 	irdma_rem_ref_cm_node(cm_node);
 }
 
-static int irdma_cm_sin_check(const struct sockaddr_storage *ss)
+static bool irdma_cm_sa_ok(const struct sockaddr_storage *ss)
 {
-	return ss->ss_family == AF_INET ? 0 : -EAFNOSUPPORT;
+	return ss->ss_family == AF_INET || ss->ss_family == AF_INET6;
 }
 
 static int irdma_cm_check_param(const struct iw_cm_conn_param *conn_param)
@@ -533,46 +863,80 @@ static int irdma_cm_check_param(const struct iw_cm_conn_param *conn_param)
 }
 
 /**
- * cmkit_irdma_connect - connect to an iWARP peer
+ * cmkit_irdma_connect - connect to an iWARP peer, as the core's defaults say
  * @cm_core: the core to connect through
- * @cm_id: the upper layer: m_local_addr (address or port 0 for any; both
- *	are set to TCP's choice), m_remote_addr,
- *	event_handler, add_ref and rem_ref set
- * @conn_param: private data (at most IRDMA_CM_MAX_PDATA bytes), IRD and
- *	ORD; qpn is ignored (no QP is bound)
+ * @cm_id: the upper layer (see cmkit_irdma_connect_mpa())
+ * @conn_param: private data, IRD and ORD
  *
- * Sends an MPA request of cm_core->mpa_version (revision 2: enhanced, with
- * IRD and ORD) once TCP is up.  The upper layer then gets exactly one
- * CONNECT_REPLY: 0 with the peer's private data and the negotiated IRD/ORD;
- * -ECONNREFUSED with the peer's private data if it rejected, or without
- * any if TCP refused the connection; -ETIMEDOUT if TCP gave up on the SYN;
- * -ECONNRESET if the connection failed otherwise.  cm_id->provider_data
- * names the node from here until that CONNECT_REPLY fails, or until CLOSE.
+ * cmkit_irdma_connect_mpa() with irdma_cm_default_offer(): a request of
+ * cm_core->mpa_version (revision 2: enhanced), no CRC, no P2P, no fallback.
  *
- * Return: 0, or a negative errno and then no event is delivered: -EINVAL
- * (bad parameters), -ENODEV (@cm_core is being cleaned up), -ENOMEM, or
- * what creating, binding or connecting the socket returned.
+ * Return: as cmkit_irdma_connect_mpa().
  */
 int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 			struct iw_cm_conn_param *conn_param)
 {
-	struct sockaddr_in *laddr = (struct sockaddr_in *)&cm_id->m_local_addr;
-	struct sockaddr_in *raddr = (struct sockaddr_in *)&cm_id->m_remote_addr;
+	return cmkit_irdma_connect_mpa(cm_core, cm_id, conn_param, NULL);
+}
+CMKIT_EXPORT(cmkit_irdma_connect);
+
+/**
+ * cmkit_irdma_connect_mpa - connect to an iWARP peer
+ * @cm_core: the core to connect through
+ * @cm_id: the upper layer: m_local_addr (IPv4 or IPv6 address, or port 0
+ *	for any; both are set to TCP's choice), m_remote_addr of the same
+ *	family, event_handler, add_ref and rem_ref set
+ * @conn_param: private data (at most IRDMA_CM_MAX_PDATA bytes), IRD and
+ *	ORD (above 0x3fff: 0x3fff, not specified); qpn is ignored (no QP)
+ * @offer: revision, CRC, P2P and the RTR types to offer, revision 1
+ *	fallback; its IRD and ORD are @conn_param's.  NULL: the core's
+ *	defaults (irdma_cm_default_offer())
+ *
+ * Sends the MPA request once TCP is up (revision 2: enhanced, with IRD
+ * and ORD, and with @offer->p2p the P2P bit and RTR types).  A reply that
+ * grants P2P is followed by the RTR message it chose.  The upper layer then
+ * gets exactly one CONNECT_REPLY: 0 with the peer's private data and the
+ * negotiated IRD/ORD; -ECONNREFUSED with the peer's private data if it
+ * rejected (after a revision 1 retry, when @offer asks for one and the
+ * peer refused revision 2), or without any if TCP refused the connection;
+ * -ETIMEDOUT if TCP gave up on the SYN or the MPA reply did not come in
+ * time (cm_core->mpa_rep_timeout); -ECONNRESET if the connection failed
+ * otherwise (a reply that breaks the request's terms among them).
+ * cm_id->provider_data names the node from here until that CONNECT_REPLY
+ * fails, or until CLOSE.
+ *
+ * Return: 0, or a negative errno and then no event is delivered: -EINVAL
+ * (bad parameters or offer), -EAFNOSUPPORT (addresses neither IPv4 nor
+ * IPv6, or of two families), -ENODEV (@cm_core is being cleaned up),
+ * -ENOMEM, or what creating, binding or connecting the socket returned.
+ */
+int cmkit_irdma_connect_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+			    struct iw_cm_conn_param *conn_param,
+			    const struct cmkit_mpa_offer *offer)
+{
+	struct sockaddr_storage *laddr = &cm_id->m_local_addr;
+	struct sockaddr_storage *raddr = &cm_id->m_remote_addr;
 	struct irdma_cm_info info = {};
 	struct irdma_cm_node *cm_node;
+	struct cmkit_mpa_offer me;
 	struct socket *sock;
 	int rc;
 
-	if (irdma_cm_sin_check(&cm_id->m_local_addr) ||
-	    irdma_cm_sin_check(&cm_id->m_remote_addr))
+	if (!irdma_cm_sa_ok(laddr) || laddr->ss_family != raddr->ss_family)
 		return -EAFNOSUPPORT;
 	if (irdma_cm_check_param(conn_param))
 		return -EINVAL;
+	if (offer)
+		me = *offer;
+	else
+		irdma_cm_default_offer(cm_core, false, &me);
+	me.ird = min_t(u32, conn_param->ird, CMKIT_MPA_V2_IRD_ORD_MASK);
+	me.ord = min_t(u32, conn_param->ord, CMKIT_MPA_V2_IRD_ORD_MASK);
+	if (!cmkit_mpa_offer_ok(&me))
+		return -EINVAL;
 	info.cm_id = cm_id;
-	info.loc_addr = ntohl(laddr->sin_addr.s_addr);
-	info.loc_port = ntohs(laddr->sin_port);
-	info.rem_addr = ntohl(raddr->sin_addr.s_addr);
-	info.rem_port = ntohs(raddr->sin_port);
+	info.loc = *laddr;
+	info.rem = *raddr;
 	cm_node = irdma_make_cm_node(cm_core, cm_id, &info);
 	if (IS_ERR(cm_node)) {
 		trace_cmkit_irdma_api(0, CMKIT_IRDMA_API_CONNECT, PTR_ERR(cm_node));
@@ -580,14 +944,14 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	}
 	irdma_cm_hook(cm_core, IRDMA_HOOK_CONNECT_NODE_MADE, cm_node);
 	irdma_add_ref_cm_node(cm_node);	/* ours, until we are done with it */
-	cm_node->ird_size = min_t(u32, conn_param->ird, CMKIT_MPA_V2_IRD_ORD_MASK);
-	cm_node->ord_size = min_t(u32, conn_param->ord, CMKIT_MPA_V2_IRD_ORD_MASK);
-	if (cm_node->mpa_rev == CMKIT_MPA_REV2)
-		set_bit(IRDMA_CM_NODE_ENHANCED, &cm_node->flags);
-	cm_node->pdata_len = conn_param->private_data_len;
-	memcpy(cm_node->pdata_buf, conn_param->private_data, cm_node->pdata_len);
+	cm_node->offer = me;
+	cm_node->mpa_rev = me.rev;
+	cm_node->ird_size = me.ird;
+	cm_node->ord_size = me.ord;
+	cm_node->conn_pdata_len = conn_param->private_data_len;
+	memcpy(cm_node->conn_pdata, conn_param->private_data, cm_node->conn_pdata_len);
 
-	rc = irdma_cm_sock_create(&sock);
+	rc = irdma_cm_sock_create(raddr->ss_family, &sock);
 	if (rc)
 		goto out_put;
 	rc = irdma_cm_sock_bind(sock, laddr);
@@ -608,7 +972,7 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	irdma_cm_node_attach_sock(cm_node, sock);
 	cm_node->state = IRDMA_CM_STATE_SYN_SENT;
 	rc = irdma_fault(IRDMA_FAULT_CONNECT) ? -ENETUNREACH :
-	     kernel_connect(sock, CMKIT_SA(raddr), sizeof(*raddr), O_NONBLOCK);
+	     kernel_connect(sock, CMKIT_SA(raddr), irdma_sa_len(raddr), O_NONBLOCK);
 	if (rc && rc != -EINPROGRESS) {
 		cm_node->state = IRDMA_CM_STATE_CLOSED;
 		irdma_cm_node_release_sock(cm_node);
@@ -619,9 +983,8 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 	set_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags);
 	/* The source address and port TCP chose, when the caller left them open. */
 	if (kernel_getsockname(sock, (struct sockaddr *)laddr) >= 0) {
-		cm_node->loc_addr = ntohl(laddr->sin_addr.s_addr);
-		cm_node->loc_port = ntohs(laddr->sin_port);
-		memcpy(&cm_id->local_addr, laddr, sizeof(*laddr));
+		cm_node->loc = *laddr;
+		cm_id->local_addr = *laddr;
 	}
 	cm_node->ul_state = IRDMA_CM_UL_CONN_SENT;
 	irdma_cm_id_publish(cm_id, cm_node);
@@ -638,12 +1001,45 @@ out_put:
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
-CMKIT_EXPORT(cmkit_irdma_connect);
+CMKIT_EXPORT(cmkit_irdma_connect_mpa);
+
+/**
+ * cmkit_irdma_mpa_info - what a connection's MPA exchange settled
+ * @cm_id: an id whose provider_data names a connection (from a connect,
+ *	or set from a CONNECT_REQUEST)
+ * @info: filled in
+ *
+ * Meaningful once the exchange is over: from CONNECT_REPLY(0) or
+ * ESTABLISHED on (for a CONNECT_REQUEST, what the accept would settle
+ * with the request's terms).
+ *
+ * Return: 0, or -EINVAL when @cm_id names no connection.
+ */
+int cmkit_irdma_mpa_info(struct iw_cm_id *cm_id, struct cmkit_irdma_mpa_info *info)
+{
+	struct irdma_cm_node *cm_node = irdma_cm_id_get_node(cm_id);
+
+	if (!cm_node)
+		return -EINVAL;
+	mutex_lock(&cm_node->lock);
+	info->rev = cm_node->neg.rev ?: cm_node->mpa_rev;
+	info->enhanced = cm_node->neg.enhanced;
+	info->crc = cm_node->neg.crc;
+	info->p2p = cm_node->neg.p2p;
+	info->rtr = cm_node->neg.rtr;
+	info->fallback = test_bit(IRDMA_CM_NODE_FALLBACK, &cm_node->flags);
+	info->ird = cm_node->ird_size;
+	info->ord = cm_node->ord_size;
+	mutex_unlock(&cm_node->lock);
+	irdma_rem_ref_cm_node(cm_node);
+	return 0;
+}
+CMKIT_EXPORT(cmkit_irdma_mpa_info);
 
 /*
  * The node a CONNECT_REQUEST named, for its one answer: referenced, or NULL
  * (-EINVAL) when @cm_id names none, or a node that is not a request or
- * was answered already.
+ * was answered already.  An answered request leaves its listener's backlog.
  */
 static struct irdma_cm_node *irdma_cm_answering(struct iw_cm_id *cm_id)
 {
@@ -657,7 +1053,29 @@ static struct irdma_cm_node *irdma_cm_answering(struct iw_cm_id *cm_id)
 		irdma_rem_ref_cm_node(cm_node);
 		return NULL;
 	}
+	irdma_cm_node_unpend(cm_node);
 	return cm_node;
+}
+
+/*
+ * The accept's reply went out granting P2P: wait (unlocked) for the
+ * initiator's RTR, bounded by the node's timer.  Return: 0 with the lock
+ * held again and the RTR in, or the connection's error.
+ */
+static int irdma_cm_accept_wait_rtr(struct irdma_cm_node *cm_node)
+{
+	struct irdma_cm_core *cm_core = cm_node->cm_core;
+
+	cm_node->state = IRDMA_CM_STATE_RTR_WAIT;
+	irdma_cm_timer_start(cm_node, cm_core->mpa_req_timeout);
+	irdma_cm_queue_sock_work(cm_node);	/* the RTR may be in already */
+	mutex_unlock(&cm_node->lock);
+	irdma_cm_hook(cm_core, IRDMA_HOOK_RTR_WAIT, cm_node);
+	wait_event(cm_node->wait, READ_ONCE(cm_node->state) != IRDMA_CM_STATE_RTR_WAIT);
+	mutex_lock(&cm_node->lock);
+	if (cm_node->state == IRDMA_CM_STATE_RTR_RCVD && cm_node->sock)
+		return 0;
+	return cm_node->err == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
 }
 
 /**
@@ -668,20 +1086,28 @@ static struct irdma_cm_node *irdma_cm_answering(struct iw_cm_id *cm_id)
  *	bytes), our IRD and ORD (ORD lowered to the peer's IRD for an
  *	enhanced request)
  *
- * Sends the MPA reply; ESTABLISHED follows on @cm_id, then eventually
- * DISCONNECT and CLOSE.  Accept or reject must answer every request, once.
+ * Sends the MPA reply (CRC echoed, P2P granted with one RTR type when the
+ * request asked and the listener's offer agrees).  Without P2P,
+ * ESTABLISHED follows on @cm_id; with it, this waits for the initiator's
+ * RTR (at most cm_core->mpa_req_timeout), answers a Read RTR with its Read
+ * Response, and ESTABLISHED follows then.  Then eventually DISCONNECT and
+ * CLOSE.  Accept or reject must answer every request, once.
  *
+ * Context: process context; sleeps (for the RTR: not from an upcall that
+ * the RTR's arrival depends on).
  * Return: 0, or a negative errno and then no event is delivered on @cm_id:
  * -EINVAL for bad parameters (the request still awaits its answer) or an
- * id that names no unanswered request; -ECONNRESET when the peer is gone,
- * -ENOMEM, or the reply's send error (the peer is reset; the request is
- * answered).
+ * id that names no unanswered request; -ECONNREFUSED when our IRD cannot
+ * serve the request (strict offer) or leaves no RTR type (a reasoned MPA
+ * reject was sent); -ECONNRESET when the peer is gone or its RTR was
+ * wrong, -ETIMEDOUT when it never came, -ENOMEM, or the reply's send error
+ * (the peer is reset; the request is answered).
  */
 int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param)
 {
 	struct irdma_cm_event *event;
 	struct irdma_cm_node *cm_node;
-	u16 ird, ord;
+	struct cmkit_mpa_offer me;
 	int rc;
 
 	if (irdma_cm_check_param(conn_param))
@@ -700,15 +1126,30 @@ int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_par
 		rc = 0;
 	if (rc)
 		goto out_fail;
-	ird = min_t(u32, conn_param->ird, CMKIT_MPA_V2_IRD_ORD_MASK);
-	ord = min_t(u32, conn_param->ord, CMKIT_MPA_V2_IRD_ORD_MASK);
-	if (test_bit(IRDMA_CM_NODE_ENHANCED, &cm_node->flags))
-		irdma_negotiate_mpa_v2_ird_ord(0, &ird, &ord, cm_node->ird_size,
-					       cm_node->ord_size);
-	cm_node->ird_size = ird;
-	cm_node->ord_size = ord;
-	rc = irdma_cm_send_mpa(cm_node, false, conn_param->private_data,
+	/* The request's terms, decided again with the consumer's IRD and ORD. */
+	me = cm_node->offer;
+	me.ird = min_t(u32, conn_param->ird, CMKIT_MPA_V2_IRD_ORD_MASK);
+	me.ord = min_t(u32, conn_param->ord, CMKIT_MPA_V2_IRD_ORD_MASK);
+	rc = cmkit_mpa_respond(&me, &cm_node->req, &cm_node->neg);
+	trace_cmkit_irdma_negotiate(cm_node, rc, &cm_node->neg);
+	if (rc > 0) {
+		if (!irdma_cm_send_reject(cm_node, rc, NULL, 0))
+			kernel_sock_shutdown(cm_node->sock, SHUT_WR);
+		cm_node->state = IRDMA_CM_STATE_CLOSED;
+		irdma_cm_node_release_sock(cm_node);
+		rc = -ECONNREFUSED;
+		goto out_fail;
+	}
+	if (rc < 0) {
+		rc = -EINVAL;	/* the listener's offer was checked */
+		goto out_fail;
+	}
+	cm_node->ird_size = cm_node->neg.ird;
+	cm_node->ord_size = cm_node->neg.ord;
+	rc = irdma_cm_send_mpa(cm_node, &cm_node->neg, conn_param->private_data,
 			       conn_param->private_data_len);
+	if (!rc && cm_node->neg.p2p)
+		rc = irdma_cm_accept_wait_rtr(cm_node);
 	if (rc)
 		goto out_fail;
 
@@ -717,6 +1158,7 @@ int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_par
 	set_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags);
 	cm_node->ul_state = IRDMA_CM_UL_ACCEPTED;
 	cm_node->state = IRDMA_CM_STATE_OFFLOADED;
+	irdma_cm_keepalive(cm_node);
 	/* Under the lock: the socket work cannot post a close before it. */
 	irdma_cm_queue_event(cm_node, event, IRDMA_CM_EVENT_ESTABLISHED);
 	irdma_cm_queue_sock_work(cm_node);
@@ -747,19 +1189,22 @@ CMKIT_EXPORT(cmkit_irdma_accept);
  * @pdata: private data for the peer, or NULL
  * @pdata_len: its length
  *
- * A reject that cannot be sent (or a peer already gone) ends in a reset.
+ * The reject is in the request's revision and format, with its CRC and
+ * P2P terms.  A reject that cannot be sent (or a peer already gone) ends
+ * in a reset.
  */
 void irdma_cm_node_reject(struct irdma_cm_node *cm_node, const void *pdata,
 			  u8 pdata_len)
 {
 	mutex_lock(&cm_node->lock);
 	if (cm_node->state == IRDMA_CM_STATE_MPAREQ_RCVD && cm_node->sock &&
-	    !irdma_cm_send_mpa(cm_node, true, pdata, pdata_len))
+	    !irdma_cm_send_reject(cm_node, CMKIT_MPA_REJ_NONE, pdata, pdata_len))
 		kernel_sock_shutdown(cm_node->sock, SHUT_WR);
 	else if (cm_node->sock)
 		sock_no_linger(cm_node->sock->sk);
 	cm_node->state = IRDMA_CM_STATE_CLOSED;
 	irdma_cm_node_release_sock(cm_node);
+	irdma_cm_node_unpend(cm_node);
 	mutex_unlock(&cm_node->lock);
 }
 

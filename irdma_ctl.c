@@ -3,18 +3,31 @@
  * cmkit irdma: the debugfs control plane, cmkit/irdma/.
  *
  *   ctl    write one command per line:
- *            listen <ipv4> <port> accept|reject [<pdata>]
+ *            listen <addr> <port> accept|reject [<pdata>] [<knob>=<value>...]
  *                              listen; answer every request the same way,
  *                              with <pdata> (one word) as private data
- *            connect <ipv4> <port> [<pdata>]
+ *            connect <addr> <port> [<pdata>] [<knob>=<value>...]
  *                              connect, with <pdata> in the MPA request
+ *          <addr> is IPv4 or IPv6; the knobs set the MPA offer:
+ *            rev=1|2           revision (a listener takes up to it)
+ *            p2p=none|any|send|write|read
+ *                              peer-to-peer: never; granted or asked for
+ *                              with any RTR type (a listener's default);
+ *                              required, with that RTR type
+ *            crc=0|1           ask for CRC
+ *            ird=N ord=N       IRD and ORD (0..16383); a listener's ird=
+ *                              also refuses initiators whose ORD exceeds it
+ *            fallback=0|1      connect: retry in revision 1 when revision
+ *                              2 is refused
  *            close <n>|all     orderly close of a connection
  *            reset <n>|all     abortive close of a connection
  *            destroy <n>|all   stop a listener or reset a connection, and
  *                              forget it
  *          a failed command fails the write with its errno
  *   ids    one line per id the control plane owns: its number, role,
- *          addresses, state, IRD/ORD and the peer's private data
+ *          addresses, state, IRD/ORD and the peer's private data, then
+ *          what was negotiated (rev=, p2p=, crc=, fallback=; for a listener,
+ *          and a connection still negotiating, what it offers)
  *   stats  requests and connects and how they ended, upcalls by type, ids
  *          and cm nodes made and freed
  *
@@ -33,6 +46,7 @@
 #include <linux/inet.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "cmkit.h"
 #include "irdma_cm.h"
@@ -70,6 +84,11 @@ enum irdma_ctl_role {
  * @requests: connect requests a listener answered
  * @peer_pdata_len: length of the peer's last private data
  * @peer_pdata: its first IRDMA_CTL_PDATA_MAX bytes
+ * @offer: the MPA offer of its listen or connect (the knobs)
+ * @conn_ird: IRD its connect or its listener's accepts ask for
+ * @conn_ord: ORD likewise
+ * @mpa: what the connection's MPA exchange settled, once it did
+ * @negotiated: @mpa is valid
  */
 struct irdma_ctl_id {
 	struct iw_cm_id id;
@@ -91,6 +110,11 @@ struct irdma_ctl_id {
 	u32 requests;
 	u8 peer_pdata_len;
 	u8 peer_pdata[IRDMA_CTL_PDATA_MAX];
+	struct cmkit_mpa_offer offer;
+	u16 conn_ird;
+	u16 conn_ord;
+	struct cmkit_irdma_mpa_info mpa;
+	bool negotiated;
 };
 
 /**
@@ -242,6 +266,8 @@ static struct irdma_ctl_id *irdma_ctl_create(enum irdma_ctl_role role,
 	cid->reject = reject;
 	irdma_ctl_set_pdata(cid, pdata);
 	cid->state = "new";
+	cid->conn_ird = IRDMA_CTL_IRD_ORD;
+	cid->conn_ord = IRDMA_CTL_IRD_ORD;
 	mutex_init(&cid->lock);
 	mutex_lock(&cid->lock);
 	refcount_set(&cid->ref, 1);	/* the list's */
@@ -262,8 +288,21 @@ static void irdma_ctl_conn_param(struct iw_cm_conn_param *param,
 	memset(param, 0, sizeof(*param));
 	param->private_data = cid->pdata_len ? cid->pdata : NULL;
 	param->private_data_len = cid->pdata_len;
-	param->ird = IRDMA_CTL_IRD_ORD;
-	param->ord = IRDMA_CTL_IRD_ORD;
+	param->ird = cid->conn_ird;
+	param->ord = cid->conn_ord;
+}
+
+/* What cmkit settled for @cid's connection, for ids (from an upcall or an accept). */
+static void irdma_ctl_keep_mpa(struct irdma_ctl_id *cid)
+{
+	struct cmkit_irdma_mpa_info info;
+
+	if (cmkit_irdma_mpa_info(&cid->id, &info))
+		return;
+	spin_lock(&irdma_ctl_lock);
+	cid->mpa = info;
+	cid->negotiated = true;
+	spin_unlock(&irdma_ctl_lock);
 }
 
 /*
@@ -311,9 +350,12 @@ static int irdma_ctl_request(struct irdma_ctl_id *lid, struct iw_cm_event *ev)
 	}
 
 	irdma_ctl_set_state(child, "accepting", 0);
+	child->offer = lid->offer;
 	irdma_ctl_conn_param(&param, lid);
 	rc = cmkit_irdma_accept(&child->id, &param);
 	child->live = !rc;
+	if (!rc)
+		irdma_ctl_keep_mpa(child);
 	if (rc) {
 		/* Only the list holds it now: a destroy waiting on the lock frees it. */
 		pr_info_ratelimited("ctl: %u: accept failed: %d\n", child->n, rc);
@@ -346,6 +388,7 @@ static void irdma_ctl_conn_event(struct irdma_ctl_id *cid, struct iw_cm_event *e
 		cid->ird = ev->ird;
 		cid->ord = ev->ord;
 		spin_unlock(&irdma_ctl_lock);
+		irdma_ctl_keep_mpa(cid);
 		state = "established";
 		break;
 	case IW_CM_EVENT_DISCONNECT:
@@ -391,41 +434,126 @@ static int irdma_ctl_event(struct iw_cm_id *id, struct iw_cm_event *ev)
 
 /* ---- commands -------------------------------------------------------------- */
 
-/* "<ipv4> <port> ..." into @sin; @args is left at what follows. */
+/* "<ipv4|ipv6> <port> ..." into @ss; @args is left at what follows. */
 static int irdma_ctl_parse_sin(char **args, struct sockaddr_storage *ss)
 {
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 	char *addr = strsep(args, " "), *port = strsep(args, " ");
 	u16 p;
 
 	memset(ss, 0, sizeof(*ss));
-	sin->sin_family = AF_INET;
-	if (!addr || !port || kstrtou16(port, 10, &p) || !p ||
-	    !in4_pton(addr, -1, (u8 *)&sin->sin_addr.s_addr, -1, NULL))
+	if (!addr || !port || kstrtou16(port, 10, &p) || !p)
 		return -EINVAL;
+	if (strchr(addr, ':')) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(p);
+		return in6_pton(addr, -1, sin6->sin6_addr.s6_addr, -1, NULL) ? 0 : -EINVAL;
+	}
+	sin->sin_family = AF_INET;
 	sin->sin_port = htons(p);
-	return 0;
+	return in4_pton(addr, -1, (u8 *)&sin->sin_addr.s_addr, -1, NULL) ? 0 : -EINVAL;
+}
+
+static const char * const irdma_ctl_p2p_names[] = { "none", "any", "send", "write", "read" };
+
+/* The name of an RTR set: one type, all of them ("any"), or none. */
+static const char *irdma_ctl_rtr_name(u8 rtr)
+{
+	switch (rtr) {
+	case CMKIT_MPA_RTR_SEND:
+		return "send";
+	case CMKIT_MPA_RTR_WRITE:
+		return "write";
+	case CMKIT_MPA_RTR_READ:
+		return "read";
+	case 0:
+		return "none";
+	default:
+		return "any";
+	}
+}
+
+/*
+ * The words after the positional arguments: "<knob>=<value>" words set
+ * @cid's offer, IRD and ORD; at most one other word is private data.
+ */
+static int irdma_ctl_parse_knobs(char *args, struct irdma_ctl_id *cid, const char **pdata,
+				 bool listener)
+{
+	struct cmkit_mpa_offer *o = &cid->offer;
+	char *word, *val;
+	unsigned int n;
+	int i;
+
+	*pdata = NULL;
+	while ((word = strsep(&args, " "))) {
+		if (!*word)
+			continue;
+		val = strchr(word, '=');
+		if (!val) {
+			if (*pdata || strlen(word) > IRDMA_CTL_PDATA_MAX)
+				return -EINVAL;
+			*pdata = word;
+			continue;
+		}
+		*val++ = '\0';
+		if (!strcmp(word, "p2p")) {
+			i = match_string(irdma_ctl_p2p_names, ARRAY_SIZE(irdma_ctl_p2p_names), val);
+			if (i < 0)
+				return -EINVAL;
+			o->p2p = i == 0 ? CMKIT_MPA_P2P_OFF : i == 1 ? CMKIT_MPA_P2P_ON :
+				 CMKIT_MPA_P2P_REQUIRED;
+			o->rtr = i == 0 ? 0 : i == 1 ? CMKIT_MPA_RTR_ALL : BIT(i - 2);
+			continue;
+		}
+		if (kstrtouint(val, 10, &n))
+			return -EINVAL;
+		if (!strcmp(word, "rev") && (n == CMKIT_MPA_REV1 || n == CMKIT_MPA_REV2)) {
+			o->rev = n;
+		} else if (!strcmp(word, "crc") && n <= 1) {
+			o->crc = n;
+		} else if (!strcmp(word, "fallback") && n <= 1 && !listener) {
+			o->rev1_fallback = n;
+		} else if (!strcmp(word, "ird") && n <= CMKIT_MPA_V2_IRD_ORD_MASK) {
+			cid->conn_ird = n;
+			o->ird = n;
+			o->ird_strict = listener;
+		} else if (!strcmp(word, "ord") && n <= CMKIT_MPA_V2_IRD_ORD_MASK) {
+			cid->conn_ord = n;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return cmkit_mpa_offer_ok(o) ? 0 : -EINVAL;
 }
 
 static int irdma_ctl_listen(char *args)
 {
-	struct sockaddr_storage local, any = { .ss_family = AF_INET };
+	struct sockaddr_storage local, any = {};
 	struct irdma_ctl_id *lid;
+	const char *pdata;
 	char *policy;
 	int rc;
 
 	if (irdma_ctl_parse_sin(&args, &local))
 		return -EINVAL;
+	any.ss_family = local.ss_family;
 	policy = strsep(&args, " ");
-	if (!policy || (strcmp(policy, "accept") && strcmp(policy, "reject")) ||
-	    (args && strchr(args, ' ')) || (args && strlen(args) > IRDMA_CTL_PDATA_MAX))
+	if (!policy || (strcmp(policy, "accept") && strcmp(policy, "reject")))
 		return -EINVAL;
 
-	lid = irdma_ctl_create(IRDMA_CTL_LISTENER, &local, &any, args,
+	lid = irdma_ctl_create(IRDMA_CTL_LISTENER, &local, &any, NULL,
 			       !strcmp(policy, "reject"));
 	if (!lid)
 		return -ENOMEM;
-	rc = cmkit_irdma_create_listen(cmkit_irdma_cm_core(), &lid->id, IRDMA_CTL_BACKLOG);
+	irdma_cm_default_offer(cmkit_irdma_cm_core(), true, &lid->offer);
+	rc = irdma_ctl_parse_knobs(args, lid, &pdata, true);
+	if (!rc) {
+		irdma_ctl_set_pdata(lid, pdata);
+		rc = cmkit_irdma_create_listen_mpa(cmkit_irdma_cm_core(), &lid->id,
+						   IRDMA_CTL_BACKLOG, &lid->offer);
+	}
 	mutex_unlock(&lid->lock);
 	pr_info("ctl: %u: listen on %pISpc (%s): %d\n", lid->n, &local, policy, rc);
 	if (rc) {
@@ -438,22 +566,31 @@ static int irdma_ctl_listen(char *args)
 
 static int irdma_ctl_connect(char *args)
 {
-	struct sockaddr_storage remote, any = { .ss_family = AF_INET };
+	struct sockaddr_storage remote, any = {};
 	struct iw_cm_conn_param param;
 	struct irdma_ctl_id *cid;
+	const char *pdata;
 	int rc;
 
-	if (irdma_ctl_parse_sin(&args, &remote) ||
-	    (args && strchr(args, ' ')) || (args && strlen(args) > IRDMA_CTL_PDATA_MAX))
+	if (irdma_ctl_parse_sin(&args, &remote))
 		return -EINVAL;
+	any.ss_family = remote.ss_family;
 
-	cid = irdma_ctl_create(IRDMA_CTL_ACTIVE, &any, &remote, args, false);
+	cid = irdma_ctl_create(IRDMA_CTL_ACTIVE, &any, &remote, NULL, false);
 	if (!cid)
 		return -ENOMEM;
+	irdma_cm_default_offer(cmkit_irdma_cm_core(), false, &cid->offer);
+	rc = irdma_ctl_parse_knobs(args, cid, &pdata, false);
+	if (rc) {
+		mutex_unlock(&cid->lock);
+		irdma_ctl_unlist(cid);
+		return rc;
+	}
+	irdma_ctl_set_pdata(cid, pdata);
 	irdma_ctl_set_state(cid, "connecting", 0);
 	irdma_ctl_conn_param(&param, cid);
 	atomic_inc(&irdma_ctl_stats.connects);
-	rc = cmkit_irdma_connect(cmkit_irdma_cm_core(), &cid->id, &param);
+	rc = cmkit_irdma_connect_mpa(cmkit_irdma_cm_core(), &cid->id, &param, &cid->offer);
 	cid->live = !rc;
 	mutex_unlock(&cid->lock);
 	spin_lock(&irdma_ctl_lock);
@@ -575,10 +712,18 @@ static int irdma_ids_show(struct seq_file *m, void *v)
 		else
 			seq_printf(m, " %s %pISpc %s", cid->role == IRDMA_CTL_ACTIVE ? "->" : "<-",
 				   &cid->id.remote_addr, cid->state);
-		seq_printf(m, " status=%d ird=%u ord=%u peer_pdata=%*phN peer_pdata_len=%u\n",
+		seq_printf(m, " status=%d ird=%u ord=%u peer_pdata=%*phN peer_pdata_len=%u",
 			   cid->status, cid->ird, cid->ord,
 			   min_t(u8, cid->peer_pdata_len, IRDMA_CTL_PDATA_MAX), cid->peer_pdata,
 			   cid->peer_pdata_len);
+		if (cid->negotiated)
+			seq_printf(m, " rev=%u p2p=%s crc=%u fallback=%u\n", cid->mpa.rev,
+				   irdma_ctl_rtr_name(cid->mpa.p2p ? cid->mpa.rtr : 0),
+				   cid->mpa.crc, cid->mpa.fallback);
+		else
+			seq_printf(m, " rev=%u p2p=%s crc=%u fallback=%u\n", cid->offer.rev,
+				   irdma_ctl_rtr_name(cid->offer.p2p ? cid->offer.rtr : 0),
+				   cid->offer.crc, cid->offer.rev1_fallback);
 	}
 	spin_unlock(&irdma_ctl_lock);
 	return 0;

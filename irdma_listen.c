@@ -33,7 +33,6 @@ static void irdma_cm_passive_node(struct irdma_cm_listener *listener,
 {
 	struct irdma_cm_info info = { .cm_id = listener->cm_id };
 	struct irdma_cm_node *cm_node;
-	struct sockaddr_in sin;
 
 	/* The child inherited the listener's callback and user data: undo. */
 	write_lock_bh(&sock->sk->sk_callback_lock);
@@ -41,23 +40,27 @@ static void irdma_cm_passive_node(struct irdma_cm_listener *listener,
 	sock->sk->sk_data_ready = listener->saved_data_ready;
 	write_unlock_bh(&sock->sk->sk_callback_lock);
 
-	if (kernel_getsockname(sock, (struct sockaddr *)&sin) < 0)
+	if (kernel_getsockname(sock, (struct sockaddr *)&info.loc) < 0 ||
+	    kernel_getpeername(sock, (struct sockaddr *)&info.rem) < 0)
 		goto out_release;
-	info.loc_addr = ntohl(sin.sin_addr.s_addr);
-	info.loc_port = ntohs(sin.sin_port);
-	if (kernel_getpeername(sock, (struct sockaddr *)&sin) < 0)
+	/* The backlog: at most that many requests pending at once. */
+	if (atomic_inc_return(&listener->pending) > listener->backlog) {
+		atomic_dec(&listener->pending);
+		trace_cmkit_irdma_refused(listener, &info.rem, -EBUSY);
 		goto out_release;
-	info.rem_addr = ntohl(sin.sin_addr.s_addr);
-	info.rem_port = ntohs(sin.sin_port);
+	}
 	cm_node = irdma_make_cm_node(listener->cm_core, listener->cm_id, &info);
 	if (IS_ERR(cm_node)) {
-		trace_cmkit_irdma_refused(listener->loc_port, info.rem_addr,
-					  info.rem_port, PTR_ERR(cm_node));
+		atomic_dec(&listener->pending);
+		trace_cmkit_irdma_refused(listener, &info.rem, PTR_ERR(cm_node));
 		goto out_release;
 	}
 	cm_node->passive = true;
 	refcount_inc(&listener->refcnt);
 	cm_node->listener = listener;
+	set_bit(IRDMA_CM_NODE_PENDING, &cm_node->flags);
+	cm_node->offer = listener->offer;
+	cm_node->mpa_rev = listener->offer.rev;
 	tcp_sock_set_nodelay(sock->sk);
 	irdma_add_ref_cm_node(cm_node);	/* the socket work may end it at once */
 	mutex_lock(&cm_node->lock);
@@ -70,6 +73,7 @@ static void irdma_cm_passive_node(struct irdma_cm_listener *listener,
 	}
 	irdma_cm_node_attach_sock(cm_node, sock);
 	cm_node->state = IRDMA_CM_STATE_ESTABLISHED;
+	irdma_cm_timer_start(cm_node, cm_node->cm_core->mpa_req_timeout);
 	irdma_cm_queue_sock_work(cm_node);	/* the request may be in already */
 	mutex_unlock(&cm_node->lock);
 	irdma_rem_ref_cm_node(cm_node);
@@ -89,7 +93,7 @@ static void irdma_cm_accept_work(struct work_struct *work)
 	while (!kernel_accept(listener->sock, &sock, O_NONBLOCK)) {
 		if (irdma_fault(IRDMA_FAULT_ACCEPT)) {
 			/* As if the child could not be set up: reset the peer. */
-			trace_cmkit_irdma_refused(listener->loc_port, 0, 0, -ENOMEM);
+			trace_cmkit_irdma_refused(listener, NULL, -ENOMEM);
 			sock_no_linger(sock->sk);
 			sock_release(sock);
 			continue;
@@ -146,16 +150,43 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
 	irdma_cm_unhook_listener(listener);
 	sock_release(listener->sock);
 	irdma_cm_id_clear(listener->cm_id, listener);	/* a later destroy: -EINVAL */
-	trace_cmkit_irdma_listen(listener->loc_addr, listener->loc_port, false, 0);
+	trace_cmkit_irdma_listen(&listener->loc, false, 0);
 	irdma_cm_put_listener(listener);
 }
 
 /**
- * cmkit_irdma_create_listen - listen for iWARP connections
+ * cmkit_irdma_create_listen - listen for iWARP connections, with defaults
  * @cm_core: the core to listen on
- * @cm_id: the upper layer: m_local_addr (IPv4), event_handler, add_ref,
- *	rem_ref; it gets a CONNECT_REQUEST per MPA request received
- * @backlog: TCP listen backlog
+ * @cm_id: the upper layer (see cmkit_irdma_create_listen_mpa())
+ * @backlog: requests pending at most
+ *
+ * cmkit_irdma_create_listen_mpa() with irdma_cm_default_offer().
+ *
+ * Return: as cmkit_irdma_create_listen_mpa().
+ */
+int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+			      int backlog)
+{
+	return cmkit_irdma_create_listen_mpa(cm_core, cm_id, backlog, NULL);
+}
+CMKIT_EXPORT(cmkit_irdma_create_listen);
+
+/**
+ * cmkit_irdma_create_listen_mpa - listen for iWARP connections
+ * @cm_core: the core to listen on
+ * @cm_id: the upper layer: m_local_addr (IPv4 or IPv6), event_handler,
+ *	add_ref, rem_ref; it gets a CONNECT_REQUEST per MPA request received
+ *	that the offer does not refuse
+ * @backlog: TCP listen backlog, and the most requests pending at once
+ *	(connected, not yet answered by accept or reject): a connection
+ *	beyond them is reset (at least 1)
+ * @offer: what each request is answered with: revisions, CRC, P2P and
+ *	the RTR types taken, IRD strictness (against @offer->ird).  NULL:
+ *	irdma_cm_default_offer().  A request it refuses (revision, markers,
+ *	P2P required, no RTR type in common, IRD) gets an MPA reject with the
+ *	reason, and no upcall; one that finds no listener, or a consumer's
+ *	reject, an MPA reject without one.  The peer has
+ *	cm_core->mpa_req_timeout to send its request.
  *
  * The listener is published whole (socket, callbacks, the reference on
  * @cm_id, cm_id->provider_data naming it), so a cleanup that finds it can
@@ -165,18 +196,18 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
  *
  * Return: 0 (cm_id->provider_data names the listener), or a negative errno.
  */
-int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
-			      int backlog)
+int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
+				  int backlog, const struct cmkit_mpa_offer *offer)
 {
-	struct sockaddr_in *sin = (struct sockaddr_in *)&cm_id->m_local_addr;
+	struct sockaddr_storage *ss = &cm_id->m_local_addr;
 	struct irdma_cm_listener *listener = NULL;
-	u32 addr = ntohl(sin->sin_addr.s_addr);
-	u16 port = ntohs(sin->sin_port);
 	struct sock *sk;
 	int rc;
 
-	if (cm_id->m_local_addr.ss_family != AF_INET)
+	if (ss->ss_family != AF_INET && ss->ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
+	if (offer && !cmkit_mpa_offer_ok(offer))
+		return -EINVAL;
 	if (!irdma_fault(IRDMA_FAULT_LISTENER_ALLOC))
 		listener = kzalloc_obj(*listener, GFP_KERNEL);
 	if (!listener) {
@@ -187,9 +218,12 @@ int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm
 	listener->cm_id = cm_id;
 	INIT_LIST_HEAD(&listener->list);
 	refcount_set(&listener->refcnt, 1);
-	listener->loc_addr = addr;
-	listener->loc_port = port;
-	listener->backlog = backlog;
+	listener->loc = *ss;
+	if (offer)
+		listener->offer = *offer;
+	else
+		irdma_cm_default_offer(cm_core, true, &listener->offer);
+	listener->backlog = max(backlog, 1);
 	INIT_WORK(&listener->accept_work, irdma_cm_accept_work);
 	/* Counted from here: cleanup waits for a listener being made too. */
 	spin_lock(&cm_core->ht_lock);
@@ -202,15 +236,15 @@ int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm
 	atomic_inc(&cm_core->live);
 	spin_unlock(&cm_core->ht_lock);
 
-	rc = irdma_cm_sock_create(&listener->sock);
+	rc = irdma_cm_sock_create(ss->ss_family, &listener->sock);
 	if (rc)
 		goto out_free;
 	sk = listener->sock->sk;
 	sock_set_reuseaddr(sk);
-	rc = irdma_cm_sock_bind(listener->sock, sin);
+	rc = irdma_cm_sock_bind(listener->sock, ss);
 	if (!rc)
 		rc = irdma_fault(IRDMA_FAULT_LISTEN) ? -EADDRINUSE :
-		     kernel_listen(listener->sock, backlog);
+		     kernel_listen(listener->sock, listener->backlog);
 	if (rc)
 		goto out_release;
 	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_READY, listener);
@@ -239,7 +273,7 @@ int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm
 	spin_unlock(&cm_core->ht_lock);
 	/* Cleanup may stop and free it from here on: it is not touched again. */
 	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_PUBLISHED, cm_id);
-	trace_cmkit_irdma_listen(addr, port, true, 0);
+	trace_cmkit_irdma_listen(ss, true, 0);
 	return 0;
 
 out_release:
@@ -248,10 +282,10 @@ out_free:
 	kfree(listener);
 	irdma_cm_core_put(cm_core);
 out_trace:
-	trace_cmkit_irdma_listen(addr, port, true, rc);
+	trace_cmkit_irdma_listen(ss, true, rc);
 	return rc;
 }
-CMKIT_EXPORT(cmkit_irdma_create_listen);
+CMKIT_EXPORT(cmkit_irdma_create_listen_mpa);
 
 /*
  * Reset the listener's connections whose peer has not sent its MPA request:
@@ -317,8 +351,8 @@ int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 	 * being indicated now must be over before we return.
 	 */
 	cmkit_wait_released(&listener->indicating, !atomic_read(&listener->indicating),
-			    "irdma: a CONNECT_REQUEST on destroyed listener %pI4h:%u is still being delivered\n",
-			    &listener->loc_addr, listener->loc_port);
+			    "irdma: a CONNECT_REQUEST on destroyed listener %pISpc is still being delivered\n",
+			    &listener->loc);
 	irdma_cm_put_listener(listener);
 	return 0;
 }

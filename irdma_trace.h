@@ -13,6 +13,7 @@
 #include <linux/tracepoint.h>
 
 #include "irdma_cm.h"
+#include "cmkit/mpa_fpdu.h"
 
 TRACE_DEFINE_ENUM(IRDMA_CM_EVENT_UNKNOWN);
 TRACE_DEFINE_ENUM(IRDMA_CM_EVENT_ESTABLISHED);
@@ -44,6 +45,8 @@ TRACE_DEFINE_ENUM(IRDMA_CM_STATE_ESTABLISHED);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_MPAREQ_SENT);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_MPAREQ_RCVD);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_MPAREJ_RCVD);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_RTR_WAIT);
+TRACE_DEFINE_ENUM(IRDMA_CM_STATE_RTR_RCVD);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_OFFLOADED);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_FIN_WAIT1);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_CLOSED);
@@ -56,6 +59,8 @@ TRACE_DEFINE_ENUM(IRDMA_CM_STATE_CLOSED);
 			 { IRDMA_CM_STATE_MPAREQ_SENT, "MPAREQ_SENT" },		\
 			 { IRDMA_CM_STATE_MPAREQ_RCVD, "MPAREQ_RCVD" },		\
 			 { IRDMA_CM_STATE_MPAREJ_RCVD, "MPAREJ_RCVD" },		\
+			 { IRDMA_CM_STATE_RTR_WAIT, "RTR_WAIT" },		\
+			 { IRDMA_CM_STATE_RTR_RCVD, "RTR_RCVD" },		\
 			 { IRDMA_CM_STATE_OFFLOADED, "OFFLOADED" },		\
 			 { IRDMA_CM_STATE_FIN_WAIT1, "FIN_WAIT1" },		\
 			 { IRDMA_CM_STATE_CLOSED, "CLOSED" })
@@ -96,15 +101,12 @@ TRACE_EVENT(cmkit_irdma_create_event,
 	    TP_STRUCT__entry(__field(u32, node)
 			     __field(int, type)
 			     __field(u32, seq)
-			     __field(u32, rem_addr)
-			     __field(u16, rem_port)),
+			     __array(u8, peer, sizeof(struct sockaddr_in6))),
 	    TP_fast_assign(__entry->node = cm_node->id;
 			   __entry->type = type;
 			   __entry->seq = seq;
-			   __entry->rem_addr = cm_node->rem_addr;
-			   __entry->rem_port = cm_node->rem_port;),
-	    TP_printk("node=%u peer=%pI4h:%u %s seq=%u", __entry->node,
-		      &__entry->rem_addr, __entry->rem_port,
+			   irdma_sa_trace(__entry->peer, &cm_node->rem);),
+	    TP_printk("node=%u peer=%pISpc %s seq=%u", __entry->node, __entry->peer,
 		      cmkit_irdma_show_event(__entry->type), __entry->seq)
 );
 
@@ -180,20 +182,17 @@ TRACE_EVENT(cmkit_irdma_bad_frame,
 		     size_t rx_len),
 	    TP_ARGS(cm_node, kind, mpa_err, rx_len),
 	    TP_STRUCT__entry(__field(u32, node)
-			     __field(u32, rem_addr)
-			     __field(u16, rem_port)
+			     __array(u8, peer, sizeof(struct sockaddr_in6))
 			     __field(int, kind)
 			     __field(int, mpa_err)
 			     __field(u32, rx_len)),
 	    TP_fast_assign(__entry->node = cm_node->id;
-			   __entry->rem_addr = cm_node->rem_addr;
-			   __entry->rem_port = cm_node->rem_port;
+			   irdma_sa_trace(__entry->peer, &cm_node->rem);
 			   __entry->kind = kind;
 			   __entry->mpa_err = mpa_err;
 			   __entry->rx_len = rx_len;),
-	    TP_printk("node=%u peer=%pI4h:%u %s %s after %u bytes", __entry->node,
-		      &__entry->rem_addr, __entry->rem_port,
-		      __entry->kind ? "reply" : "request",
+	    TP_printk("node=%u peer=%pISpc %s %s after %u bytes", __entry->node,
+		      __entry->peer, __entry->kind ? "reply" : "request",
 		      __entry->mpa_err ? cmkit_mpa_strerror(__entry->mpa_err) :
 		      "peer closed", __entry->rx_len)
 );
@@ -243,34 +242,131 @@ TRACE_EVENT(cmkit_irdma_api,
 
 /* A listener started (on) or stopped. */
 TRACE_EVENT(cmkit_irdma_listen,
-	    TP_PROTO(u32 addr, u16 port, bool on, int rc),
-	    TP_ARGS(addr, port, on, rc),
-	    TP_STRUCT__entry(__field(u32, addr)
-			     __field(u16, port)
+	    TP_PROTO(const struct sockaddr_storage *addr, bool on, int rc),
+	    TP_ARGS(addr, on, rc),
+	    TP_STRUCT__entry(__array(u8, addr, sizeof(struct sockaddr_in6))
 			     __field(bool, on)
 			     __field(int, rc)),
-	    TP_fast_assign(__entry->addr = addr;
-			   __entry->port = port;
+	    TP_fast_assign(irdma_sa_trace(__entry->addr, addr);
 			   __entry->on = on;
 			   __entry->rc = rc;),
-	    TP_printk("%pI4h:%u %s rc=%d", &__entry->addr, __entry->port,
+	    TP_printk("%pISpc %s rc=%d", __entry->addr,
 		      __entry->on ? "listen" : "stopped", __entry->rc)
 );
 
-/* A TCP connection to a listener refused before it had a node (reset). */
+/*
+ * A TCP connection to a listener refused before it had a node (reset):
+ * -EBUSY when the listener's backlog of pending requests is full.
+ */
 TRACE_EVENT(cmkit_irdma_refused,
-	    TP_PROTO(u16 loc_port, u32 rem_addr, u16 rem_port, int err),
-	    TP_ARGS(loc_port, rem_addr, rem_port, err),
-	    TP_STRUCT__entry(__field(u16, loc_port)
-			     __field(u32, rem_addr)
-			     __field(u16, rem_port)
+	    TP_PROTO(const struct irdma_cm_listener *listener,
+		     const struct sockaddr_storage *rem, int err),
+	    TP_ARGS(listener, rem, err),
+	    TP_STRUCT__entry(__array(u8, addr, sizeof(struct sockaddr_in6))
+			     __array(u8, peer, sizeof(struct sockaddr_in6))
 			     __field(int, err)),
-	    TP_fast_assign(__entry->loc_port = loc_port;
-			   __entry->rem_addr = rem_addr;
-			   __entry->rem_port = rem_port;
+	    TP_fast_assign(irdma_sa_trace(__entry->addr, &listener->loc);
+			   irdma_sa_trace(__entry->peer, rem);
 			   __entry->err = err;),
-	    TP_printk("port=%u peer=%pI4h:%u err=%d", __entry->loc_port,
-		      &__entry->rem_addr, __entry->rem_port, __entry->err)
+	    TP_printk("listener=%pISpc peer=%pISpc err=%d", __entry->addr,
+		      __entry->peer, __entry->err)
+);
+
+/*
+ * The MPA decision on a request (passive) or a reply (active): rc 0 goes
+ * on, a positive rc is the reason of our reject, a negative one the
+ * CMKIT_MPA_E_* that ends the connection.
+ */
+TRACE_EVENT(cmkit_irdma_negotiate,
+	    TP_PROTO(const struct irdma_cm_node *cm_node, int rc,
+		     const struct cmkit_mpa_result *r),
+	    TP_ARGS(cm_node, rc, r),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(bool, passive)
+			     __field(int, rc)
+			     __field(u8, rev)
+			     __field(u8, crc)
+			     __field(u8, p2p)
+			     __field(u8, rtr)
+			     __field(u16, ird)
+			     __field(u16, ord)),
+	    TP_fast_assign(__entry->node = cm_node->id;
+			   __entry->passive = cm_node->passive;
+			   __entry->rc = rc;
+			   __entry->rev = r->rev;
+			   __entry->crc = r->crc;
+			   __entry->p2p = r->p2p;
+			   __entry->rtr = r->rtr;
+			   __entry->ird = r->ird;
+			   __entry->ord = r->ord;),
+	    TP_printk("node=%u %s rc=%d (%s) rev=%u crc=%u p2p=%u rtr=%#x ird=%u ord=%u",
+		      __entry->node, __entry->passive ? "request" : "reply", __entry->rc,
+		      __entry->rc > 0 ? cmkit_mpa_reason_str(__entry->rc) :
+		      __entry->rc ? cmkit_mpa_strerror(__entry->rc) : "goes on",
+		      __entry->rev, __entry->crc, __entry->p2p, __entry->rtr,
+		      __entry->ird, __entry->ord)
+);
+
+/* An MPA reject we send: with a reason, or the consumer's private data. */
+TRACE_EVENT(cmkit_irdma_reject,
+	    TP_PROTO(const struct irdma_cm_node *cm_node, int reason, u16 pdata_len),
+	    TP_ARGS(cm_node, reason, pdata_len),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(int, reason)
+			     __field(u16, pdata_len)),
+	    TP_fast_assign(__entry->node = cm_node->id;
+			   __entry->reason = reason;
+			   __entry->pdata_len = pdata_len;),
+	    TP_printk("node=%u reason=%d (%s) pdata_len=%u", __entry->node,
+		      __entry->reason, cmkit_mpa_reason_str(__entry->reason),
+		      __entry->pdata_len)
+);
+
+/*
+ * An RTR message, or its Read Response: sent (rx false; rc 1 for a Read
+ * Response), or received and checked (rc > 0: right; < 0: the
+ * CMKIT_FPDU_E_* that ends the connection).
+ */
+TRACE_EVENT(cmkit_irdma_rtr,
+	    TP_PROTO(const struct irdma_cm_node *cm_node, bool rx, u8 rtr, int rc),
+	    TP_ARGS(cm_node, rx, rtr, rc),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(bool, rx)
+			     __field(u8, rtr)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->node = cm_node->id;
+			   __entry->rx = rx;
+			   __entry->rtr = rtr;
+			   __entry->rc = rc;),
+	    TP_printk("node=%u %s rtr=%s rc=%d (%s)", __entry->node,
+		      __entry->rx ? "rx" : "tx",
+		      __entry->rtr == CMKIT_MPA_RTR_WRITE ? "write" :
+		      __entry->rtr == CMKIT_MPA_RTR_READ ? "read" : "send", __entry->rc,
+		      __entry->rc < 0 ? cmkit_fpdu_strerror(__entry->rc) : "ok")
+);
+
+/* A peer kept us waiting in @state longer than the MPA timer allows. */
+TRACE_EVENT(cmkit_irdma_timeout,
+	    TP_PROTO(const struct irdma_cm_node *cm_node, int state),
+	    TP_ARGS(cm_node, state),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(int, state)),
+	    TP_fast_assign(__entry->node = cm_node->id;
+			   __entry->state = state;),
+	    TP_printk("node=%u state=%s", __entry->node,
+		      cmkit_irdma_show_state(__entry->state))
+);
+
+/* A revision 2 request refused for its revision (rev 0: reset): retried in 1. */
+TRACE_EVENT(cmkit_irdma_fallback,
+	    TP_PROTO(const struct irdma_cm_node *cm_node, u8 rev),
+	    TP_ARGS(cm_node, rev),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(u8, rev)),
+	    TP_fast_assign(__entry->node = cm_node->id;
+			   __entry->rev = rev;),
+	    TP_printk("node=%u refused by a %s: retrying in revision 1", __entry->node,
+		      __entry->rev ? "revision 1 reject" : "reset or close")
 );
 
 /* A fault injected at a step (enum irdma_fault). */

@@ -272,12 +272,24 @@ static int cmkit_peer_create_id(struct cmkit_peer *p)
  */
 int cmkit_peer_listen(struct cmkit_peer *srv, struct sockaddr_in *addr)
 {
+	return cmkit_peer_listen_sa(srv, (struct sockaddr *)addr);
+}
+
+/**
+ * cmkit_peer_listen_sa - cmkit_peer_listen() on any address family
+ * @srv: a fresh peer
+ * @addr: local address and port (IPv4 or IPv6)
+ *
+ * Return: 0, or the errno of the failing rdma_cm call.
+ */
+int cmkit_peer_listen_sa(struct cmkit_peer *srv, struct sockaddr *addr)
+{
 	int rc;
 
 	rc = cmkit_peer_create_id(srv);
 	if (rc)
 		return rc;
-	rc = rdma_bind_addr(srv->id, (struct sockaddr *)addr);
+	rc = rdma_bind_addr(srv->id, addr);
 	if (rc)
 		return rc;
 	return rdma_listen(srv->id, 4);
@@ -295,13 +307,25 @@ int cmkit_peer_listen(struct cmkit_peer *srv, struct sockaddr_in *addr)
  */
 int cmkit_peer_resolve(struct cmkit_peer *cli, struct sockaddr_in *dst)
 {
+	return cmkit_peer_resolve_sa(cli, (struct sockaddr *)dst);
+}
+
+/**
+ * cmkit_peer_resolve_sa - cmkit_peer_resolve() on any address family
+ * @cli: a fresh peer
+ * @dst: destination address and port (IPv4 or IPv6)
+ *
+ * Return: as cmkit_peer_resolve().
+ */
+int cmkit_peer_resolve_sa(struct cmkit_peer *cli, struct sockaddr *dst)
+{
 	struct cmkit_cm_record r;
 	int rc;
 
 	rc = cmkit_peer_create_id(cli);
 	if (rc)
 		return rc;
-	rc = rdma_resolve_addr(cli->id, NULL, (struct sockaddr *)dst, 5000);
+	rc = rdma_resolve_addr(cli->id, NULL, dst, 5000);
 	if (rc)
 		return rc;
 	rc = cmkit_peer_wait_any(cli, BIT(RDMA_CM_EVENT_ADDR_RESOLVED) |

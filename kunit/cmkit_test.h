@@ -8,6 +8,7 @@
 #define CMKIT_TEST_H
 
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -40,6 +41,7 @@ struct cmkit_removal *cmkit_test_remove_device(struct kunit *test,
 					       const struct cmkit_dev_param *p);
 int cmkit_test_wait_removed(struct cmkit_removal *r);
 void cmkit_test_addr(const struct cmkit_dev_param *p, u16 port, struct sockaddr_in *sin);
+void cmkit_test_addr6(u16 port, struct sockaddr_in6 *sin6);
 
 /* ---- an rdma_cm peer that records its events -------------------------- */
 
@@ -119,7 +121,9 @@ struct cmkit_peer {
 void cmkit_test_qp_attr(struct ib_qp_init_attr *attr, struct ib_cq *cq);
 struct cmkit_peer *cmkit_peer_create(struct kunit *test, const char *name);
 int cmkit_peer_listen(struct cmkit_peer *srv, struct sockaddr_in *addr);
+int cmkit_peer_listen_sa(struct cmkit_peer *srv, struct sockaddr *addr);
 int cmkit_peer_resolve(struct cmkit_peer *cli, struct sockaddr_in *dst);
+int cmkit_peer_resolve_sa(struct cmkit_peer *cli, struct sockaddr *dst);
 int cmkit_peer_connect(struct cmkit_peer *cli, const void *pdata, u8 pdata_len);
 unsigned int cmkit_peer_count(struct cmkit_peer *p, u32 mask);
 int cmkit_peer_wait_any(struct cmkit_peer *p, u32 mask, struct cmkit_cm_record *out);

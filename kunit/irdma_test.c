@@ -19,6 +19,7 @@
 #include <linux/umh.h>
 #include <net/sock.h>
 
+#include "cmkit/mpa_fpdu.h"
 #include "cmkit_test.h"
 #include "irdma_cm.h"
 #include "irdma_trace.h"
@@ -43,8 +44,8 @@ struct ul_rec {
 	u8 ord;
 	u8 pdata_len;
 	u8 pdata[CMKIT_PEER_PDATA_MAX];
-	struct sockaddr_in local;
-	struct sockaddr_in remote;
+	struct sockaddr_in6 local;	/* IPv4 or IPv6 */
+	struct sockaddr_in6 remote;
 };
 
 /**
@@ -503,14 +504,13 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 {
 	const enum irdma_cm_event_type connected = IRDMA_CM_EVENT_CONNECTED;
 	struct irdma_cm_core *core = private_core(test);
-	struct irdma_cm_info info = { .loc_addr = 1, .rem_addr = 2 };
+	struct irdma_cm_info info = {};
 	unsigned int i;
 
 	quiet_traces(test);
 	for (i = 0; i < ARRAY_SIZE(event_cases); i++) {
 		const struct event_case *c = &event_cases[i];
 		struct irdma_cm_node *node;
-		struct ul_rec r;
 		struct ul *ul;
 		struct iw_cm_id child = {};
 		unsigned int first;
@@ -549,8 +549,7 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 		}
 		if (c->up1 == IW_CM_EVENT_CONNECT_REQUEST) {
 			KUNIT_EXPECT_PTR_EQ(test, ul->rec[0].provider_data, (void *)node);
-			KUNIT_ASSERT_EQ(test, ul_wait(ul, c->up1, &r), 0);
-			child.provider_data = r.provider_data;
+			child.provider_data = ul->rec[0].provider_data;
 			KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&child, NULL, 0), 0);
 		}
 		KUNIT_EXPECT_EQ_MSG(test, ul->violations, 0U, "%s", ul->why);
@@ -576,7 +575,7 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 static void irdma_10000_events_keep_per_node_order(struct kunit *test)
 {
 	struct irdma_cm_core *core = private_core(test);
-	struct irdma_cm_info info = { .loc_addr = 1, .rem_addr = 2 };
+	struct irdma_cm_info info = {};
 	struct irdma_cm_node **nodes;
 	struct ul **uls;
 	long freed;
@@ -695,10 +694,15 @@ static void irdma_connects_siw_accepts_then_cmkit_closes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
 	KUNIT_EXPECT_EQ(test, r.status, 0);
 	expect_pdata(test, &r, siw_rep);
-	/* We asked for 4/4; siw (IRD 4, relaxed) leaves both as they are. */
-	KUNIT_EXPECT_EQ(test, r.ird, 4);
+	/*
+	 * We asked for 4/4.  Revision 2: siw's reply (IRD 4, relaxed; ORD 1,
+	 * cm_peer's initiator_depth) leaves our ORD and lowers our IRD to its
+	 * ORD, the most reads it will issue.  Revision 1 negotiates nothing.
+	 */
+	KUNIT_EXPECT_EQ(test, r.ird, cp->mpa_version == 2 ? 1 : 4);
 	KUNIT_EXPECT_EQ(test, r.ord, 4);
-	KUNIT_EXPECT_EQ(test, ntohs(r.remote.sin_port), ntohs(addr.sin_port));
+	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)&r.remote)->sin_port),
+			ntohs(addr.sin_port));
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
 	KUNIT_EXPECT_TRUE(test, pr.child);
 
@@ -827,8 +831,9 @@ static struct cmkit_peer *siw_client_connects(struct kunit *test, struct ul *lul
 	/* cm_peer's responder_resources: siw's enhanced request says IRD 1. */
 	KUNIT_EXPECT_EQ(test, req->ird, 1);
 	KUNIT_EXPECT_EQ(test, req->ord, 0);
-	KUNIT_EXPECT_EQ(test, ntohs(req->local.sin_port), ntohs(addr->sin_port));
-	KUNIT_EXPECT_EQ(test, ntohl(req->remote.sin_addr.s_addr),
+	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)&req->local)->sin_port),
+			ntohs(addr->sin_port));
+	KUNIT_EXPECT_EQ(test, ntohl(((struct sockaddr_in *)&req->remote)->sin_addr.s_addr),
 			ntohl(addr->sin_addr.s_addr));
 	KUNIT_EXPECT_NOT_NULL(test, req->provider_data);
 	return cli;
@@ -1114,7 +1119,7 @@ static void irdma_established_peer_resets(struct kunit *test)
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	ul = raw_peer_accepts(test, core, raw, &addr, &r);
 	expect_pdata(test, &r, raw_rep);
-	KUNIT_EXPECT_EQ(test, r.ird, 4);
+	KUNIT_EXPECT_EQ(test, r.ird, 2);	/* lowered to the peer's ORD */
 	KUNIT_EXPECT_EQ(test, r.ord, 2);	/* lowered to the peer's IRD */
 
 	/* RDMA traffic from the peer is dropped, not mistaken for a frame. */
@@ -1266,20 +1271,16 @@ enum bad_request {
 	BAD_HTTP,		/* not MPA at all */
 	BAD_REPLY_KEY,		/* a reply where a request belongs */
 	BAD_HALF_THEN_FIN,	/* the peer goes away mid-request */
-	BAD_PDATA_256,		/* valid MPA, more than an upcall carries */
-	BAD_PDATA_300,		/* likewise */
 };
 
 static const char * const bad_request_names[] = {
 	[BAD_HTTP] = "HTTP",
 	[BAD_REPLY_KEY] = "reply key in a request",
 	[BAD_HALF_THEN_FIN] = "half a request, then FIN",
-	[BAD_PDATA_256] = "256 bytes of private data",
-	[BAD_PDATA_300] = "300 bytes of private data",
 };
 
 static const enum bad_request bad_requests[] = {
-	BAD_HTTP, BAD_REPLY_KEY, BAD_HALF_THEN_FIN, BAD_PDATA_256, BAD_PDATA_300,
+	BAD_HTTP, BAD_REPLY_KEY, BAD_HALF_THEN_FIN,
 };
 
 static void bad_request_desc(const enum bad_request *p, char *desc)
@@ -1298,7 +1299,6 @@ static void irdma_bad_request_to_listener_aborts_silently(struct kunit *test)
 	int freed0 = atomic_read(&core->stats.nodes_freed);
 	struct raw_peer *raw = raw_create(test);
 	static const char junk[] = "GET / HTTP/1.0\r\nHost: cmkit\r\n\r\n";
-	static const u8 pdata[300];
 	u8 *buf = raw_frame_buf(test);
 	int mark = log_mark();
 	struct sockaddr_in addr;
@@ -1316,14 +1316,6 @@ static void irdma_bad_request_to_listener_aborts_silently(struct kunit *test)
 	case BAD_HALF_THEN_FIN:
 		n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0, 1, 1,
 				       0, 0, siw_req, sizeof(siw_req)) - 5;
-		break;
-	case BAD_PDATA_256:
-		n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0, 1, 1,
-				       0, 0, pdata, 256);
-		break;
-	case BAD_PDATA_300:
-		n = irdma_build_mpa_v1(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0,
-				       pdata, sizeof(pdata));
 		break;
 	}
 	KUNIT_ASSERT_GT(test, n, 0);
@@ -1790,7 +1782,7 @@ static void irdma_cleanup_right_after_listener_published(struct kunit *test)
 static void irdma_cleanup_waits_for_a_node_being_destroyed(struct kunit *test)
 {
 	struct irdma_cm_core *core = private_core(test);
-	struct irdma_cm_info info = { .loc_addr = 1, .rem_addr = 2 };
+	struct irdma_cm_info info = {};
 	struct irdma_cm_node *node;
 	struct pin *pin;
 	struct ul *ul;
@@ -2402,6 +2394,1009 @@ static void irdma_cleanup_tears_down_live_connections(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmkit_peer_wait(cli, RDMA_CM_EVENT_DISCONNECTED, &pr), 0);
 }
 
+/* ---- RFC 6581: P2P, CRC, reasoned rejects, fallback, timers, backlog ---- */
+
+/* A private core's end: every node and listener gone, every event handled. */
+static void end_core(struct kunit *test, struct irdma_cm_core *core)
+{
+	irdma_cleanup_cm_core(core);
+	expect_core_idle(test, core);
+}
+
+/* Stop @lul on @core (its requests answered), then end the core. */
+static void end_listener_and_core(struct kunit *test, struct ul *lul,
+				  struct irdma_cm_core *core)
+{
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+	ul_expect_clean(test, lul);
+	end_core(test, core);
+}
+
+/* Receive a whole MPA frame of @kind, decoded as the deciders take it. */
+static void raw_recv_any_frame(struct kunit *test, struct raw_peer *raw,
+			       enum cmkit_mpa_kind kind, u8 *buf, struct cmkit_mpa_frame *f)
+{
+	int n = raw_recv(raw, buf, CMKIT_MPA_HDR_LEN);
+
+	KUNIT_ASSERT_EQ(test, n, CMKIT_MPA_HDR_LEN);
+	n += raw_recv(raw, buf + n, cmkit_get_be16(buf + 18));
+	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse(buf, n, kind, f), n);
+}
+
+static struct cmkit_mpa_offer mpa_offer(u8 rev, u8 p2p, u8 rtr, u8 crc)
+{
+	struct cmkit_mpa_offer o = {
+		.rev = rev, .p2p = p2p, .rtr = rtr, .crc = crc,
+		.ird = CMKIT_MPA_V2_NO_IRD_ORD, .ord = CMKIT_MPA_V2_NO_IRD_ORD,
+	};
+
+	return o;
+}
+
+static const char *rtr_name(u8 rtr)
+{
+	return rtr == CMKIT_MPA_RTR_WRITE ? "Write" : rtr == CMKIT_MPA_RTR_READ ? "Read" :
+	       rtr == CMKIT_MPA_RTR_SEND ? "Send" : "none";
+}
+
+/* What cmkit settled for @ul's connection. */
+static struct cmkit_irdma_mpa_info ul_mpa(struct kunit *test, struct ul *ul)
+{
+	struct cmkit_irdma_mpa_info info = {};
+
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_mpa_info(&ul->id, &info), 0);
+	return info;
+}
+
+/* Is TCP keepalive on for @ul's connection's socket? */
+static bool ul_keepalive(struct ul *ul)
+{
+	struct irdma_cm_node *node = irdma_cm_id_get_node(&ul->id);
+	bool on = false;
+
+	if (!node)
+		return false;
+	mutex_lock(&node->lock);
+	if (node->sock)
+		on = sock_flag(node->sock->sk, SOCK_KEEPOPEN);
+	mutex_unlock(&node->lock);
+	irdma_rem_ref_cm_node(node);
+	return on;
+}
+
+/* Connect @ul (made here) from siw0's address to @dst with @offer, on @core. */
+static struct ul *cmkit_connect_mpa(struct kunit *test, struct irdma_cm_core *core,
+				    const struct sockaddr_in *dst,
+				    const struct cmkit_mpa_offer *offer)
+{
+	struct iw_cm_conn_param param;
+	struct sockaddr_in src;
+	struct ul *ul;
+
+	cmkit_test_addr(siw_param, 0, &src);
+	ul = ul_create(test, "cmkit client", UL_ACTIVE, &src, dst);
+	conn_param_init(&param, cmkit_req, 4, 4);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_connect_mpa(core, &ul->id, &param, offer), 0);
+	return ul;
+}
+
+static struct ul *cmkit_listen_mpa(struct kunit *test, struct irdma_cm_core *core,
+				   const struct sockaddr_in *addr, int backlog,
+				   const struct cmkit_mpa_offer *offer)
+{
+	struct ul *lul = ul_create(test, "cmkit listener", UL_LISTEN, addr, NULL);
+
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen_mpa(core, &lul->id, backlog, offer), 0);
+	return lul;
+}
+
+static struct ul *child_of(struct kunit *test, const struct ul_rec *req)
+{
+	struct ul *child = ul_create(test, "cmkit child", UL_PASSIVE, NULL, NULL);
+
+	child->id.provider_data = req->provider_data;
+	child->accepted = true;
+	return child;
+}
+
+/*
+ * An accept on a work item: a P2P accept waits for the initiator's RTR,
+ * which a raw peer driven by the test thread sends after the reply.
+ */
+struct accept_async {
+	struct work_struct work;
+	struct ul *child;
+	struct iw_cm_conn_param param;
+	int rc;
+	struct completion done;
+};
+
+static void accept_async_fn(struct work_struct *work)
+{
+	struct accept_async *a = container_of(work, struct accept_async, work);
+
+	a->rc = cmkit_irdma_accept(&a->child->id, &a->param);
+	complete_all(&a->done);
+}
+
+static void accept_async_free(struct kunit_resource *res)
+{
+	struct accept_async *a = res->data;
+
+	/* The accept is bounded by the core's RTR timer. */
+	if (!wait_for_completion_timeout(&a->done, cmkit_test_timeout())) {
+		pr_err("cmkit_test: irdma: an accept never returned: leaked\n");
+		return;
+	}
+	kfree(a);
+}
+
+static struct accept_async *accept_start(struct kunit *test, struct ul *child, u32 ird)
+{
+	struct accept_async *a = kzalloc_obj(*a, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->child = child;
+	conn_param_init(&a->param, cmkit_rep, ird, 4);
+	init_completion(&a->done);
+	INIT_WORK(&a->work, accept_async_fn);
+	if (!kunit_alloc_resource(test, ul_res_init, accept_async_free, GFP_KERNEL, a)) {
+		kfree(a);
+		KUNIT_ASSERT_TRUE_MSG(test, false, "no memory for a KUnit resource");
+	}
+	queue_work(system_unbound_wq, &a->work);
+	return a;
+}
+
+static int accept_wait(struct accept_async *a)
+{
+	if (!wait_for_completion_timeout(&a->done, cmkit_test_timeout()))
+		return -ETIMEDOUT;
+	return a->rc;
+}
+
+/* @a and @b end with an orderly close from @b: DISCONNECT(0) and CLOSE each. */
+static void expect_orderly_close(struct kunit *test, struct ul *a, struct ul *b)
+{
+	struct ul_rec r;
+
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_cm_close(&b->id, false), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(a, IW_CM_EVENT_CLOSE, &r), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(a, IW_CM_EVENT_DISCONNECT, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.status, 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(b, IW_CM_EVENT_CLOSE, &r), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(b, IW_CM_EVENT_DISCONNECT, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.status, 0);
+	ul_expect_clean(test, a);
+	ul_expect_clean(test, b);
+}
+
+/* @crc: 0 none, 1 the initiator asks for CRC, 2 the responder does */
+struct p2p_param {
+	u8 rtr;
+	u8 crc;
+};
+
+static const struct p2p_param p2p_params[] = {
+	{ CMKIT_MPA_RTR_WRITE, 0 }, { CMKIT_MPA_RTR_WRITE, 1 },
+	{ CMKIT_MPA_RTR_READ, 0 }, { CMKIT_MPA_RTR_READ, 1 },
+	{ CMKIT_MPA_RTR_SEND, 0 }, { CMKIT_MPA_RTR_SEND, 1 },
+	{ CMKIT_MPA_RTR_WRITE, 2 },
+};
+
+static void p2p_param_desc(const struct p2p_param *p, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s RTR%s", rtr_name(p->rtr),
+		 p->crc == 2 ? ", CRC asked by the responder" : p->crc ? ", CRC" : "");
+}
+
+KUNIT_ARRAY_PARAM(irdma_p2p, p2p_params, p2p_param_desc);
+
+/*
+ * cmkit to cmkit, an active and a passive core: P2P with each RTR type,
+ * with and without CRC (asked by either side: both use it).  The
+ * initiator's CONNECT_REPLY and the responder's ESTABLISHED come once the
+ * RTR went through (a Read RTR's Read Response too: the responder's close
+ * after it reaches the initiator in order, so a Read Response it refused
+ * would have reset the connection), both sides say what was negotiated,
+ * and keepalive is on.
+ */
+static void irdma_p2p_cmkit_to_cmkit(struct kunit *test)
+{
+	const struct p2p_param *p = test->param_value;
+	struct irdma_cm_core *acore, *pcore;
+	struct cmkit_mpa_offer offer = mpa_offer(2, CMKIT_MPA_P2P_REQUIRED, p->rtr,
+						 p->crc == 1);
+	struct cmkit_irdma_mpa_info ai, pi;
+	struct iw_cm_conn_param param;
+	struct cmkit_mpa_offer loffer;
+	struct ul *lul, *ul, *child;
+	struct sockaddr_in addr;
+	struct ul_rec req, r;
+
+	cmkit_test_device(test, siw_param);
+	acore = private_core(test);
+	pcore = private_core(test);
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	/* The default listener (any RTR type), asking for CRC when the case says. */
+	irdma_cm_default_offer(pcore, true, &loffer);
+	loffer.crc = p->crc == 2;
+	lul = cmkit_listen_mpa(test, pcore, &addr, 4, &loffer);
+	ul = cmkit_connect_mpa(test, acore, &addr, &offer);
+	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+	child = child_of(test, &req);
+	conn_param_init(&param, cmkit_rep, 4, 4);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_accept(&child->id, &param), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(child, IW_CM_EVENT_ESTABLISHED, &r), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.status, 0);
+	expect_pdata(test, &r, cmkit_rep);
+
+	ai = ul_mpa(test, ul);
+	pi = ul_mpa(test, child);
+	KUNIT_EXPECT_EQ(test, ai.rev, 2);
+	KUNIT_EXPECT_TRUE(test, ai.p2p);
+	KUNIT_EXPECT_EQ(test, ai.rtr, p->rtr);
+	KUNIT_EXPECT_EQ(test, ai.crc, !!p->crc);
+	KUNIT_EXPECT_TRUE(test, pi.p2p);
+	KUNIT_EXPECT_EQ(test, pi.rtr, p->rtr);
+	KUNIT_EXPECT_EQ(test, pi.crc, !!p->crc);
+	KUNIT_EXPECT_TRUE(test, ul_keepalive(ul));
+	KUNIT_EXPECT_TRUE(test, ul_keepalive(child));
+
+	expect_orderly_close(test, ul, child);
+	KUNIT_EXPECT_EQ(test, atomic_read(&acore->stats.aborts), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pcore->stats.aborts), 0);
+	end_listener_and_core(test, lul, pcore);
+	end_core(test, acore);
+}
+
+/* Receive the RTR (of type @rtr) a P2P initiator sends, whole, into @buf. */
+static void raw_recv_rtr(struct kunit *test, struct raw_peer *raw, u8 rtr, u8 crc,
+			 u8 *buf, struct cmkit_fpdu *f)
+{
+	struct cmkit_iwarp_hdr h;
+	int len;
+
+	KUNIT_ASSERT_EQ(test, cmkit_rtr_hdr(rtr, &h), 0);
+	len = cmkit_fpdu_total_len(cmkit_iwarp_hdr_len(h.opcode));
+	KUNIT_ASSERT_EQ(test, raw_recv(raw, buf, len), len);
+	KUNIT_EXPECT_EQ(test, cmkit_rtr_check(buf, len, rtr, crc, f), len);
+}
+
+/* Send @buf in three segments (TCP_NODELAY): 1 byte, 4, the rest. */
+static void raw_send_split(struct kunit *test, struct raw_peer *raw, const u8 *buf, int n)
+{
+	tcp_sock_set_nodelay(raw->sock->sk);
+	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, 1), 1);
+	KUNIT_ASSERT_EQ(test, raw_send(raw, buf + 1, 4), 4);
+	KUNIT_ASSERT_EQ(test, raw_send(raw, buf + 5, n - 5), n - 5);
+}
+
+/*
+ * A strict RFC 6581 responder on a raw socket, as irdma is: P2P required,
+ * one RTR type demanded (@want), CRC as asked; anything else is rejected
+ * with the reason.  It checks cmkit's RTR and answers a Read with its Read
+ * Response, split over several segments.
+ */
+struct strict_resp_param {
+	const char *desc;
+	u8 cmkit_p2p;		/* cmkit's offer */
+	u8 cmkit_rtr;
+	u8 crc;
+	u8 want;		/* the RTR type the peer demands (0: P2P off) */
+	int status;		/* cmkit's CONNECT_REPLY */
+	enum cmkit_mpa_reject_reason reason;
+};
+
+static const struct strict_resp_param strict_resp_params[] = {
+	{ "Write RTR", CMKIT_MPA_P2P_REQUIRED, CMKIT_MPA_RTR_WRITE, 0, CMKIT_MPA_RTR_WRITE, 0 },
+	{ "Read RTR, CRC", CMKIT_MPA_P2P_REQUIRED, CMKIT_MPA_RTR_READ, 1, CMKIT_MPA_RTR_READ, 0 },
+	{ "Send RTR", CMKIT_MPA_P2P_REQUIRED, CMKIT_MPA_RTR_SEND, 0, CMKIT_MPA_RTR_SEND, 0 },
+	{ "any RTR offered, Read demanded", CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 1,
+	  CMKIT_MPA_RTR_READ, 0 },
+	{ "no P2P: rejected", CMKIT_MPA_P2P_OFF, 0, 0, CMKIT_MPA_RTR_WRITE, -ECONNREFUSED,
+	  CMKIT_MPA_REJ_P2P_REQUIRED },
+	{ "Write offered, Read demanded: rejected", CMKIT_MPA_P2P_REQUIRED,
+	  CMKIT_MPA_RTR_WRITE, 0, CMKIT_MPA_RTR_READ, -ECONNREFUSED, CMKIT_MPA_REJ_NO_RTR },
+	{ "P2P required, accepted without it: reset", CMKIT_MPA_P2P_REQUIRED,
+	  CMKIT_MPA_RTR_WRITE, 0, 0, -ECONNRESET },
+};
+
+static void strict_resp_desc(const struct strict_resp_param *p, char *desc)
+{
+	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(irdma_strict_resp, strict_resp_params, strict_resp_desc);
+
+static void irdma_p2p_connect_to_strict_responder(struct kunit *test)
+{
+	const struct strict_resp_param *p = test->param_value;
+	struct cmkit_mpa_offer offer = mpa_offer(2, p->cmkit_p2p, p->cmkit_rtr, p->crc);
+	struct cmkit_mpa_offer peer = mpa_offer(2, p->want ? CMKIT_MPA_P2P_REQUIRED :
+						CMKIT_MPA_P2P_OFF, p->want, 0);
+	struct irdma_cm_core *core = private_core(test);
+	struct raw_peer *raw = raw_create(test);
+	u8 *buf = raw_frame_buf(test);
+	struct cmkit_irdma_mpa_info info;
+	struct cmkit_mpa_result res;
+	struct cmkit_mpa_frame f;
+	struct sockaddr_in addr;
+	struct cmkit_fpdu fpdu;
+	struct ul_rec r;
+	struct ul *ul;
+	int n, rc;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	raw_listen(test, raw, &addr);
+	ul = cmkit_connect_mpa(test, core, &addr, &offer);
+	raw_accept(test, raw);
+	raw_recv_any_frame(test, raw, CMKIT_MPA_REQUEST, buf, &f);
+	KUNIT_EXPECT_EQ(test, !!(f.flags & CMKIT_MPA_FLAG_CRC), !!p->crc);
+	rc = cmkit_mpa_respond(&peer, &f, &res);
+	if (!p->want) {
+		/*
+		 * A responder without P2P must refuse a request with A set (RFC
+		 * 6581, 9.2), and the decider does; this peer accepts without
+		 * it, as siw once did (zrlio/softiwarp#18).
+		 */
+		KUNIT_EXPECT_EQ(test, rc, (int)CMKIT_MPA_REJ_NO_RTR);
+		res.accept = 1;
+		res.reason = CMKIT_MPA_REJ_NONE;
+		res.p2p = 0;
+		res.rtr = 0;
+		rc = 0;
+	}
+	KUNIT_EXPECT_EQ(test, rc, (int)p->reason);
+	n = cmkit_mpa_build_reply(buf, CMKIT_MPA_MAX_FRAME, &res, rc ? NULL : raw_rep,
+				  rc ? 0 : sizeof(raw_rep));
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
+	if (rc) {
+		KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+		KUNIT_EXPECT_EQ(test, r.status, p->status);
+		KUNIT_EXPECT_EQ(test, cmkit_mpa_reject_reason_get(r.pdata, r.pdata_len),
+				p->reason);
+		goto out;
+	}
+	if (p->status) {	/* a reply without the P2P cmkit requires */
+		KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+		KUNIT_EXPECT_EQ(test, r.status, p->status);
+		raw_expect_reset(test, raw);
+		goto out;
+	}
+	raw_recv_rtr(test, raw, p->want, res.crc, buf, &fpdu);
+	if (p->want == CMKIT_MPA_RTR_READ) {
+		n = cmkit_rtr_build_read_resp(buf, CMKIT_MPA_MAX_FRAME, &fpdu.hdr, res.crc);
+		KUNIT_ASSERT_GT(test, n, 0);
+		raw_send_split(test, raw, buf, n);
+	}
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.status, 0);
+	expect_pdata(test, &r, raw_rep);
+	info = ul_mpa(test, ul);
+	KUNIT_EXPECT_TRUE(test, info.p2p);
+	KUNIT_EXPECT_EQ(test, info.rtr, p->want);
+	KUNIT_EXPECT_EQ(test, info.crc, !!p->crc);
+	/* The peer's FIN after its Read Response: an orderly close, no reset. */
+	kernel_sock_shutdown(raw->sock, SHUT_WR);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_DISCONNECT, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.status, 0);
+out:
+	ul_expect_clean(test, ul);
+	end_core(test, core);
+}
+
+/*
+ * A strict RFC 6581 initiator on a raw socket: P2P with one RTR type, CRC
+ * as the case says; it checks cmkit's reply with the initiator's decider
+ * and sends its RTR split over several segments (or a wrong one).
+ */
+enum strict_init_bad {
+	INIT_GOOD,
+	INIT_BAD_CRC,		/* the RTR's CRC is wrong */
+	INIT_WRONG_RTR,		/* a Write RTR where the reply chose Send */
+	INIT_NO_RTR,		/* a FIN instead of the RTR */
+};
+
+struct strict_init_param {
+	const char *desc;
+	u8 rtr;
+	u8 crc;
+	enum strict_init_bad bad;
+};
+
+static const struct strict_init_param strict_init_params[] = {
+	{ "Write RTR", CMKIT_MPA_RTR_WRITE, 0, INIT_GOOD },
+	{ "Write RTR, CRC", CMKIT_MPA_RTR_WRITE, 1, INIT_GOOD },
+	{ "Read RTR", CMKIT_MPA_RTR_READ, 0, INIT_GOOD },
+	{ "Read RTR, CRC", CMKIT_MPA_RTR_READ, 1, INIT_GOOD },
+	{ "Send RTR", CMKIT_MPA_RTR_SEND, 0, INIT_GOOD },
+	{ "Send RTR, CRC", CMKIT_MPA_RTR_SEND, 1, INIT_GOOD },
+	{ "RTR with a bad CRC", CMKIT_MPA_RTR_WRITE, 1, INIT_BAD_CRC },
+	{ "RTR of another type", CMKIT_MPA_RTR_SEND, 0, INIT_WRONG_RTR },
+	{ "FIN instead of the RTR", CMKIT_MPA_RTR_WRITE, 0, INIT_NO_RTR },
+};
+
+static void strict_init_desc(const struct strict_init_param *p, char *desc)
+{
+	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(irdma_strict_init, strict_init_params, strict_init_desc);
+
+static void irdma_p2p_strict_initiator_connects(struct kunit *test)
+{
+	const struct strict_init_param *p = test->param_value;
+	struct cmkit_mpa_offer peer = mpa_offer(2, CMKIT_MPA_P2P_REQUIRED, p->rtr, p->crc);
+	struct irdma_cm_core *core = private_core(test);
+	struct raw_peer *raw = raw_create(test);
+	int mark = log_mark();
+	u8 *buf = raw_frame_buf(test);
+	struct cmkit_iwarp_hdr rreq;
+	struct cmkit_mpa_result res;
+	struct cmkit_mpa_frame f;
+	struct accept_async *acc;
+	struct sockaddr_in addr;
+	struct cmkit_fpdu fpdu;
+	struct ul *lul, *child;
+	struct ul_rec req, r;
+	int n;
+
+	peer.ird = 4;
+	peer.ord = 4;
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = cmkit_listen_mpa(test, core, &addr, 4, NULL);
+	raw_connect(test, raw, &addr);
+	n = cmkit_mpa_build_request(buf, CMKIT_MPA_MAX_FRAME, &peer, 2, raw_req, sizeof(raw_req));
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
+	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+	child = child_of(test, &req);
+	acc = accept_start(test, child, 4);
+
+	raw_recv_frame(test, raw, CMKIT_MPA_REPLY, buf, &f);
+	KUNIT_ASSERT_EQ(test, cmkit_mpa_initiate(&peer, 2, &f, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.rtr, p->rtr);
+	KUNIT_EXPECT_EQ(test, res.crc, p->crc);
+	KUNIT_EXPECT_EQ(test, f.pdata_len, sizeof(cmkit_rep));
+	switch (p->bad) {
+	case INIT_NO_RTR:
+		kernel_sock_shutdown(raw->sock, SHUT_WR);
+		n = 0;
+		break;
+	case INIT_WRONG_RTR:
+		n = cmkit_rtr_build(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_RTR_WRITE, res.crc);
+		break;
+	default:
+		n = cmkit_rtr_build(buf, CMKIT_MPA_MAX_FRAME, res.rtr, res.crc);
+		if (p->bad == INIT_BAD_CRC)
+			buf[n - 1] ^= 0x5a;
+		break;
+	}
+	if (n)
+		raw_send_split(test, raw, buf, n);
+	if (p->bad) {
+		/* No ESTABLISHED: the accept fails, and the peer is reset. */
+		KUNIT_EXPECT_EQ(test, accept_wait(acc), -ECONNRESET);
+		raw_expect_reset(test, raw);
+		KUNIT_EXPECT_EQ(test, child->nr, 0U);
+		expect_id_released(test, child);
+		goto out;
+	}
+	if (p->rtr == CMKIT_MPA_RTR_READ) {
+		cmkit_rtr_hdr(CMKIT_MPA_RTR_READ, &rreq);
+		n = cmkit_fpdu_total_len(CMKIT_DDP_TAGGED_HDR_LEN);
+		KUNIT_ASSERT_EQ(test, raw_recv(raw, buf, n), n);
+		KUNIT_EXPECT_EQ(test, cmkit_rtr_check_read_resp(buf, n, &rreq, res.crc, &fpdu), n);
+	}
+	KUNIT_ASSERT_EQ(test, accept_wait(acc), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(child, IW_CM_EVENT_ESTABLISHED, &r), 0);
+	KUNIT_EXPECT_EQ(test, ul_mpa(test, child).rtr, p->rtr);
+	kernel_sock_shutdown(raw->sock, SHUT_WR);
+	KUNIT_ASSERT_EQ(test, ul_wait(child, IW_CM_EVENT_CLOSE, &r), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(child, IW_CM_EVENT_DISCONNECT, &r), 0);
+	KUNIT_EXPECT_EQ(test, r.status, 0);
+out:
+	ul_expect_clean(test, child);
+	end_listener_and_core(test, lul, core);
+	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
+}
+
+/*
+ * What cmkit's listener refuses for what a request asks: an MPA reject
+ * frame with the reason in its private data, then a FIN, never a reset;
+ * no upcall.
+ */
+struct refuse_param {
+	const char *desc;
+	struct cmkit_mpa_offer listener;
+	struct cmkit_mpa_offer peer;
+	u8 flags;			/* forced into byte 16 of the request */
+	u8 rev;				/* forced into byte 17 (0: as built) */
+	enum cmkit_mpa_reject_reason reason;
+	u16 pdata_len;			/* of zeroes (0: raw_req) */
+};
+
+static const struct refuse_param refuse_params[] = {
+	{ "markers", { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 0, 0x3fff, 0x3fff },
+	  { 2, 0, 0, 0, 0, 0, 4, 4 }, CMKIT_MPA_FLAG_MARKERS, 0, CMKIT_MPA_REJ_MARKERS },
+	{ "revision 3", { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 0, 0x3fff, 0x3fff },
+	  { 2, 0, 0, 0, 0, 0, 4, 4 }, 0, 3, CMKIT_MPA_REJ_REVISION },
+	{ "revision 2 to a revision 1 listener",
+	  { 1, 0, CMKIT_MPA_P2P_OFF, 0, 0, 0, 0x3fff, 0x3fff },
+	  { 2, 0, 0, 0, 0, 0, 4, 4 }, 0, 0, CMKIT_MPA_REJ_REVISION },
+	{ "no P2P to a P2P listener",
+	  { 2, 0, CMKIT_MPA_P2P_REQUIRED, CMKIT_MPA_RTR_WRITE, 0, 0, 0x3fff, 0x3fff },
+	  { 2, 0, 0, 0, 0, 0, 4, 4 }, 0, 0, CMKIT_MPA_REJ_P2P_REQUIRED },
+	{ "P2P to a listener without P2P (RFC 6581 9.2: no reply without A)",
+	  { 2, 0, CMKIT_MPA_P2P_OFF, 0, 0, 0, 0x3fff, 0x3fff },
+	  { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 0, 4, 4 },
+	  0, 0, CMKIT_MPA_REJ_NO_RTR },
+	{ "no RTR type in common",
+	  { 2, 0, CMKIT_MPA_P2P_REQUIRED, CMKIT_MPA_RTR_READ, 0, 0, 0x3fff, 0x3fff },
+	  { 2, 0, CMKIT_MPA_P2P_REQUIRED, CMKIT_MPA_RTR_WRITE | CMKIT_MPA_RTR_SEND, 0, 0, 4, 4 },
+	  0, 0, CMKIT_MPA_REJ_NO_RTR },
+	{ "Read RTR to a listener without read resources",
+	  { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 1, 0, 0x3fff },
+	  { 2, 0, CMKIT_MPA_P2P_REQUIRED, CMKIT_MPA_RTR_READ, 0, 0, 4, 0 },
+	  0, 0, CMKIT_MPA_REJ_NO_RTR },
+	{ "ORD above a strict listener's IRD",
+	  { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 1, 2, 0x3fff },
+	  { 2, 0, 0, 0, 0, 0, 4, 8 }, 0, 0, CMKIT_MPA_REJ_IRD },
+	{ "256 bytes of private data (more than an upcall carries)",
+	  { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 0, 0x3fff, 0x3fff },
+	  { 2, 0, 0, 0, 0, 0, 1, 1 }, 0, 0, CMKIT_MPA_REJ_PDATA, 256 },
+	{ "300 bytes of private data, revision 1",
+	  { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 0, 0x3fff, 0x3fff },
+	  { 1, 0, 0, 0, 0, 0, 0x3fff, 0x3fff }, 0, 0, CMKIT_MPA_REJ_PDATA, 300 },
+};
+
+static void refuse_desc(const struct refuse_param *p, char *desc)
+{
+	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(irdma_refuse, refuse_params, refuse_desc);
+
+static void irdma_listener_refuses_with_a_reason(struct kunit *test)
+{
+	const struct refuse_param *p = test->param_value;
+	struct irdma_cm_core *core = private_core(test);
+	struct raw_peer *raw = raw_create(test);
+	u8 *buf = raw_frame_buf(test);
+	int mark = log_mark();
+	static const u8 zeroes[300];
+	struct cmkit_mpa_frame f;
+	struct sockaddr_in addr;
+	struct ul *lul;
+	int n;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = cmkit_listen_mpa(test, core, &addr, 4, &p->listener);
+	raw_connect(test, raw, &addr);
+	n = cmkit_mpa_build_request(buf, CMKIT_MPA_MAX_FRAME, &p->peer, p->peer.rev,
+				    p->pdata_len ? (const void *)zeroes : raw_req,
+				    p->pdata_len ?: sizeof(raw_req));
+	KUNIT_ASSERT_GT(test, n, 0);
+	buf[16] |= p->flags;
+	if (p->rev)
+		buf[17] = p->rev;
+	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
+	raw_recv_any_frame(test, raw, CMKIT_MPA_REPLY, buf, &f);
+	KUNIT_EXPECT_TRUE(test, f.flags & CMKIT_MPA_FLAG_REJECT);
+	KUNIT_EXPECT_EQ(test, f.rev, p->listener.rev < p->peer.rev || p->rev ?
+			p->listener.rev : p->peer.rev);
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_reject_reason_get(f.pdata, f.pdata_len), p->reason);
+	KUNIT_EXPECT_EQ(test, raw_recv(raw, buf, 1), 0);	/* then our FIN */
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+	KUNIT_EXPECT_EQ(test, lul->nr, 0U);
+	ul_expect_clean(test, lul);
+	end_core(test, core);
+	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
+}
+
+/*
+ * Revisions 1 and 2, cmkit to cmkit: a revision 1 listener refuses a
+ * revision 2 request with a REVISION reject (in revision 1), which an
+ * initiator configured to fall back answers with a revision 1 request; a
+ * revision 2 listener answers a revision 1 request in revision 1.
+ */
+struct rev_param {
+	const char *desc;
+	u8 listener_rev;
+	u8 connect_rev;
+	u8 fallback;
+	int status;
+	u8 rev;			/* of the connection */
+};
+
+static const struct rev_param rev_params[] = {
+	{ "v2 to v1, no fallback: refused", 1, 2, 0, -ECONNREFUSED, 0 },
+	{ "v2 to v1, fallback: v1", 1, 2, 1, 0, 1 },
+	{ "v1 to v2: v1", 2, 1, 0, 0, 1 },
+	{ "v2 to v2, fallback unused: v2", 2, 2, 1, 0, 2 },
+};
+
+static void rev_desc(const struct rev_param *p, char *desc)
+{
+	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(irdma_rev, rev_params, rev_desc);
+
+static void irdma_revision_1_and_2_with_and_without_fallback(struct kunit *test)
+{
+	const struct rev_param *p = test->param_value;
+	struct cmkit_mpa_offer loffer = mpa_offer(p->listener_rev, CMKIT_MPA_P2P_ON,
+						  CMKIT_MPA_RTR_ALL, 0);
+	struct cmkit_mpa_offer coffer = mpa_offer(p->connect_rev, CMKIT_MPA_P2P_OFF, 0, 0);
+	struct irdma_cm_core *core = private_core(test);
+	struct cmkit_irdma_mpa_info info;
+	struct iw_cm_conn_param param;
+	struct ul *lul, *ul, *child;
+	struct sockaddr_in addr;
+	struct ul_rec req, r;
+
+	coffer.rev1_fallback = p->fallback;
+	cmkit_test_device(test, siw_param);
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = cmkit_listen_mpa(test, core, &addr, 4, &loffer);
+	ul = cmkit_connect_mpa(test, core, &addr, &coffer);
+	if (p->status) {
+		KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+		KUNIT_EXPECT_EQ(test, r.status, p->status);
+		KUNIT_EXPECT_EQ(test, cmkit_mpa_reject_reason_get(r.pdata, r.pdata_len),
+				CMKIT_MPA_REJ_REVISION);
+		KUNIT_EXPECT_EQ(test, lul->nr, 0U);
+		ul_expect_clean(test, ul);
+		goto out;
+	}
+	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+	child = child_of(test, &req);
+	conn_param_init(&param, cmkit_rep, 4, 4);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_accept(&child->id, &param), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.status, 0);
+	expect_pdata(test, &r, cmkit_rep);
+	KUNIT_ASSERT_EQ(test, ul_wait(child, IW_CM_EVENT_ESTABLISHED, &r), 0);
+	info = ul_mpa(test, ul);
+	KUNIT_EXPECT_EQ(test, info.rev, p->rev);
+	KUNIT_EXPECT_EQ(test, info.enhanced, p->rev == 2);
+	KUNIT_EXPECT_EQ(test, info.fallback, p->fallback && p->listener_rev == 1);
+	KUNIT_EXPECT_EQ(test, ul_mpa(test, child).rev, p->rev);
+	expect_orderly_close(test, child, ul);
+out:
+	end_listener_and_core(test, lul, core);
+}
+
+/*
+ * cxgb4's way: a responder that does not speak revision 2 resets the
+ * connection instead of rejecting.  An initiator configured to fall back
+ * reconnects with a revision 1 request; one that is not says -ECONNRESET.
+ */
+static void irdma_fallback_after_a_reset(struct kunit *test)
+{
+	const struct rev_param *p = test->param_value;
+	struct cmkit_mpa_offer offer = mpa_offer(2, CMKIT_MPA_P2P_OFF, 0, 0);
+	struct irdma_cm_core *core = private_core(test);
+	struct raw_peer *raw = raw_create(test);
+	u8 *buf = raw_frame_buf(test);
+	struct cmkit_mpa_frame f;
+	struct sockaddr_in addr;
+	struct ul_rec r;
+	struct ul *ul;
+	int n;
+
+	offer.rev1_fallback = p->fallback;
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	raw_listen(test, raw, &addr);
+	ul = cmkit_connect_mpa(test, core, &addr, &offer);
+	raw_accept(test, raw);
+	raw_recv_frame(test, raw, CMKIT_MPA_REQUEST, buf, &f);
+	KUNIT_EXPECT_EQ(test, f.rev, 2);
+	raw_reset(raw);
+	if (!p->fallback) {
+		KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+		KUNIT_EXPECT_EQ(test, r.status, -ECONNRESET);
+		goto out;
+	}
+	raw_accept(test, raw);
+	raw_recv_frame(test, raw, CMKIT_MPA_REQUEST, buf, &f);
+	KUNIT_EXPECT_EQ(test, f.rev, 1);
+	KUNIT_EXPECT_FALSE(test, f.enhanced);
+	KUNIT_EXPECT_EQ(test, f.pdata_len, sizeof(cmkit_req));
+	n = irdma_build_mpa_v1(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REPLY, 0, raw_rep,
+			       sizeof(raw_rep));
+	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.status, 0);
+	KUNIT_EXPECT_EQ(test, ul_mpa(test, ul).rev, 1);
+	KUNIT_EXPECT_TRUE(test, ul_mpa(test, ul).fallback);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&ul->id, true), 0);
+	expect_ended_by_reset(test, ul);
+out:
+	ul_expect_clean(test, ul);
+	end_core(test, core);
+}
+
+static const struct rev_param reset_fallback_params[] = {
+	{ "no fallback: reset", 1, 2, 0 },
+	{ "fallback: revision 1", 1, 2, 1 },
+};
+
+KUNIT_ARRAY_PARAM(irdma_reset_fallback, reset_fallback_params, rev_desc);
+
+/* ---- the MPA timers (a private core's, shortened) -------------------------- */
+
+enum mpa_timer_case {
+	TIMER_REQUEST,		/* a peer connects and sends nothing */
+	TIMER_REPLY,		/* cmkit connects, the peer never replies */
+	TIMER_RTR,		/* a P2P peer never sends its RTR */
+};
+
+static const enum mpa_timer_case mpa_timer_cases[] = {
+	TIMER_REQUEST, TIMER_REPLY, TIMER_RTR,
+};
+
+static void mpa_timer_desc(const enum mpa_timer_case *c, char *desc)
+{
+	static const char * const names[] = {
+		[TIMER_REQUEST] = "MPA request: reset, no upcall",
+		[TIMER_REPLY] = "MPA reply: CONNECT_REPLY(-ETIMEDOUT)",
+		[TIMER_RTR] = "RTR: the accept fails",
+	};
+
+	strscpy(desc, names[*c], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(irdma_mpa_timer, mpa_timer_cases, mpa_timer_desc);
+
+static void irdma_mpa_timer_expires(struct kunit *test)
+{
+	const enum mpa_timer_case *c = test->param_value;
+	struct cmkit_mpa_offer peer = mpa_offer(2, CMKIT_MPA_P2P_REQUIRED,
+						CMKIT_MPA_RTR_WRITE, 0);
+	struct irdma_cm_core *core = private_core(test);
+	struct raw_peer *raw = raw_create(test);
+	u8 *buf = raw_frame_buf(test);
+	int mark = log_mark();
+	struct accept_async *acc;
+	struct cmkit_mpa_frame f;
+	struct sockaddr_in addr;
+	struct ul *lul, *ul, *child;
+	struct ul_rec req, r;
+	int n;
+
+	core->mpa_req_timeout = 1000;
+	core->mpa_rep_timeout = 1000;
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	switch (*c) {
+	case TIMER_REQUEST:
+		lul = cmkit_listen_mpa(test, core, &addr, 4, NULL);
+		raw_connect(test, raw, &addr);
+		raw_expect_reset(test, raw);
+		KUNIT_EXPECT_EQ(test, lul->nr, 0U);
+		KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+		ul_expect_clean(test, lul);
+		break;
+	case TIMER_REPLY:
+		ul = raw_server_gets_request(test, core, raw, &addr);
+		KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+		KUNIT_EXPECT_EQ(test, r.status, -ETIMEDOUT);
+		KUNIT_EXPECT_EQ(test, r.pdata_len, 0);
+		raw_expect_reset(test, raw);
+		ul_expect_clean(test, ul);
+		KUNIT_EXPECT_EQ(test, ul->nr, 1U);
+		break;
+	case TIMER_RTR:
+		lul = cmkit_listen_mpa(test, core, &addr, 4, NULL);
+		raw_connect(test, raw, &addr);
+		n = cmkit_mpa_build_request(buf, CMKIT_MPA_MAX_FRAME, &peer, 2, NULL, 0);
+		KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
+		KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+		child = child_of(test, &req);
+		acc = accept_start(test, child, 4);
+		raw_recv_frame(test, raw, CMKIT_MPA_REPLY, buf, &f);
+		KUNIT_EXPECT_EQ(test, accept_wait(acc), -ETIMEDOUT);
+		raw_expect_reset(test, raw);
+		KUNIT_EXPECT_EQ(test, child->nr, 0U);
+		ul_expect_clean(test, child);
+		KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+		ul_expect_clean(test, lul);
+		break;
+	}
+	end_core(test, core);
+	KUNIT_EXPECT_EQ(test, log_lines_since(test, mark), 0);
+}
+
+/*
+ * A listener's backlog bounds the requests pending at once: a connection
+ * beyond it is reset before it has a node; an answered request makes room.
+ */
+static void irdma_backlog_limits_pending_requests(struct kunit *test)
+{
+	struct irdma_cm_core *core = private_core(test);
+	struct raw_peer *first = raw_create(test), *second = raw_create(test);
+	struct raw_peer *third = raw_create(test);
+	struct sockaddr_in addr;
+	struct ul *lul, *child;
+	struct ul_rec req;
+	int made0;
+
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	lul = cmkit_listen_mpa(test, core, &addr, 1, NULL);
+	made0 = atomic_read(&core->stats.nodes_made);
+	raw_connect(test, first, &addr);
+	wait_node_made(test, core, made0);
+	raw_connect(test, second, &addr);
+	raw_expect_reset(test, second);
+	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.nodes_made), made0 + 1);
+
+	raw_send_mpa(test, first, CMKIT_MPA_REQUEST, false, raw_req, sizeof(raw_req));
+	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+	child = ul_create(test, "rejected child", UL_PASSIVE, NULL, NULL);
+	child->id.provider_data = req.provider_data;
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&child->id, NULL, 0), 0);
+
+	/* Answered: the next one is taken. */
+	raw_connect(test, third, &addr);
+	raw_send_mpa(test, third, CMKIT_MPA_REQUEST, false, raw_req, sizeof(raw_req));
+	KUNIT_ASSERT_NE(test, wait_event_timeout(lul->wait,
+						 ul_count(lul, IW_CM_EVENT_CONNECT_REQUEST) == 2,
+						 cmkit_test_timeout()), 0);
+	child = ul_create(test, "rejected child", UL_PASSIVE, NULL, NULL);
+	spin_lock(&lul->lock);
+	child->id.provider_data = lul->rec[1].provider_data;
+	spin_unlock(&lul->lock);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&child->id, NULL, 0), 0);
+	end_listener_and_core(test, lul, core);
+}
+
+/* ---- siw: P2P with it, and IPv6 both ways ----------------------------------- */
+
+/*
+ * Seen on 6.12.118 (the code is the same in 6.1 and 7.3): an upstream siw
+ * locking bug that only a P2P initiator reaches, and none but cmkit is one
+ * to siw here.  siw_rtr_data_ready(), a socket callback run in softirq,
+ * calls siw_qp_socket_assoc(), which takes sk_callback_lock for writing;
+ * siw_qp_llp_data_ready() takes it for reading with softirqs on when TCP
+ * runs a socket's backlog in process context.  Lockdep reports the
+ * inconsistent lock state at the next siw traffic of the boot (in
+ * cmkit_userspace), failing the run.
+ */
+static const char irdma_siw_p2p_lockdep_skip[] =
+	"siw: its RTR handler takes sk_callback_lock for writing in softirq, its data path for reading with softirqs on (lockdep)";
+
+/*
+ * siw as a responder grants P2P to an initiator that asks and picks Write
+ * (else Read) among the offered types: cmkit's RTR gets it established.
+ * Skipped under lockdep (see irdma_siw_p2p_lockdep_skip).
+ */
+static void irdma_p2p_connects_siw(struct kunit *test)
+{
+	const struct p2p_param *p = test->param_value;
+	struct cmkit_mpa_offer offer = mpa_offer(2, CMKIT_MPA_P2P_REQUIRED, p->rtr, 0);
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	struct cmkit_irdma_mpa_info info;
+	struct cmkit_cm_record pr;
+	struct sockaddr_in addr;
+	struct cmkit_peer *srv;
+	struct ul_rec r;
+	struct ul *ul;
+
+	if (IS_ENABLED(CONFIG_PROVE_LOCKING))
+		cmkit_skip(test, "%s", irdma_siw_p2p_lockdep_skip);
+	cmkit_test_device(test, siw_param);
+	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
+	srv = cmkit_peer_create(test, "siw server");
+	srv->accept_pdata = siw_rep;
+	srv->accept_pdata_len = sizeof(siw_rep);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(srv, &addr), 0);
+	ul = cmkit_connect_mpa(test, core, &addr, &offer);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.status, 0);
+	expect_pdata(test, &r, siw_rep);
+	info = ul_mpa(test, ul);
+	KUNIT_EXPECT_TRUE(test, info.p2p);
+	KUNIT_EXPECT_EQ(test, info.rtr, p->rtr);
+	/* siw indicates ESTABLISHED once our RTR came in. */
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_cm_close(&ul->id, false), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_DISCONNECTED, &pr), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
+	ul_expect_clean(test, ul);
+	expect_nodes_freed(test, core, made0, freed0);
+	KUNIT_EXPECT_EQ(test, cmkit_peer_count(srv, CMKIT_ERROR_EVENTS), 0U);
+}
+
+static const struct p2p_param siw_p2p_params[] = {
+	{ CMKIT_MPA_RTR_WRITE, 0 }, { CMKIT_MPA_RTR_READ, 0 },
+};
+
+KUNIT_ARRAY_PARAM(irdma_siw_p2p, siw_p2p_params, p2p_param_desc);
+
+static void irdma_ipv6_connects_siw(struct kunit *test)
+{
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	struct sockaddr_in6 addr, src;
+	struct iw_cm_conn_param param;
+	struct cmkit_cm_record pr;
+	struct cmkit_peer *srv;
+	struct ul_rec r;
+	struct ul *ul;
+
+	cmkit_test_device(test, siw_param);
+	cmkit_test_addr6(cmkit_test_port(), &addr);
+	cmkit_test_addr6(0, &src);
+	srv = cmkit_peer_create(test, "siw server (IPv6)");
+	srv->accept_pdata = siw_rep;
+	srv->accept_pdata_len = sizeof(siw_rep);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_listen_sa(srv, (struct sockaddr *)&addr), 0);
+	ul = ul_create(test, "cmkit client (IPv6)", UL_ACTIVE, NULL, NULL);
+	memcpy(&ul->id.m_local_addr, &src, sizeof(src));
+	memcpy(&ul->id.local_addr, &src, sizeof(src));
+	memcpy(&ul->id.m_remote_addr, &addr, sizeof(addr));
+	memcpy(&ul->id.remote_addr, &addr, sizeof(addr));
+	conn_param_init(&param, cmkit_req, 4, 4);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_connect(core, &ul->id, &param), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_CONNECT_REQUEST, &pr), 0);
+	KUNIT_EXPECT_EQ(test, pr.pdata_len, (u8)sizeof(cmkit_req));
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
+	KUNIT_ASSERT_EQ(test, r.status, 0);
+	expect_pdata(test, &r, siw_rep);
+	KUNIT_EXPECT_EQ(test, r.remote.sin6_family, AF_INET6);
+	KUNIT_EXPECT_EQ(test, ul->id.local_addr.ss_family, AF_INET6);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_cm_close(&ul->id, false), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_DISCONNECTED, &pr), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CLOSE, &r), 0);
+	ul_expect_clean(test, ul);
+	expect_nodes_freed(test, core, made0, freed0);
+}
+
+static void siw_ipv6_connects_cmkit(struct kunit *test)
+{
+	struct irdma_cm_core *core = cmkit_irdma_cm_core();
+	int made0 = atomic_read(&core->stats.nodes_made);
+	int freed0 = atomic_read(&core->stats.nodes_freed);
+	struct cmkit_cm_record pr;
+	struct cmkit_peer *cli;
+	struct sockaddr_in6 addr;
+	struct ul *lul, *child;
+	struct ul_rec req, r;
+
+	cmkit_test_device(test, siw_param);
+	cmkit_test_addr6(cmkit_test_port(), &addr);
+	lul = ul_create(test, "cmkit listener (IPv6)", UL_LISTEN, NULL, NULL);
+	memcpy(&lul->id.m_local_addr, &addr, sizeof(addr));
+	memcpy(&lul->id.local_addr, &addr, sizeof(addr));
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen(core, &lul->id, 4), 0);
+	cli = cmkit_peer_create(test, "siw client (IPv6)");
+	KUNIT_ASSERT_EQ(test, cmkit_peer_resolve_sa(cli, (struct sockaddr *)&addr), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_connect(cli, siw_req, sizeof(siw_req)), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, &req), 0);
+	expect_pdata(test, &req, siw_req);
+	KUNIT_EXPECT_EQ(test, req.local.sin6_family, AF_INET6);
+	KUNIT_EXPECT_EQ(test, req.remote.sin6_family, AF_INET6);
+	child = cmkit_accept(test, &req);
+	KUNIT_ASSERT_EQ(test, ul_wait(child, IW_CM_EVENT_ESTABLISHED, &r), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(cli, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(pr.pdata, cmkit_rep, sizeof(cmkit_rep)), 0);
+	KUNIT_ASSERT_EQ(test, rdma_disconnect(cli->id), 0);
+	KUNIT_ASSERT_EQ(test, ul_wait(child, IW_CM_EVENT_CLOSE, &r), 0);
+	ul_expect_clean(test, child);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+	ul_expect_clean(test, lul);
+	expect_nodes_freed(test, core, made0, freed0);
+}
+
 static struct kunit_case irdma_cases[] = {
 	KUNIT_CASE(irdma_every_event_type_releases_its_reference),
 	KUNIT_CASE(irdma_10000_events_keep_per_node_order),
@@ -2435,6 +3430,17 @@ static struct kunit_case irdma_cases[] = {
 	KUNIT_CASE(irdma_cleanup_tears_down_live_connections),
 	KUNIT_CASE_PARAM(irdma_failure_injected, irdma_fault_gen_params),
 	KUNIT_CASE_PARAM(irdma_failslab_nth_over_a_connection, irdma_nth_gen_params),
+	KUNIT_CASE_PARAM(irdma_p2p_cmkit_to_cmkit, irdma_p2p_gen_params),
+	KUNIT_CASE_PARAM(irdma_p2p_connect_to_strict_responder, irdma_strict_resp_gen_params),
+	KUNIT_CASE_PARAM(irdma_p2p_strict_initiator_connects, irdma_strict_init_gen_params),
+	KUNIT_CASE_PARAM(irdma_listener_refuses_with_a_reason, irdma_refuse_gen_params),
+	KUNIT_CASE_PARAM(irdma_revision_1_and_2_with_and_without_fallback, irdma_rev_gen_params),
+	KUNIT_CASE_PARAM(irdma_fallback_after_a_reset, irdma_reset_fallback_gen_params),
+	KUNIT_CASE_PARAM(irdma_mpa_timer_expires, irdma_mpa_timer_gen_params),
+	KUNIT_CASE(irdma_backlog_limits_pending_requests),
+	KUNIT_CASE_PARAM(irdma_p2p_connects_siw, irdma_siw_p2p_gen_params),
+	KUNIT_CASE(irdma_ipv6_connects_siw),
+	KUNIT_CASE(siw_ipv6_connects_cmkit),
 	{}
 };
 

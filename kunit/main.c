@@ -31,6 +31,9 @@ MODULE_PARM_DESC(rxe_addr, "IPv4 address of the netdev under rxe_dev");
 static char *siw_addr = "10.78.0.1";
 module_param(siw_addr, charp, 0444);
 MODULE_PARM_DESC(siw_addr, "IPv4 address of the netdev under siw_dev");
+static char *siw_addr6 = "fd00:78::1";
+module_param(siw_addr6, charp, 0444);
+MODULE_PARM_DESC(siw_addr6, "IPv6 address of the netdev under siw_dev");
 static char *rxe_netdev = "d0";
 module_param(rxe_netdev, charp, 0444);
 MODULE_PARM_DESC(rxe_netdev, "netdev under rxe_dev (to re-create it after a removal test)");
@@ -152,6 +155,20 @@ static void cmkit_fill_addr(const char *s, u16 port, struct sockaddr_in *sin);
 void cmkit_test_addr(const struct cmkit_dev_param *p, u16 port, struct sockaddr_in *sin)
 {
 	cmkit_fill_addr(p->transport == CMKIT_RXE ? rxe_addr : siw_addr, port, sin);
+}
+
+/**
+ * cmkit_test_addr6 - the IPv6 address of siw's netdev, with a port
+ * @port: port in host order
+ * @sin6: filled in
+ */
+void cmkit_test_addr6(u16 port, struct sockaddr_in6 *sin6)
+{
+	memset(sin6, 0, sizeof(*sin6));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	if (!in6_pton(siw_addr6, -1, sin6->sin6_addr.s6_addr, -1, NULL))
+		pr_warn("cmkit_test: bad address parameter '%s'\n", siw_addr6);
 }
 
 /**

@@ -525,6 +525,7 @@ RUN_CASES = ",".join([
     "cmkit_rpcrdma.remote_disconnect_with_calls_in_flight_aborts_each_call",
     "cmkit_irdma.irdma_connects_siw_accepts_then_cmkit_closes",
     "cmkit_irdma.siw_connects_cmkit_accepts_then_siw_closes",
+    "cmkit_irdma.irdma_p2p_cmkit_to_cmkit",
 ])
 _TRACE_LINE = re.compile(r"^\s*\S.*?\s+\[\d+\]\s+\S+\s+([\d.]+): (.*)$")
 _KLOG_LINE = re.compile(r"^\[\s*([\d.]+)\] (cmkit(?:_test)?: .*)$")

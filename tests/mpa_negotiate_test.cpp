@@ -212,8 +212,9 @@ TEST(MpaRespond, DecisionTable)
 		  Offer(2, ON, W | R, 4, 4), CMKIT_MPA_REJ_NO_RTR, 2, 1, 0, 1, W | R, 4, 4 },
 		{ "P2P with no RTR type", Frame(false, 0x10, 2, true, 0x8004, 0x0004),
 		  Offer(2, ON, W | R | S, 4, 4), CMKIT_MPA_REJ_NO_RTR, 2, 1, 0, 1, W | R | S, 4, 4 },
-		{ "P2P off grants nothing", Frame(false, 0x10, 2, true, 0x8004, 0xc004),
-		  Offer(2, OFF, 0, 4, 4), 0, 2, 1, 0, 0, 0, 4, 4 },
+		// RFC 6581, 9.2: A asked must be echoed; a responder without P2P refuses.
+		{ "P2P off refuses a P2P request", Frame(false, 0x10, 2, true, 0x8004, 0xc004),
+		  Offer(2, OFF, 0, 4, 4), CMKIT_MPA_REJ_NO_RTR, 2, 1, 0, 0, 0, 4, 4 },
 		{ "revision 1 to a revision 2 responder", Frame(false, 0x00, 1, false, 0, 0, { 1 }),
 		  Offer(2, ON, W, 4, 4), 0, 1, 0, 0, 0, 0, 4, 4 },
 		{ "revision 1 and P2P required", Frame(false, 0x00, 1, false),
@@ -602,8 +603,8 @@ Expect Outcome(const cmkit_mpa_offer &ini, const cmkit_mpa_offer &rsp)
 	if (rsp.p2p == CMKIT_MPA_P2P_REQUIRED && !asked)
 		return { CMKIT_MPA_REJ_P2P_REQUIRED, 0, 0 };
 	cmkit_u8 rtr = 0;
-	if (asked && rsp.p2p != CMKIT_MPA_P2P_OFF) {
-		cmkit_u8 both = ini.rtr & rsp.rtr;
+	if (asked) {	// RFC 6581, 9.2: echoed, or refused
+		cmkit_u8 both = ini.rtr & (rsp.p2p != CMKIT_MPA_P2P_OFF ? rsp.rtr : 0);
 		if (rsp.ird == 0)
 			both &= ~R;
 		rtr = (both & W) ? W : (both & R) ? R : (both & S) ? S : 0;
@@ -753,8 +754,8 @@ TEST(MpaRejectReason, RoundTripsEveryReason)
 			EXPECT_STRNE(cmkit_mpa_reason_str(rs),
 				     cmkit_mpa_reason_str(static_cast<cmkit_mpa_reject_reason>(other)));
 	}
-	EXPECT_STREQ("unknown reason",
-		     cmkit_mpa_reason_str(static_cast<cmkit_mpa_reject_reason>(6)));
+	EXPECT_STREQ("unknown reason", cmkit_mpa_reason_str(
+					       static_cast<cmkit_mpa_reject_reason>(CMKIT_MPA_REJ_MAX + 1)));
 }
 
 TEST(MpaRejectReason, AnythingElseIsNoReason)
@@ -762,7 +763,7 @@ TEST(MpaRejectReason, AnythingElseIsNoReason)
 	const Bytes none[] = {
 		{},
 		{ 'C', 'M', 'K', 'R', 0, 0 },		// NONE is never sent
-		{ 'C', 'M', 'K', 'R', 0, 6 },		// unknown reason
+		{ 'C', 'M', 'K', 'R', 0, CMKIT_MPA_REJ_MAX + 1 },	// unknown reason
 		{ 'C', 'M', 'K', 'R', 0xff, 0xff },
 		{ 'C', 'M', 'K', 'R', 0, 1, 0 },	// longer: a consumer's
 		{ 'C', 'M', 'K', 'R', 0 },		// shorter
@@ -780,7 +781,8 @@ TEST(MpaRejectReason, AnythingElseIsNoReason)
 	EXPECT_EQ(CMKIT_MPA_E_ARG, cmkit_mpa_reject_reason_put(buf, sizeof(buf),
 							       CMKIT_MPA_REJ_NONE));
 	EXPECT_EQ(CMKIT_MPA_E_ARG, cmkit_mpa_reject_reason_put(
-					   buf, sizeof(buf), static_cast<cmkit_mpa_reject_reason>(6)));
+					   buf, sizeof(buf),
+					   static_cast<cmkit_mpa_reject_reason>(CMKIT_MPA_REJ_MAX + 1)));
 	EXPECT_EQ(CMKIT_MPA_E_ARG, cmkit_mpa_reject_reason_put(nullptr, 6, CMKIT_MPA_REJ_IRD));
 	EXPECT_EQ(CMKIT_MPA_E_NOSPACE, cmkit_mpa_reject_reason_put(buf, 5, CMKIT_MPA_REJ_IRD));
 }

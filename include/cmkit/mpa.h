@@ -403,6 +403,9 @@ enum cmkit_mpa_p2p {
  * @CMKIT_MPA_REJ_P2P_REQUIRED: we require P2P; the request does not offer it
  * @CMKIT_MPA_REJ_NO_RTR: P2P asked, but no RTR type both sides accept
  * @CMKIT_MPA_REJ_IRD: our IRD is short of the initiator's ORD (strict IRD)
+ * @CMKIT_MPA_REJ_PDATA: the request's private data is longer than our upper
+ *	layer takes (a valid frame: RFC 5044 allows 512 bytes); the caller
+ *	decides this one, cmkit_mpa_respond() never does
  */
 enum cmkit_mpa_reject_reason {
 	CMKIT_MPA_REJ_NONE = 0,
@@ -411,9 +414,10 @@ enum cmkit_mpa_reject_reason {
 	CMKIT_MPA_REJ_P2P_REQUIRED = 3,
 	CMKIT_MPA_REJ_NO_RTR = 4,
 	CMKIT_MPA_REJ_IRD = 5,
+	CMKIT_MPA_REJ_PDATA = 6,
 };
 
-#define CMKIT_MPA_REJ_MAX		CMKIT_MPA_REJ_IRD
+#define CMKIT_MPA_REJ_MAX		CMKIT_MPA_REJ_PDATA
 #define CMKIT_MPA_REJ_TAG		"CMKR"
 #define CMKIT_MPA_REJ_TAG_LEN		4
 #define CMKIT_MPA_REJ_PD_LEN		6
@@ -651,18 +655,20 @@ static inline int cmkit_mpa_refuse(struct cmkit_mpa_result *out,
  *  - it asks for markers: MARKERS;
  *  - @me->p2p is required and the request is not an enhanced one with the
  *    P2P bit: P2P_REQUIRED;
- *  - it asks for P2P, @me->p2p is not off, and no RTR type is both offered
- *    and in @me->rtr (a Read only counts when our IRD is not 0, as the
- *    Read takes one of our IRD slots): NO_RTR;
+ *  - it asks for P2P and no RTR type is both offered and in @me->rtr (a
+ *    Read only counts when our IRD is not 0, as the Read takes one of our
+ *    IRD slots; with @me->p2p off, none does): NO_RTR.  RFC 6581 section
+ *    9.2: "If Control Flag A is 1 in the MPA Request message, then the
+ *    responder MUST set Control Flag A to 1 in the MPA reply message", so
+ *    a responder that cannot take P2P refuses it rather than accepting
+ *    without it (cxgb4 terminates on such a reply);
  *  - @me->ird_strict, and the initiator's ORD (when specified) exceeds
  *    our IRD: IRD.
  * Otherwise the reply is accepted in the request's revision (a revision 2
  * responder answers a revision 1 request in revision 1, as siw, irdma and
  * cxgb4 do), enhanced when the request was; CRC is on when either side
- * asks; P2P is echoed when asked and @me->p2p is not off, with one RTR
- * type, in order of preference zero-length Write, Read, Send; a P2P
- * request to a responder with P2P off is accepted without P2P (the
- * initiator decides).  The reply's IRD is ours, unchanged (0 says we take
+ * asks; P2P is echoed whenever asked, with one RTR type, in order of
+ * preference zero-length Write, Read, Send.  The reply's IRD is ours, unchanged (0 says we take
  * no Reads); its ORD is ours lowered to the initiator's IRD.  0x3fff,
  * "not specified", is the largest count and so limits nothing.
  *
@@ -701,8 +707,10 @@ static inline int cmkit_mpa_respond(const struct cmkit_mpa_offer *me,
 	peer_p2p = req->enhanced && (req->ird_ctrl & CMKIT_MPA_V2_PEER_TO_PEER);
 	if (me->p2p == CMKIT_MPA_P2P_REQUIRED && !peer_p2p)
 		return cmkit_mpa_refuse(out, CMKIT_MPA_REJ_P2P_REQUIRED);
-	if (peer_p2p && me->p2p != CMKIT_MPA_P2P_OFF) {
-		common = cmkit_mpa_rtr_offered(req) & me->rtr;
+	if (peer_p2p) {
+		/* RFC 6581, 9.2: a reply to a request with A set has A set. */
+		common = cmkit_mpa_rtr_offered(req) &
+			 (me->p2p != CMKIT_MPA_P2P_OFF ? me->rtr : 0);
 		if (!me->ird)
 			common &= (cmkit_u8)~CMKIT_MPA_RTR_READ;
 		common = cmkit_mpa_rtr_pick(common);
@@ -921,6 +929,8 @@ static inline const char *cmkit_mpa_reason_str(enum cmkit_mpa_reject_reason reas
 		return "no common RTR type";
 	case CMKIT_MPA_REJ_IRD:
 		return "IRD short of the initiator's ORD";
+	case CMKIT_MPA_REJ_PDATA:
+		return "private data longer than the upper layer takes";
 	default:
 		return "unknown reason";
 	}

@@ -133,6 +133,28 @@ irdma_story() {
 	await grep -qx "nodes_alive 0" $D/irdma/stats || step_failed "a cm node was left"
 }
 
+# irdma: cmkit to cmkit through the control plane, peer-to-peer (RFC 6581)
+# with a zero-length RDMA Write as the ready-to-receive message, CRC on.
+irdma_p2p_story() {
+	PORT=$((PORT + 1))
+	say "irdma cmkit to cmkit on $SIW_ADDR:$PORT: P2P, zero-length RDMA Write RTR, CRC"
+	say "  echo 'listen $SIW_ADDR $PORT accept cmkit-p2p p2p=write crc=1' > $D/irdma/ctl"
+	echo "listen $SIW_ADDR $PORT accept cmkit-p2p p2p=write crc=1" > $D/irdma/ctl ||
+		step_failed "listen failed"
+	say "  echo 'connect $SIW_ADDR $PORT cmkit-hello p2p=write' > $D/irdma/ctl"
+	echo "connect $SIW_ADDR $PORT cmkit-hello p2p=write" > $D/irdma/ctl ||
+		step_failed "connect failed"
+	await id_in active " established .* p2p=write crc=1 " || step_failed "not established"
+	await id_in passive " established .* p2p=write crc=1 " || step_failed "not established"
+	sed 's/^/  ids: /' $D/irdma/ids
+	say "  echo 'close all' > $D/irdma/ctl"
+	echo "close all" > $D/irdma/ctl || step_failed "close failed"
+	await id_in active " closed " || step_failed "not closed"
+	await id_in passive " closed " || step_failed "not closed"
+	echo "destroy all" > $D/irdma/ctl
+	await grep -qx "nodes_alive 0" $D/irdma/stats || step_failed "a cm node was left"
+}
+
 rpcrdma_story rxe0 "$RXE_ADDR"
 if [ -n "$NO_SIW" ]; then
 	say "rpcrdma on siw0, irdma on siw0: left out ($NO_SIW)"
@@ -140,7 +162,10 @@ else
 	rpcrdma_story siw0 "$SIW_ADDR"
 fi
 srpt_story
-[ -n "$NO_SIW" ] || irdma_story
+if [ -z "$NO_SIW" ]; then
+	irdma_story
+	irdma_p2p_story
+fi
 
 for h in $D/*/stats; do
 	say "stats of $(basename "$(dirname "$h")"):"

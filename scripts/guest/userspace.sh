@@ -6,8 +6,9 @@
 # Prints one KTAP suite on stdout.  Runs in the guest after rxe0 and siw0
 # were (re)created and cmkit.ko was loaded.
 #
-# Environment: RXE_ADDR, SIW_ADDR; NO_SIW: set (to the reason) where the
-# kernel has no siw (Debian's own, a stock leg): the cases on siw0 skip.
+# Environment: RXE_ADDR, SIW_ADDR, SIW_ADDR6 (IPv6 on siw0's netdev); NO_SIW:
+# set (to the reason) where the kernel has no siw (Debian's own, a stock
+# leg): the cases on siw0 skip.
 
 . /usr/lib/cmkit/lib.sh
 
@@ -455,7 +456,7 @@ irdma_rping_client() {	# <name> accept|reject
 	timeout 90 rping -c -d -a "$SIW_ADDR" -p $PORT -C 1 > "$log" 2>&1 &
 	pid=$!
 	await id_in listener " requests=1 " || why="${why:-no request: $(cat $D/irdma/ids)}"
-	id_in listener " requests=1 status=0 ird=1 ord=[0-9]* peer_pdata= peer_pdata_len=0$" ||
+	id_in listener " requests=1 status=0 ird=1 ord=[0-9]* peer_pdata= peer_pdata_len=0 " ||
 		why="${why:-request not as rping sent it: $(cat $D/irdma/ids)}"
 	if [ "$policy" = accept ]; then
 		await id_in passive " established " || why="${why:-not established: $(cat $D/irdma/ids)}"
@@ -491,7 +492,7 @@ irdma_peer_client() {	# <name> accept|reject
 	echo "listen $SIW_ADDR $PORT $policy cmkit-$policy" > $D/irdma/ctl || why="listen failed"
 	cmkit-peer connect --addr "$SIW_ADDR" --port $PORT --pdata "$(hex cmkit-peer-hello)" \
 		--expect $want --timeout 30 > "$log" 2>&1 || why="cmkit-peer was not $want"
-	id_in listener " peer_pdata=$(hex cmkit-peer-hello) peer_pdata_len=16$" ||
+	id_in listener " peer_pdata=$(hex cmkit-peer-hello) peer_pdata_len=16 " ||
 		why="${why:-the request's private data: $(cat $D/irdma/ids)}"
 	grep -q "\"private_data\":\"$(hex cmkit-$policy)\"" "$log" ||
 		why="${why:-cmkit-peer did not get cmkit's private data}"
@@ -628,9 +629,79 @@ irdma_connect_fails_cleanly_at_an_injected_fault() {
 	result $name "$why"
 }
 
+# rping over siw0 on IPv6, both ways: rping -c to cmkit's listener, and
+# cmkit's connect to rping -s.
+irdma_ipv6_rping_both_ways() {
+	name=irdma_ipv6_rping_both_ways_siw0
+	siw_absent "$name" && return
+	PORT=$((PORT + 1))
+	log=$T/$name.log
+	why=
+	echo "listen $SIW_ADDR6 $PORT accept cmkit-accepts" > $D/irdma/ctl || why="listen failed"
+	timeout 90 rping -c -d -a "$SIW_ADDR6" -p $PORT -C 1 > "$log" 2>&1 &
+	pid=$!
+	await id_in passive " established " || why="${why:-not established: $(cat $D/irdma/ids)}"
+	id_in passive "\\[$SIW_ADDR6\\]:$PORT <- \\[$SIW_ADDR6\\]:" ||
+		why="${why:-not IPv6 addresses: $(cat $D/irdma/ids)}"
+	echo "close all" > $D/irdma/ctl || why="${why:-close failed}"
+	await id_in passive " closed " || why="${why:-not closed: $(cat $D/irdma/ids)}"
+	wait $pid
+	grep -q RDMA_CM_EVENT_ESTABLISHED "$log" || why="${why:-rping -c was not established}"
+	echo "destroy all" > $D/irdma/ctl || why="${why:-destroy failed}"
+
+	PORT=$((PORT + 1))
+	timeout 90 rping -s -d -a "$SIW_ADDR6" -p $PORT -C 1 >> "$log" 2>&1 &
+	pid=$!
+	await tcp_listening $PORT || why="${why:-rping -s did not listen}"
+	echo "connect $SIW_ADDR6 $PORT cmkit-hello" > $D/irdma/ctl || why="${why:-connect failed}"
+	await id_in active " established " || why="${why:-not established: $(cat $D/irdma/ids)}"
+	id_in active "-> \\[$SIW_ADDR6\\]:$PORT " || why="${why:-not IPv6: $(cat $D/irdma/ids)}"
+	echo "close all" > $D/irdma/ctl || why="${why:-close failed}"
+	await id_in active " closed " || why="${why:-not closed: $(cat $D/irdma/ids)}"
+	wait $pid
+	irdma_finish "" "$log"
+	result "$name" "$why"
+}
+
+# cmkit to cmkit through the control plane, one knob set per case: the
+# listener shows what it offers, both connections what they negotiated.
+irdma_ctl_knobs() {	# <name> "<listen knobs>" "<connect knobs>" "<active>" ["<passive>"]
+	name=$1 passive=${5:-$4}
+	PORT=$((PORT + 1))
+	why=
+	echo "listen $SIW_ADDR $PORT accept $2" > $D/irdma/ctl || why="listen '$2' failed"
+	echo "connect $SIW_ADDR $PORT $3" > $D/irdma/ctl || why="${why:-connect '$3' failed}"
+	await id_in active " established .* $4$" ||
+		why="${why:-active not '$4': $(cat $D/irdma/ids)}"
+	await id_in passive " established .* $passive$" ||
+		why="${why:-passive not '$passive': $(cat $D/irdma/ids)}"
+	echo "close all" > $D/irdma/ctl || why="${why:-close failed}"
+	await id_in active " closed " || why="${why:-not closed: $(cat $D/irdma/ids)}"
+	await id_in passive " closed " || why="${why:-not closed: $(cat $D/irdma/ids)}"
+	echo "ids: $(cat $D/irdma/ids)" | sed 's/^/    # /' >> $T/diag
+	echo "destroy all" > $D/irdma/ctl || why="${why:-destroy failed}"
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	result "$name" "$why"
+}
+
+irdma_ctl_knob_cases() {
+	irdma_ctl_knobs irdma_ctl_p2p_send_rtr "p2p=send" "p2p=send" \
+		"rev=2 p2p=send crc=0 fallback=0"
+	irdma_ctl_knobs irdma_ctl_p2p_write_rtr_crc "p2p=write crc=1" "p2p=write" \
+		"rev=2 p2p=write crc=1 fallback=0"
+	irdma_ctl_knobs irdma_ctl_p2p_read_rtr_crc_ird_ord "ird=8 ord=8" "p2p=read crc=1 ird=8 ord=8" \
+		"ird=8 ord=8 .*rev=2 p2p=read crc=1 fallback=0"
+	irdma_ctl_knobs irdma_ctl_rev1 "rev=1" "rev=1" "rev=1 p2p=none crc=0 fallback=0"
+	irdma_ctl_knobs irdma_ctl_fallback_to_rev1 "rev=1" "rev=2 fallback=1" \
+		"rev=1 p2p=none crc=0 fallback=1" "rev=1 p2p=none crc=0 fallback=0"
+	irdma_ctl_knobs irdma_ctl_p2p_any_to_any "" "p2p=any" "rev=2 p2p=write crc=0 fallback=0"
+	irdma_ctl_knobs irdma_ctl_p2p_none "p2p=none" "p2p=none" "rev=2 p2p=none crc=0 fallback=0"
+}
+
 bad_irdma_commands_are_refused() {
 	why=
 	PORT=$((PORT + 1))
+	KP=$((PORT + 1))	# nobody listens there: only the knobs can be wrong
 	echo "listen $SIW_ADDR $PORT accept" > $D/irdma/ctl || why="listen failed"
 	lid=$(sed -n 's/^\([0-9]*\) listener .*/\1/p' $D/irdma/ids)
 	for cmd in "listen" "listen $SIW_ADDR" "listen $SIW_ADDR 0 accept" \
@@ -638,13 +709,19 @@ bad_irdma_commands_are_refused() {
 		   "listen $SIW_ADDR $PORT accept" "listen 192.0.2.1 $PORT accept" \
 		   "connect" "connect 10.1.2 5" "connect $SIW_ADDR 70000" \
 		   "close" "close 999" "close x" "close $lid" "reset $lid" \
-		   "destroy" "destroy 999" "frobnicate"; do
+		   "destroy" "destroy 999" "frobnicate" "listen fd00:78::zz $KP accept" \
+		   "listen $SIW_ADDR $KP accept rev=3" "listen $SIW_ADDR $KP accept p2p=maybe" \
+		   "listen $SIW_ADDR $KP accept crc=2" "listen $SIW_ADDR $KP accept ird=16384" \
+		   "listen $SIW_ADDR $KP accept fallback=1" "listen $SIW_ADDR $KP accept rev=1 p2p=write" \
+		   "connect $SIW_ADDR $KP fallback=2" "connect $SIW_ADDR $KP ord=x" \
+		   "connect $SIW_ADDR $KP one two" "connect $SIW_ADDR $KP color=red"; do
 		if echo "$cmd" > $D/irdma/ctl 2>/dev/null; then
 			why="${why:-'$cmd' was accepted}"
 		fi
 	done
 	echo "destroy all" > $D/irdma/ctl || why="${why:-destroy failed}"
 	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	PORT=$KP
 	result bad_irdma_commands_are_refused "$why"
 }
 
@@ -658,6 +735,8 @@ irdma_cases() {
 	irdma_to_peer_server irdma_connect_rejected_by_peer_server_siw0 reject
 	irdma_destroyed_while_connecting_is_reset_once_up
 	irdma_connect_fails_cleanly_at_an_injected_fault
+	irdma_ipv6_rping_both_ways
+	irdma_ctl_knob_cases
 	bad_irdma_commands_are_refused
 }
 

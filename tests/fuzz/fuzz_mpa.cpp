@@ -98,7 +98,8 @@ void Respond(const cmkit_mpa_offer &me, const cmkit_mpa_frame &req)
 				(req.ird_ctrl & CMKIT_MPA_V2_PEER_TO_PEER) &&
 				(r.rtr != CMKIT_MPA_RTR_READ || me.ird));
 		else
-			Require(!r.rtr && me.p2p != CMKIT_MPA_P2P_REQUIRED);
+			Require(!r.rtr && me.p2p != CMKIT_MPA_P2P_REQUIRED &&
+				!(req.enhanced && (req.ird_ctrl & CMKIT_MPA_V2_PEER_TO_PEER)));
 		Require(!(req.flags & CMKIT_MPA_FLAG_MARKERS));
 	}
 	// The reply it calls for can be written and reads back as decided.
