@@ -174,7 +174,8 @@ KNOWN_ISSUES = [
         "KI-2", {"linux-source-6.1": ["6.1.192-3"],
                  "linux-source-6.12": ["6.12.118-1~deb12u1"],
                  "linux-source-7.3": ["7.3.4-1~bpo13+1"]},
-        r"possible irq lock inversion dependency detected(?:.*\n){1,400}?"
+        r"(?:possible irq lock inversion dependency|SOFTIRQ-safe -> SOFTIRQ-unsafe "
+        r"lock order) detected(?:.*\n){1,400}?"
         r".*siw_qp_llp_data_ready",
         "lockdep: possible irq lock inversion between a TCP socket's "
         "sk_callback_lock and a kernel socket's spinlock, reported when siw's "
