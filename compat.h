@@ -21,7 +21,9 @@
 
 /*
  * Symbol namespaces: a bare identifier up to 6.12, a string literal from
- * 6.13.  cmkit's consumer API is exported into CMKIT_NS; what only the
+ * 6.13.  cmkit's consumer API is exported with EXPORT_SYMBOL_NS_GPL(sym,
+ * CMKIT_NS) (the kernel's macro, so checkpatch knows it; it stringifies the
+ * namespace after expansion where it takes an identifier); what only the
  * KUnit suites need, with EXPORT_SYMBOL_IF_KUNIT() into the kernel's
  * EXPORTED_FOR_KUNIT_TESTING namespace (CMKIT_KUNIT_NS), only in kernels
  * built with KUnit.
@@ -33,7 +35,6 @@
 #define CMKIT_NS		"CMKIT"
 #define CMKIT_KUNIT_NS		"EXPORTED_FOR_KUNIT_TESTING"
 #endif
-#define CMKIT_EXPORT(sym)	EXPORT_SYMBOL_NS_GPL(sym, CMKIT_NS)
 
 #ifdef CMKIT_HAVE_KUNIT_VISIBILITY
 #include <kunit/visibility.h>

@@ -155,7 +155,7 @@ struct irdma_cm_core *cmkit_irdma_cm_core(void)
 {
 	return &cmkit_irdma_core;
 }
-CMKIT_EXPORT(cmkit_irdma_cm_core);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_cm_core, CMKIT_NS);
 
 /**
  * irdma_cm_event_name - the name of an irdma event type
@@ -775,7 +775,7 @@ void irdma_cm_event_handler(struct work_struct *work)
 	irdma_rem_ref_cm_node(cm_node);
 	kfree(event);
 }
-CMKIT_EXPORT(irdma_cm_event_handler);
+EXPORT_SYMBOL_NS_GPL(irdma_cm_event_handler, CMKIT_NS);
 
 /**
  * cmkit_irdma_init - set up the core of cmkit's virtual irdma device

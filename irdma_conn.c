@@ -878,7 +878,7 @@ int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 {
 	return cmkit_irdma_connect_mpa(cm_core, cm_id, conn_param, NULL);
 }
-CMKIT_EXPORT(cmkit_irdma_connect);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_connect, CMKIT_NS);
 
 /**
  * cmkit_irdma_connect_mpa - connect to an iWARP peer
@@ -1001,7 +1001,7 @@ out_put:
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
-CMKIT_EXPORT(cmkit_irdma_connect_mpa);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_connect_mpa, CMKIT_NS);
 
 /**
  * cmkit_irdma_mpa_info - what a connection's MPA exchange settled
@@ -1034,7 +1034,7 @@ int cmkit_irdma_mpa_info(struct iw_cm_id *cm_id, struct cmkit_irdma_mpa_info *in
 	irdma_rem_ref_cm_node(cm_node);
 	return 0;
 }
-CMKIT_EXPORT(cmkit_irdma_mpa_info);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_mpa_info, CMKIT_NS);
 
 /*
  * The node a CONNECT_REQUEST named, for its one answer: referenced, or NULL
@@ -1181,7 +1181,7 @@ out_fail:
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
-CMKIT_EXPORT(cmkit_irdma_accept);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_accept, CMKIT_NS);
 
 /**
  * irdma_cm_node_reject - refuse a request with an MPA reject, and close
@@ -1243,7 +1243,7 @@ int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
-CMKIT_EXPORT(cmkit_irdma_reject);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_reject, CMKIT_NS);
 
 /**
  * cmkit_irdma_cm_close - close an established connection
@@ -1291,4 +1291,4 @@ int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 	irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
-CMKIT_EXPORT(cmkit_irdma_cm_close);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_cm_close, CMKIT_NS);

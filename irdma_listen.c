@@ -169,7 +169,7 @@ int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm
 {
 	return cmkit_irdma_create_listen_mpa(cm_core, cm_id, backlog, NULL);
 }
-CMKIT_EXPORT(cmkit_irdma_create_listen);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_create_listen, CMKIT_NS);
 
 /**
  * cmkit_irdma_create_listen_mpa - listen for iWARP connections
@@ -285,7 +285,7 @@ out_trace:
 	trace_cmkit_irdma_listen(ss, true, rc);
 	return rc;
 }
-CMKIT_EXPORT(cmkit_irdma_create_listen_mpa);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_create_listen_mpa, CMKIT_NS);
 
 /*
  * Reset the listener's connections whose peer has not sent its MPA request:
@@ -356,7 +356,7 @@ int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 	irdma_cm_put_listener(listener);
 	return 0;
 }
-CMKIT_EXPORT(cmkit_irdma_destroy_listen);
+EXPORT_SYMBOL_NS_GPL(cmkit_irdma_destroy_listen, CMKIT_NS);
 
 /**
  * irdma_cm_teardown_listeners - stop every listener of a core

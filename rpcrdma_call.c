@@ -613,4 +613,4 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 		res->elapsed_ns = ktime_to_ns(ktime_sub(last, first));
 	return res->status;
 }
-CMKIT_EXPORT(cmkit_rpcrdma_xprt_call);
+EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_call, CMKIT_NS);

@@ -430,7 +430,7 @@ out_put:
 		rpcrdma_count_end(&rpcrdma_stats.ids_returned);
 	return rc;
 }
-CMKIT_EXPORT(rpcrdma_cm_event_handler);
+EXPORT_SYMBOL_NS_GPL(rpcrdma_cm_event_handler, CMKIT_NS);
 
 static int rpcrdma_wait_resolved(struct rpcrdma_ep *ep)
 {
@@ -658,7 +658,7 @@ void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 	__rpcrdma_xprt_disconnect(r_xprt);
 	mutex_unlock(&r_xprt->rx_lock);
 }
-CMKIT_EXPORT(cmkit_rpcrdma_xprt_disconnect);
+EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_disconnect, CMKIT_NS);
 
 /**
  * cmkit_rpcrdma_xprt_connect - connect the transport to its server
@@ -725,7 +725,7 @@ out_unlock:
 	trace_rpcrdma_connect(r_xprt->rx_xid, rc);
 	return rc;
 }
-CMKIT_EXPORT(cmkit_rpcrdma_xprt_connect);
+EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_connect, CMKIT_NS);
 
 static void rpcrdma_force_work(struct work_struct *work)
 {
@@ -785,7 +785,7 @@ struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst,
 	}
 	return r_xprt;
 }
-CMKIT_EXPORT(cmkit_rpcrdma_xprt_create);
+EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_create, CMKIT_NS);
 
 static void rpcrdma_xprt_close(struct rpcrdma_xprt *r_xprt)
 {
@@ -805,7 +805,7 @@ void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt)
 	rpcrdma_buffer_destroy(&r_xprt->rx_buf);
 	kfree(r_xprt);
 }
-CMKIT_EXPORT(cmkit_rpcrdma_xprt_destroy);
+EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_destroy, CMKIT_NS);
 
 /**
  * rpcrdma_module_refs - the module's reference count, for tests
