@@ -2311,7 +2311,6 @@ static void device_removal_with_calls_in_flight_aborts_them(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
 }
 
-
 /* A local disconnect on a work item: it waits for the held reply handler. */
 static void rt_disconnect_work(struct work_struct *work)
 {
