@@ -2251,20 +2251,51 @@ static void remote_disconnect_with_calls_in_flight_aborts_each_call(struct kunit
 {
 	struct rt_calls *a;
 	struct rt_decision d;
+	struct rt_hold *h;
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
+	/*
+	 * On siw the peer's close also flushes the Receives, and the flush's
+	 * force-disconnect may close the transport before DISCONNECTED comes:
+	 * the work is held until the handler has decided, so its put is
+	 * never the last (the order this case is about).
+	 */
+	h = rt_hold_force(&c);
 	rt_server_established(&c);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, d.old_status, 1);
 	KUNIT_EXPECT_EQ(test, d.rc, 0);
+	rt_wait_held(&c, h);
+	rt_release(&c, h);
 	rt_expect_calls_aborted(&c, a, RT_IN_FLIGHT);
 	rt_expect_all_released(&c);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
 	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
 }
+
+static struct {
+	int flushes;			/* rt_xp.flush_disconnects at the start */
+} rt_flush_first;
+
+/*
+ * siw's QP in ERR also ends the connection: DISCONNECTED waits here until
+ * a flush has asked for the close, so the flush is first (on rxe no
+ * DISCONNECTED comes).
+ */
+static void rt_disconnected_after_a_flush(struct rpcrdma_xprt *x, struct rdma_cm_id *id,
+					  const struct rdma_cm_event *event)
+{
+	if (event->event == RDMA_CM_EVENT_DISCONNECTED)
+		wait_event_timeout(rt_xp.wait, atomic_read(&rt_xp.flush_disconnects) !=
+				   rt_flush_first.flushes, cmkit_test_timeout());
+}
+
+static const struct rpcrdma_xprt_ops rt_flush_first_ops = {
+	.cm_event = rt_disconnected_after_a_flush,
+};
 
 /*
  * The client's QP breaks with calls in flight: every Receive flushes, the
@@ -2281,6 +2312,8 @@ static void completion_error_with_calls_in_flight_closes_once(struct kunit *test
 
 	rt_setup(test, &c, true);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
+	rt_flush_first.flushes = flushes;
+	c.xprt->rx_ops = &rt_flush_first_ops;
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(c.xprt->rx_ep->re_id->qp, &attr, IB_QP_STATE), 0);
 	rt_expect_calls_aborted(&c, a, RT_IN_FLIGHT);
 	rt_expect_all_released(&c);
