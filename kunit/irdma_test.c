@@ -2346,6 +2346,9 @@ static void irdma_failslab_nth_over_a_connection(struct kunit *test)
 		if (!hit)
 			break;
 		hits++;
+		/* The id is let go before its node is counted freed: wait for that. */
+		wait_event_timeout(core->wait, atomic_read(&core->stats.nodes_made) ==
+				   atomic_read(&core->stats.nodes_freed), cmkit_test_timeout());
 		KUNIT_ASSERT_EQ_MSG(test, atomic_read(&core->stats.nodes_made),
 				    atomic_read(&core->stats.nodes_freed),
 				    "a node left after failing allocation %u", n);
