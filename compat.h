@@ -7,9 +7,10 @@
 #ifndef CMKIT_COMPAT_H
 #define CMKIT_COMPAT_H
 
-/* kzalloc_obj() (7.x); before it, the kzalloc(sizeof()) it stands for. */
+/* k[mz]alloc_obj() (7.x, one series); before them, the k[mz]alloc(sizeof()) they stand for. */
 #ifndef CMKIT_HAVE_KZALLOC_OBJ
 #define kzalloc_obj(P, GFP) kzalloc(sizeof(P), GFP)
+#define kmalloc_obj(P, GFP) kmalloc(sizeof(P), GFP)
 #endif
 
 /* kernel_bind() and kernel_connect() take a struct sockaddr_unsized in 7.x. */

@@ -56,7 +56,7 @@ static struct rpcrdma_regbuf *rpcrdma_regbuf_alloc(size_t size, enum dma_data_di
 {
 	struct rpcrdma_regbuf *rb;
 
-	rb = kmalloc(sizeof(*rb), flags);
+	rb = kmalloc_obj(*rb, flags);
 	if (!rb)
 		return NULL;
 	rb->rg_data = kmalloc(size, flags);

@@ -571,8 +571,8 @@ static int cmkit_peer_send_one(struct kunit *test, struct cmkit_peer *from,
 
 	if (!sid || !sid->qp || !rid || !rid->qp)
 		return -ENOTCONN;
-	sx = kzalloc(sizeof(*sx), GFP_KERNEL);
-	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	sx = kzalloc_obj(*sx, GFP_KERNEL);
+	rx = kzalloc_obj(*rx, GFP_KERNEL);
 	rc = -ENOMEM;
 	if (!sx || !rx)
 		goto out_free;

@@ -2148,18 +2148,9 @@ static void irdma_failure_injected(struct kunit *test)
  * Run a shell line in the guest, as root: debugfs' bool files have no
  * read_iter/write_iter, so kernel_read()/kernel_write() cannot reach them.
  */
-static int failslab_sh(const char *line)
-{
-	static const char * const envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin",
-					      NULL };
-	const char *argv[] = { "/bin/sh", "-c", line, NULL };
-
-	return call_usermodehelper(argv[0], (char **)argv, (char **)envp, UMH_WAIT_PROC);
-}
-
 static void failslab_restore(struct kunit_resource *res)
 {
-	failslab_sh("cd " FAILSLAB_DIR " && cat " FAILSLAB_SAVED ".gfp > ignore-gfp-wait && "
+	cmkit_test_sh("cd " FAILSLAB_DIR " && cat " FAILSLAB_SAVED ".gfp > ignore-gfp-wait && "
 		    "cat " FAILSLAB_SAVED ".verbose > verbose");
 }
 
@@ -2167,7 +2158,7 @@ static void failslab_every_gfp(struct kunit *test)
 {
 	int rc;
 
-	rc = failslab_sh("cd " FAILSLAB_DIR " && cat ignore-gfp-wait > " FAILSLAB_SAVED ".gfp && "
+	rc = cmkit_test_sh("cd " FAILSLAB_DIR " && cat ignore-gfp-wait > " FAILSLAB_SAVED ".gfp && "
 			 "cat verbose > " FAILSLAB_SAVED ".verbose && "
 			 "echo N > ignore-gfp-wait && echo 0 > verbose");
 	if (rc)

@@ -14,6 +14,7 @@
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/umh.h>
+#include <linux/utsname.h>
 #include <kunit/resource.h>
 #include <rdma/ib_verbs.h>
 
@@ -233,6 +234,42 @@ void cmkit_skip(struct kunit *test, const char *fmt, ...)
 	va_end(args);
 	kunit_info(test, "SKIP %s", reason);
 	kunit_skip(test, "%s", reason);
+}
+
+/**
+ * cmkit_test_sh - run a shell command line in the guest, and wait for it
+ * @cmd: the command line (the fault-injection knobs in debugfs, mostly)
+ *
+ * Return: call_usermodehelper()'s result: 0, or the shell's wait status.
+ */
+int cmkit_test_sh(const char *cmd)
+{
+	static const char * const envp[] = {
+		"HOME=/", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL
+	};
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+	return call_usermodehelper(argv[0], (char **)argv, (char **)envp, UMH_WAIT_PROC);
+}
+
+/**
+ * cmkit_skip_rxe_failed_create_qp - skip a case that makes rxe_create_qp() fail, on 6.1
+ * @test: the running test
+ *
+ * A known rxe bug, not an API difference, so a release check rather than a
+ * build probe: 6.1's rxe_qp_do_cleanup() deletes timers that a failed
+ * rxe_create_qp() never set up, and lockdep then switches itself off for
+ * the rest of the run ("trying to register non-static key").  Fixed
+ * upstream by "RDMA/rxe: Fix "trying to register non-static key in
+ * rxe_qp_do_cleanup" bug" (in 6.12, not in 6.1.192).
+ */
+void cmkit_skip_rxe_failed_create_qp(struct kunit *test)
+{
+	static const char why[] =
+		"rxe on 6.1: a failed rxe_create_qp() deletes timers it never set up (lockdep)";
+
+	if (!strncmp(init_utsname()->release, "6.1.", 4))
+		cmkit_skip(test, "%s", why);
 }
 
 static int cmkit_res_init(struct kunit_resource *res, void *context)

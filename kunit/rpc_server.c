@@ -240,7 +240,7 @@ static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(s->dev, b->dma, RPC_SRV_RECV_LEN, DMA_FROM_DEVICE);
 	rc = cmkit_rpcrdma_decode_call(b->data, wc->byte_len, &call);
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	r = kzalloc_obj(*r, GFP_KERNEL);
 
 	spin_lock(&s->lock);
 	if (rc != CMKIT_RPCRDMA_OK || !r) {

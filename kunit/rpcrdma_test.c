@@ -33,7 +33,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/umh.h>
-#include <linux/utsname.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
 
@@ -1767,23 +1766,12 @@ static void failure_injected_at_each_connect_step(struct kunit *test)
 	rt_expect_all_released(&c);
 }
 
-static int rt_sh(const char *cmd)
-{
-	static const char * const envp[] = { "HOME=/", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
-					     NULL };
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-
-	return call_usermodehelper(argv[0], (char **)argv, (char **)envp, UMH_WAIT_PROC);
-}
-
 #define RT_FAIL_NTH_MAX	2000
+#define RT_FAILSLAB	"/sys/kernel/debug/failslab"
 
 /* Seen on 6.12.118: an upstream siw bug, not reachable without injection. */
 static const char rt_siw_fail_nth_skip[] =
 	"siw: a connect failed by injection leaves the listener's cep a reference short (WARN in siw_cep_put() from siw_destroy_listen())";
-
-static const char rt_rxe_61_fail_nth_skip[] =
-	"rxe on 6.1: a failed rxe_create_qp() deletes timers it never set up (lockdep: non-static key)";
 
 /*
  * /proc/<pid>/fail-nth from the test thread over a full connect, a NULL
@@ -1804,18 +1792,9 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 
 	if (((const struct cmkit_dev_param *)test->param_value)->transport == CMKIT_SIW)
 		cmkit_skip(test, "%s", rt_siw_fail_nth_skip);
-	/*
-	 * A known rxe bug, not an API difference, so a release check rather
-	 * than a build probe: 6.1's rxe_qp_do_cleanup() deletes timers that
-	 * a failed rxe_create_qp() never set up, and lockdep then switches
-	 * itself off for the rest of the run ("trying to register non-static
-	 * key").  Fixed upstream by "RDMA/rxe: Fix "trying to register
-	 * non-static key in rxe_qp_do_cleanup" bug" (in 6.12, not in 6.1.192).
-	 */
-	if (!strncmp(init_utsname()->release, "6.1.", 4))
-		cmkit_skip(test, "%s", rt_rxe_61_fail_nth_skip);
+	cmkit_skip_rxe_failed_create_qp(test);
 	rt_setup(test, &c, true);
-	if (rt_sh("cd /sys/kernel/debug/failslab && echo N > ignore-gfp-wait && echo 0 > verbose"))
+	if (cmkit_test_sh("cd " RT_FAILSLAB " && echo N > ignore-gfp-wait && echo 0 > verbose"))
 		kunit_info(test, "no failslab knobs: only cmkit's own fault points count");
 	/* Armed, but only the task's fail-nth makes them fail (times 0). */
 	cmkit_fault_arm(&rpcrdma_fault_points, BIT(RPCRDMA_FAULT_NR) - 1, 0);
@@ -1851,7 +1830,7 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 			break;
 	}
 	cmkit_fault_disarm(&rpcrdma_fault_points);
-	rt_sh("cd /sys/kernel/debug/failslab && echo Y > ignore-gfp-wait && echo 2 > verbose");
+	cmkit_test_sh("cd " RT_FAILSLAB " && echo Y > ignore-gfp-wait && echo 2 > verbose");
 	kunit_info(test, "%u passes: %u failed cleanly, %u connected", n, failed, connected);
 	KUNIT_EXPECT_LE_MSG(test, n, RT_FAIL_NTH_MAX, "the sweep did not end");
 	KUNIT_EXPECT_EQ(test, rc, 0);

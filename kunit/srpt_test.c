@@ -35,7 +35,6 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/umh.h>
-#include <linux/utsname.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
@@ -1826,22 +1825,6 @@ static void srpt_failure_injected(struct kunit *test)
 /* More failure points than this in one login and disconnect is a bug. */
 #define SRPT_FAIL_NTH_MAX	400
 
-/* A shell command in the guest (the fault-injection knobs in debugfs). */
-static int srpt_sh(const char *cmd)
-{
-	static const char * const envp[] = {
-		"HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL
-	};
-	const char *argv[4];
-
-	argv[0] = "/bin/sh";
-	argv[1] = "-c";
-	argv[2] = cmd;
-	argv[3] = NULL;
-	return call_usermodehelper(argv[0], (char **)argv, (char **)envp,
-				   UMH_WAIT_PROC);
-}
-
 #define SRPT_FAILSLAB	"/sys/kernel/debug/failslab/"
 
 static void srpt_failslab_res_free(struct kunit_resource *res)
@@ -1849,7 +1832,7 @@ static void srpt_failslab_res_free(struct kunit_resource *res)
 	current->fail_nth = 0;
 	cmkit_fault_disarm(&srpt_fault_points);
 	/* failslab's defaults. */
-	srpt_sh("echo Y > " SRPT_FAILSLAB "ignore-gfp-wait; echo 2 > " SRPT_FAILSLAB "verbose");
+	cmkit_test_sh("cd " SRPT_FAILSLAB " && echo Y > ignore-gfp-wait && echo 2 > verbose");
 }
 
 /*
@@ -1866,8 +1849,8 @@ static void srpt_fail_nth_setup(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, srpt_bg_res_init,
 							 srpt_failslab_res_free,
 							 GFP_KERNEL, test));
-	KUNIT_ASSERT_EQ(test, srpt_sh("echo N > " SRPT_FAILSLAB "ignore-gfp-wait"), 0);
-	KUNIT_ASSERT_EQ(test, srpt_sh("echo 0 > " SRPT_FAILSLAB "verbose"), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_test_sh("echo N > " SRPT_FAILSLAB "ignore-gfp-wait"), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_test_sh("echo 0 > " SRPT_FAILSLAB "verbose"), 0);
 	attr->probability = 0;
 	attr->interval = 1;
 	attr->verbose = 0;
@@ -1952,9 +1935,6 @@ static bool srpt_fail_nth_once(struct srpt_ctx *ctx, struct srpt_relay *relay,
  * test's own task, and destroys the id on a non-zero return as ib_cm
  * would.  The target disconnect is the control plane's, in this task too.
  */
-static const char srpt_rxe_61_fail_nth_skip[] =
-	"rxe on 6.1: a failed rxe_create_qp() deletes timers it never set up (lockdep: non-static key)";
-
 static void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
 {
 	struct srpt_counters c;
@@ -1963,16 +1943,7 @@ static void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
 	bool done = false;
 	unsigned int n;
 
-	/*
-	 * A known rxe bug, not an API difference, so a release check rather
-	 * than a build probe: 6.1's rxe_qp_do_cleanup() deletes timers that a
-	 * failed rxe_create_qp() never set up, and lockdep then switches itself
-	 * off for the rest of the run ("trying to register non-static key").
-	 * Fixed upstream by "RDMA/rxe: Fix "trying to register non-static key
-	 * in rxe_qp_do_cleanup" bug" (in 6.12, not in 6.1.192).
-	 */
-	if (!strncmp(init_utsname()->release, "6.1.", 4))
-		cmkit_skip(test, "%s", srpt_rxe_61_fail_nth_skip);
+	cmkit_skip_rxe_failed_create_qp(test);
 	srpt_setup(&ctx, test, false);
 	relay = srpt_relay_create(test, ctx.dev);
 	srpt_fail_nth_setup(test);
