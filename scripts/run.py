@@ -500,6 +500,24 @@ def cmd_test(args):
     return lines, totals, ok, legs
 
 
+def failure_recap(legs, limit=8, width=240):
+    """Lines that say why each failed leg failed: its problems (a crash's
+    first lines among them) and its failed cases, each cut to @width."""
+    out = []
+    for leg, v in legs:
+        if v.ok:
+            continue
+        items = [f"{leg}: FAIL: {p}" for p in v.problems]
+        items += [f"{leg}: FAIL: {lf.ident}" + (f": {lf.reason}" if lf.reason else "")
+                  for lf in v.leaves if lf.status == "FAIL"]
+        for item in items[:limit]:
+            for i, text in enumerate(item.splitlines()[:6]):
+                out.append((text if i == 0 else "    " + text)[:width])
+        if len(items) > limit:
+            out.append(f"{leg}: ... {len(items) - limit} more; see build/results/")
+    return out
+
+
 def write_summary(lines, totals, xfails=()):
     os.makedirs(RESULTS, exist_ok=True)
     final = f"{totals[0]} passed, {totals[1]} failed, {totals[2]} skipped"

@@ -188,6 +188,11 @@ def main(argv):
 
     final = run.write_summary(lines, totals, xfails)
     junit = run.write_junit(groups)
+    if not args.host_only:
+        # Why each failed leg failed, again beside the summary: a log's tail
+        # (all CI keeps) must say it without the guest's output above.
+        for line in run.failure_recap(legs):
+            say(line)
     print("\n".join(lines))
     if totals[0] == 0:
         ok = False

@@ -506,6 +506,27 @@ KI2_CONSOLE = CLEAN + """[   66.258899] WARNING: possible irq lock inversion dep
 KI2_ARGS = dict(leg="6.1", package="linux-source-6.1", version="6.1.192-3")
 
 
+KI3_CONSOLE = CLEAN + """[   20.1]     KTAP version 1
+[   20.1]     # Subtest: cmkit_rpcrdma
+[   20.1]     1..3
+[   20.2]     ok 1 connect_without_data
+[   18.750986] ------------[ cut here ]------------
+[   18.751469] WARNING: CPU: 0 PID: 92 at drivers/infiniband/sw/siw/siw_cm.c:449 siw_cep_put+0xf/0x23
+[   18.751976] Modules linked in: cmkit_test(ON) cmkit(O)
+[   18.753851] RIP: 0010:siw_cep_put+0xf/0x23
+[   18.757833] Call Trace:
+[   18.757987]  <TASK>
+[   18.758105]  siw_cep_set_free_and_put+0x17/0x19
+[   18.758336]  siw_destroy_listen+0xa8/0xd1
+[   18.758472]  destroy_cm_id+0xd4/0x18a
+[   18.758625]  iw_destroy_cm_id+0x11/0x33
+[   18.758767]  _destroy_id+0xf6/0x23b
+[   18.759022]  rdma_destroy_id+0x22/0x25
+[   18.764047] Kernel panic - not syncing: kernel: panic_on_warn set ...
+"""
+KI3_ARGS = dict(leg="6.12-debug", package="linux-source-6.12", version="6.12.118-1~deb12u1")
+
+
 class KnownIssues(Base):
     def ki_status(self):
         return status_log([("cmkit_smoke", SMOKE), ("cmkit_rpcrdma", None)],
@@ -558,6 +579,19 @@ class KnownIssues(Base):
     def test_a_second_splat_after_the_report_is_not_explained(self):
         console = KI2_CONSOLE + "[   70.0] UBSAN: shift-out-of-bounds in srpt_cm.c:412:20\n"
         self.assertIsNone(self.verdict(self.ki2_status(), console, **KI2_ARGS).known_issue)
+
+    def test_siw_listener_put_once_too_often_is_ki3(self):
+        v = self.verdict(self.ki_status(), KI3_CONSOLE, **KI3_ARGS)
+        self.assertFalse(v.ok)
+        self.assertEqual(v.known_issue.ident, "KI-3")
+
+    def test_a_siw_cep_put_warning_from_elsewhere_is_not_ki3(self):
+        console = KI3_CONSOLE.replace("siw_destroy_listen+", "siw_cm_work_handler+")
+        self.assertIsNone(self.verdict(self.ki_status(), console, **KI3_ARGS).known_issue)
+
+    def test_another_siw_warning_before_destroy_listen_is_not_ki3(self):
+        console = KI3_CONSOLE.replace("siw_cm.c:449 siw_cep_put+", "siw_qp.c:120 siw_qp_put+")
+        self.assertIsNone(self.verdict(self.ki_status(), console, **KI3_ARGS).known_issue)
 
     def test_every_entry_is_held_to_account(self):
         pins = {}

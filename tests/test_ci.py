@@ -60,6 +60,34 @@ class Junit(unittest.TestCase):
         self.assertIn("WARNING", guest.get("message"))
 
 
+class FailureRecap(unittest.TestCase):
+    """A failed leg says why beside the summary, where a log's tail keeps it."""
+
+    def test_failed_leg_names_its_problems_and_cases(self):
+        good, bad = results.Verdict(), results.Verdict()
+        bad.add("crash", "kernel crash in cmkit_rpcrdma.grant_of_zero_counts_as_one:\n"
+                "BUG: KASAN: slab-use-after-free in foo+0x1/0x2")
+        bad.leaves = [results.Leaf("cmkit_rpcrdma", ["grant_of_zero_counts_as_one", "rxe0"],
+                                   "FAIL", "crashed", []),
+                      results.Leaf("cmkit_smoke", ["port_is_active"], "PASS", "", [])]
+        bad.failed = 1
+        lines = run.failure_recap([("6.12", good), ("6.12-debug", bad)])
+        self.assertEqual(lines[0], "6.12-debug: FAIL: kernel crash in "
+                         "cmkit_rpcrdma.grant_of_zero_counts_as_one:")
+        self.assertEqual(lines[1], "    BUG: KASAN: slab-use-after-free in foo+0x1/0x2")
+        self.assertEqual(lines[2], "6.12-debug: FAIL: "
+                         "cmkit_rpcrdma.grant_of_zero_counts_as_one.rxe0: crashed")
+        self.assertEqual(len(lines), 3)
+
+    def test_long_lists_are_cut(self):
+        v = results.Verdict()
+        v.failed = 20
+        v.leaves = [results.Leaf("s", [f"c{i}"], "FAIL", "", []) for i in range(20)]
+        lines = run.failure_recap([("7.3", v)], limit=8)
+        self.assertEqual(len(lines), 9)
+        self.assertEqual(lines[-1], "7.3: ... 12 more; see build/results/")
+
+
 class Workflow(unittest.TestCase):
     def test_matrix_is_the_harness_matrix(self):
         path = os.path.join(TOP, ".github", "workflows", "test.yml")
