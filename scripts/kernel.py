@@ -14,7 +14,8 @@
                               cache directory is keyed)
 
 A leg is a kernel series of the matrix built with a list of config fragments:
-"6.1", "6.12" and "7.3" with kunit/cmkit.config, and "6.12-debug" with
+"6.1", "6.12" and "7.3" with kunit/cmkit.config, and "6.12-debug" (make test's;
+"6.1-debug" and "7.3-debug" on demand) with
 kunit/debug.config on top (KASAN, kmemleak, UBSAN, DEBUG_OBJECTS, hung-task
 and soft-lockup detection); make bench's "<series>-bench" legs have
 kunit/bench.config on top (LIO and ib_srpt as modules).  Every leg is `make tinyconfig`, then the tree's
@@ -80,6 +81,14 @@ LEGS = {
     "6.12-debug": Leg("6.12-debug", "6.12", [FRAGMENT, DEBUG_FRAGMENT],
                       localversion="-debug", cmdline="slub_debug=FZPU kmemleak=on",
                       debug=True),
+    # The other series with the debug fragment, on demand (not in MATRIX):
+    # make test KVERS=7.3-debug runs a bug seen only there under KASAN.
+    "6.1-debug": Leg("6.1-debug", "6.1", [FRAGMENT, DEBUG_FRAGMENT],
+                     localversion="-debug", cmdline="slub_debug=FZPU kmemleak=on",
+                     debug=True),
+    "7.3-debug": Leg("7.3-debug", "7.3", [FRAGMENT, DEBUG_FRAGMENT],
+                     localversion="-debug", cmdline="slub_debug=FZPU kmemleak=on",
+                     debug=True),
     # Debian's own kernels: no KUnit, no siw; the shell suites only.
     "stock-6.1": Leg("stock-6.1", "6.1", [], cmdline="cmkit.stock=1", stock=True),
     "stock-6.12": Leg("stock-6.12", "6.12", [], cmdline="cmkit.stock=1", stock=True),
