@@ -33,6 +33,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/umh.h>
+#include <linux/utsname.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
 
@@ -1033,9 +1034,14 @@ static void rt_expect_removed(struct rt_ctx *c, struct cmkit_removal *removal)
 	KUNIT_EXPECT_PTR_EQ(test, c->xprt->rx_ep, NULL);
 }
 
-/* Seen once on 7.3.4; the connecting and connected cases still cover siw. */
+/*
+ * Seen once on 7.3.4, never on 6.1 or 6.12 (3 runs each with the case on,
+ * clean), so a release check, as for cmkit_skip_rxe_failed_create_qp(): a
+ * known hang, not an API difference.  The connecting and connected cases
+ * still cover siw on 7.3.
+ */
 static const char rt_siw_resolving_removal_skip[] =
-	"siw: a removal overtaking the MPA exchange hung iw_cm/siw teardown";
+	"siw on 7.3: a removal overtaking the MPA exchange hung iw_cm/siw teardown";
 
 static void device_removal_started_while_resolving_releases_the_id(struct kunit *test)
 {
@@ -1044,7 +1050,8 @@ static void device_removal_started_while_resolving_releases_the_id(struct kunit 
 	struct rt_ctx c;
 	int rc;
 
-	if (((const struct cmkit_dev_param *)test->param_value)->transport == CMKIT_SIW)
+	if (((const struct cmkit_dev_param *)test->param_value)->transport == CMKIT_SIW &&
+	    !strncmp(init_utsname()->release, "7.3.", 4))
 		cmkit_skip(test, "%s", rt_siw_resolving_removal_skip);
 	rt_setup(test, &c, true);
 	t.param = c.param;
