@@ -217,6 +217,29 @@ KNOWN_ISSUES = [
         "for r in $(seq 20); do rping -s -P -a 10.79.0.1 -p 7003 & s=$!; "
         "for i in $(seq 50); do rping -c -a 10.79.0.1 -p 7003 -C 1 -S 64; done; "
         "kill $s; wait; done; dmesg | grep -A30 'siw_cep_put'"),
+    KnownIssue(
+        "KI-5", {"linux-source-7.3": ["7.3.4-1~bpo13+1"]},
+        r"(?:BUG: KASAN: [\w-]+ in |RIP: 0010:)ib_mad_post_receive_mads\+",
+        "use after free in the MAD layer while an rxe device is unregistered: "
+        "ib_mad_port_close() (drivers/infiniband/core/mad.c) destroys the MAD "
+        "QPs before it frees their CQ, so the CQ's poll work can still take a "
+        "MAD received just before and, in ib_mad_recv_done(), repost a receive "
+        "on the freed QP (ib_mad_post_receive_mads())",
+        "KASAN on 7.3-debug: read of a QP allocated by create_mad_qp() from "
+        "ib_register_device() (rxe_newlink) and freed by destroy_mad_qp() from "
+        "ib_mad_port_close() in the device's unregistration, read again by "
+        "ib_mad_recv_done() from ib_cq_poll_work; no cmkit frame, and cmkit "
+        "neither owns nor posts to the MAD QPs.  The order (QPs, then CQ) is "
+        "the same in 6.12, where it never showed; a MAD must arrive during "
+        "the unregistration, as the IB CM's DREQs do when connected ids are "
+        "destroyed by the removal.  Seen on 7.3-debug in "
+        "cmkit_rpcrdma.device_removal_while_connected_releases_the_id, the "
+        "run that was to show KI-1 under KASAN",
+        "ip link add d0 type dummy; ip addr add 10.77.0.1/24 dev d0; ip link set d0 up; "
+        "for i in $(seq 200); do rdma link add rxe0 type rxe netdev d0; "
+        "rping -s -a 10.77.0.1 -p 7000 -C 1000000 & s=$!; "
+        "rping -c -a 10.77.0.1 -p 7000 -C 1000000 & c=$!; sleep 1; "
+        "rdma link delete rxe0; kill $s $c; wait; done"),
 ]
 
 

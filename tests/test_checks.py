@@ -526,6 +526,25 @@ KI3_CONSOLE = CLEAN + """[   20.1]     KTAP version 1
 """
 KI3_ARGS = dict(leg="6.12-debug", package="linux-source-6.12", version="6.12.118-1~deb12u1")
 
+KI5_CONSOLE = CLEAN + """[   20.1]     KTAP version 1
+[   20.1]     # Subtest: cmkit_rpcrdma
+[   20.1]     1..3
+[   20.2]     ok 1 connect_without_data
+[   91.274291] BUG: KASAN: slab-use-after-free in ib_mad_post_receive_mads+0x2dd/0x467
+[   91.274489] Read of size 8 at addr ffff88800a701000 by task kworker/u9:2/227
+[   91.274902] Workqueue: ib-comp-unb-wq ib_cq_poll_work
+[   91.275049] Call Trace:
+[   91.275453]  ib_mad_post_receive_mads+0x2dd/0x467
+[   91.275671]  ib_mad_recv_done+0x1248/0x1297
+[   91.275796]  __ib_process_cq+0x228/0x276
+[   91.278203] Freed by task 142:
+[   91.278416]  ib_destroy_qp_user+0x2c7/0x2f0
+[   91.278452]  destroy_mad_qp.isra.0+0x10/0x13
+[   91.278488]  ib_mad_port_close+0xc2/0x129
+[   91.300000] Kernel panic - not syncing: KASAN: panic_on_warn set ...
+"""
+KI5_ARGS = dict(leg="7.3-debug", package="linux-source-7.3", version="7.3.4-1~bpo13+1")
+
 
 class KnownIssues(Base):
     def ki_status(self):
@@ -592,6 +611,26 @@ class KnownIssues(Base):
     def test_another_siw_warning_before_destroy_listen_is_not_ki3(self):
         console = KI3_CONSOLE.replace("siw_cm.c:449 siw_cep_put+", "siw_qp.c:120 siw_qp_put+")
         self.assertIsNone(self.verdict(self.ki_status(), console, **KI3_ARGS).known_issue)
+
+    def test_mad_repost_on_a_freed_qp_is_ki5(self):
+        v = self.verdict(self.ki_status(), KI5_CONSOLE, **KI5_ARGS)
+        self.assertEqual(v.known_issue.ident, "KI-5")
+
+    def test_the_same_oops_without_kasan_is_ki5(self):
+        console = KI5_CONSOLE.replace(
+            "BUG: KASAN: slab-use-after-free in ib_mad_post_receive_mads+0x2dd/0x467",
+            "general protection fault, probably for non-canonical address 0x6b6b6b6b6b6b6b6b\n"
+            "[   91.274300] RIP: 0010:ib_mad_post_receive_mads+0x9a/0x1f0")
+        v = self.verdict(self.ki_status(), console, **dict(KI5_ARGS, leg="7.3"))
+        self.assertEqual(v.known_issue.ident, "KI-5")
+
+    def test_a_use_after_free_in_cmkit_is_not_ki5(self):
+        console = KI5_CONSOLE.replace("in ib_mad_post_receive_mads+", "in rpcrdma_cm_event_handler+")
+        self.assertIsNone(self.verdict(self.ki_status(), console, **KI5_ARGS).known_issue)
+
+    def test_ki5_not_on_6_12(self):
+        args = dict(leg="6.12-debug", package="linux-source-6.12", version="6.12.118-1~deb12u1")
+        self.assertIsNone(self.verdict(self.ki_status(), KI5_CONSOLE, **args).known_issue)
 
     def test_every_entry_is_held_to_account(self):
         pins = {}
