@@ -93,7 +93,7 @@ static enum irdma_cm_event_type bench_event_type(u32 k, u32 events)
 static int bench_irdma_cmkit(struct bench_ul *uls, u32 nodes, u32 events,
 			     s64 *elapsed, u32 *misordered)
 {
-	struct irdma_cm_info info = { .loc_addr = 1, .rem_addr = 2 };
+	struct irdma_cm_info info = {};
 	struct irdma_cm_node **cm_nodes;
 	struct irdma_cm_core *core;
 	ktime_t t0;
