@@ -4,10 +4,16 @@
  * socket side learnt to the upper layer.
  *
  * Every event is made in process context (the socket side works from a
- * workqueue, the consumer API is called from process context), holds one
- * node reference, and is queued on the core's ordered event workqueue,
- * where irdma_cm_event_handler() turns it into zero, one or two upcalls
- * and drops that reference, whatever the event's type.  Which upcalls are
+ * workqueue, the consumer API is called from process context) and put on
+ * its node's event list; the node's one event work, queued on the core's
+ * ordered event workqueue while the list is not empty (and holding one node
+ * reference meanwhile), runs irdma_cm_event_handler(), which turns each
+ * event into zero, one or two upcalls and frees it, whatever its type.  A
+ * run takes at most cm_core->event_batch events, oldest first, then queues
+ * the work again behind the other nodes' if more are left: a node's events
+ * reach the upper layer in posting order, a busy node cannot hold the
+ * others back for more than a batch, and the workqueue's cost is paid once
+ * per batch rather than once per event.  Which upcalls are
  * legal depends only on what the upper layer has been told so far
  * (cm_node->ul_state, written by the handler alone), so iw_cm's rules hold
  * whatever the socket does meanwhile: one CONNECT_REPLY per connect,
@@ -222,6 +228,7 @@ int irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 	INIT_LIST_HEAD(&cm_core->listeners);
 	init_waitqueue_head(&cm_core->wait);
 	cm_core->mpa_version = CMKIT_MPA_REV2;
+	cm_core->event_batch = IRDMA_CM_EVENT_BATCH;
 	cm_core->mpa_req_timeout = clamp(irdma_mpa_request_timeout, 1U, 3600U) * MSEC_PER_SEC;
 	cm_core->mpa_rep_timeout = clamp(irdma_mpa_reply_timeout, 1U, 3600U) * MSEC_PER_SEC;
 	cm_core->keepalive_idle = min_t(unsigned int, irdma_keepalive_idle, MAX_TCP_KEEPIDLE);
@@ -369,6 +376,8 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 	refcount_set(&cm_node->refcnt, 1);
 	mutex_init(&cm_node->lock);
 	spin_lock_init(&cm_node->ev_lock);
+	INIT_LIST_HEAD(&cm_node->ev_list);
+	INIT_WORK(&cm_node->event_work, irdma_cm_event_handler);
 	init_waitqueue_head(&cm_node->wait);
 	INIT_DELAYED_WORK(&cm_node->mpa_timer, irdma_cm_mpa_timeout);
 	cm_node->loc = info->loc;
@@ -528,31 +537,33 @@ void irdma_cm_queue_event(struct irdma_cm_node *cm_node, struct irdma_cm_event *
 {
 	event->type = type;
 	event->cm_node = cm_node;
-	event->cm_info.cm_id = cm_node->cm_id;
-	event->cm_info.loc = cm_node->loc;
-	event->cm_info.rem = cm_node->rem;
 	irdma_cm_post_event(event);
 }
 
 /**
  * irdma_cm_post_event - queue an event for the handler
- * @event: a filled event; it takes one reference on its node
+ * @event: a filled event; the handler frees it
  *
- * The sequence number is taken under the node's event lock together with
- * the queueing, so the ordered workqueue sees a node's events in sequence.
+ * The event goes at the tail of its node's list, with its sequence number,
+ * under the node's event lock.  When the node's event work is not queued
+ * already it is queued now, with a node reference of its own: the caller
+ * holds one, the work's keeps the node alive until the list is empty.
  */
 void irdma_cm_post_event(struct irdma_cm_event *event)
 {
 	struct irdma_cm_node *cm_node = event->cm_node;
 	struct irdma_cm_core *cm_core = cm_node->cm_core;
 
-	refcount_inc(&cm_node->refcnt);
-	INIT_WORK(&event->event_work, irdma_cm_event_handler);
 	spin_lock(&cm_node->ev_lock);
 	event->seq = cm_node->ev_seq++;
 	trace_cmkit_irdma_create_event(cm_node, event->type, event->seq);
 	atomic_inc(&cm_core->stats.events_posted);
-	queue_work(cm_core->event_wq, &event->event_work);
+	list_add_tail(&event->list, &cm_node->ev_list);
+	if (!cm_node->ev_queued) {
+		cm_node->ev_queued = true;
+		refcount_inc(&cm_node->refcnt);
+		queue_work(cm_core->event_wq, &cm_node->event_work);
+	}
 	spin_unlock(&cm_node->ev_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(irdma_cm_post_event);
@@ -709,31 +720,10 @@ static void irdma_cm_check_order(struct irdma_cm_node *cm_node,
 	cm_node->ev_handled = event->seq + 1;
 }
 
-/**
- * irdma_cm_event_handler - send event to cm upper layer
- * @work: the event's work item, on the core's ordered event workqueue
- *
- * MPA_REQ: CONNECT_REQUEST on the listener's id.  CONNECTED: CONNECT_REPLY(0)
- * with the peer's private data and IRD/ORD.  MPA_REJECT:
- * CONNECT_REPLY(-ECONNREFUSED).  ABORTED: CONNECT_REPLY with the cause
- * (-ETIMEDOUT when TCP gave up on the SYN, -ECONNREFUSED when the peer
- * refused it, -ECONNRESET otherwise), or for an established connection
- * DISCONNECT(-ECONNRESET) and CLOSE.  ESTABLISHED
- * (an accept): ESTABLISHED.  RESET: DISCONNECT(-ECONNRESET) then CLOSE.
- * DISCONN: DISCONNECT(0) then CLOSE.  Each only when the upper layer's state
- * allows it; an upcall that ends the connection also drops its base
- * reference.  Unknown types are traced.  Every event, whatever its type,
- * drops the node reference it holds and is freed.
- *
- * Context: process context, no locks held; the upper layer may sleep.
- */
-void irdma_cm_event_handler(struct work_struct *work)
+static void irdma_cm_handle_event(struct irdma_cm_node *cm_node,
+				  struct irdma_cm_event *event)
 {
-	struct irdma_cm_event *event = container_of(work, struct irdma_cm_event,
-						    event_work);
-	struct irdma_cm_node *cm_node = event->cm_node;
-	struct irdma_cm_core *cm_core = cm_node->cm_core;
-
+	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_EVENT, event);
 	irdma_cm_check_order(cm_node, event);
 	trace_cmkit_irdma_handle_event(cm_node, event->type, event->seq,
 				       cm_node->ul_state);
@@ -771,9 +761,63 @@ void irdma_cm_event_handler(struct work_struct *work)
 		/* Traced above; upstream logs "bad event type" at debug level. */
 		break;
 	}
-	atomic_inc(&cm_core->stats.events_handled);
-	irdma_rem_ref_cm_node(cm_node);
+	atomic_inc(&cm_node->cm_core->stats.events_handled);
 	kfree(event);
+}
+
+/**
+ * irdma_cm_event_handler - send event to cm upper layer
+ * @work: a node's event work, on the core's ordered event workqueue
+ *
+ * Handles the node's queued events in posting order, at most
+ * cm_core->event_batch of them, then queues the work again if more are
+ * left (behind other nodes' work), else drops the work's node reference.
+ * Per event:
+ * MPA_REQ: CONNECT_REQUEST on the listener's id.  CONNECTED: CONNECT_REPLY(0)
+ * with the peer's private data and IRD/ORD.  MPA_REJECT:
+ * CONNECT_REPLY(-ECONNREFUSED).  ABORTED: CONNECT_REPLY with the cause
+ * (-ETIMEDOUT when TCP gave up on the SYN, -ECONNREFUSED when the peer
+ * refused it, -ECONNRESET otherwise), or for an established connection
+ * DISCONNECT(-ECONNRESET) and CLOSE.  ESTABLISHED
+ * (an accept): ESTABLISHED.  RESET: DISCONNECT(-ECONNRESET) then CLOSE.
+ * DISCONN: DISCONNECT(0) then CLOSE.  Each only when the upper layer's state
+ * allows it; an upcall that ends the connection also drops its base
+ * reference.  Unknown types are traced.  Every event, whatever its type,
+ * is freed.
+ *
+ * Context: process context, no locks held; the upper layer may sleep.
+ */
+void irdma_cm_event_handler(struct work_struct *work)
+{
+	struct irdma_cm_node *cm_node = container_of(work, struct irdma_cm_node,
+						     event_work);
+	struct irdma_cm_core *cm_core = cm_node->cm_core;
+	struct irdma_cm_event *event, *next;
+	unsigned int n = 0;
+	LIST_HEAD(batch);
+	bool more;
+
+	spin_lock(&cm_node->ev_lock);
+	list_for_each_entry_safe(event, next, &cm_node->ev_list, list) {
+		if (n++ == max(cm_core->event_batch, 1U))
+			break;
+		list_move_tail(&event->list, &batch);
+	}
+	spin_unlock(&cm_node->ev_lock);
+
+	/* The work's reference holds the node, whatever the events drop. */
+	list_for_each_entry_safe(event, next, &batch, list)
+		irdma_cm_handle_event(cm_node, event);
+
+	spin_lock(&cm_node->ev_lock);
+	more = !list_empty(&cm_node->ev_list);
+	if (more)
+		queue_work(cm_core->event_wq, &cm_node->event_work);
+	else
+		cm_node->ev_queued = false;
+	spin_unlock(&cm_node->ev_lock);
+	if (!more)
+		irdma_rem_ref_cm_node(cm_node);
 }
 EXPORT_SYMBOL_NS_GPL(irdma_cm_event_handler, CMKIT_NS);
 

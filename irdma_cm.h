@@ -6,7 +6,9 @@
  * event to the iWARP CM upper layer from a work item.  cmkit does the same
  * over kernel TCP sockets: a cm_node per connection, a listener per local
  * address and port, and irdma_cm_event_handler() on one ordered workqueue
- * per cm core delivering every upcall to the upper layer's iw_cm_id.
+ * per cm core delivering every upcall to the upper layer's iw_cm_id: one
+ * work item per node, which drains that node's queued events in order, at
+ * most cm_core->event_batch of them per run before the other nodes' turn.
  *
  * The upper layer is a struct iw_cm_id its consumer owns (event_handler,
  * context, add_ref/rem_ref, addresses): never one made by the kernel's
@@ -159,7 +161,11 @@ enum irdma_cm_hook {
 	IRDMA_HOOK_LAST_UPCALL,		/* the handler is about to make a last upcall */
 	IRDMA_HOOK_API_NODE_HELD,	/* close/accept/reject hold the node, unlocked */
 	IRDMA_HOOK_RTR_WAIT,		/* accept: reply sent, about to wait for the RTR */
+	IRDMA_HOOK_EVENT,		/* the handler is about to handle an event (arg) */
 };
+
+/* Events one run of a node's event work handles before other nodes' turn. */
+#define IRDMA_CM_EVENT_BATCH	64
 
 /* The consumer API calls, as traced (cmkit_irdma_api). */
 enum cmkit_irdma_api_op {
@@ -176,8 +182,8 @@ struct irdma_cm_listener;
 struct socket;
 
 /**
- * struct irdma_cm_info - addresses and id of a connection, as an event saw them
- * @cm_id: the upper layer's id when the event was made
+ * struct irdma_cm_info - what a new node starts with
+ * @cm_id: the upper layer's id
  * @loc: local address and port (AF_INET or AF_INET6)
  * @rem: remote address and port
  */
@@ -217,8 +223,8 @@ struct cmkit_irdma_mpa_info {
  * @listener: a passive node's listener (a listener reference is held)
  * @cm_id: the upper layer: the listener's id until accept, then the
  *	child's (passive), or the connecting id (active)
- * @refcnt: the base reference, one per posted event, one for a queued
- *	socket work, one per caller in flight
+ * @refcnt: the base reference, one while events are queued (@ev_queued),
+ *	one for a queued socket work, one per caller in flight
  * @flags: IRDMA_CM_NODE_* bits
  * @lock: serialises the socket side: @state, @sock, receive, accept, close
  * @state: TCP/MPA state
@@ -250,8 +256,12 @@ struct cmkit_irdma_mpa_info {
  * @wait: woken when a P2P accept's wait for the RTR is over
  * @mpa_timer: the MPA request, reply or RTR timer (cm_core->sock_wq)
  * @timer_due: jiffies the armed timer expires at, 0 when none is armed
- * @ev_lock: orders sequence numbers with queueing
+ * @ev_lock: protects @ev_seq, @ev_list and @ev_queued
  * @ev_seq: sequence number of the next posted event
+ * @ev_list: posted events not yet taken by the handler, oldest first
+ * @ev_queued: @event_work is queued or running and will look at @ev_list
+ *	again; it holds one node reference meanwhile
+ * @event_work: runs irdma_cm_event_handler() on cm_core->event_wq
  * @ev_handled: sequence number the handler expects next
  * @spare_event: lets the one event that ends a connection be posted
  *	when memory is short
@@ -291,8 +301,11 @@ struct irdma_cm_node {
 	wait_queue_head_t wait;
 	struct delayed_work mpa_timer;
 	unsigned long timer_due;
-	spinlock_t ev_lock;		/* @ev_seq and queueing */
+	spinlock_t ev_lock;		/* @ev_seq, @ev_list, @ev_queued */
 	u32 ev_seq;
+	struct list_head ev_list;
+	bool ev_queued;
+	struct work_struct event_work;
 	u32 ev_handled;
 	struct irdma_cm_event *spare_event;
 };
@@ -300,15 +313,13 @@ struct irdma_cm_node {
 /**
  * struct irdma_cm_event - one event on its way to the upper layer
  * @type: what happened
- * @cm_info: addresses and id at creation
- * @event_work: queued on cm_core->event_wq, runs irdma_cm_event_handler()
- * @cm_node: the node; the event holds one reference on it
+ * @list: in its node's @ev_list until the handler takes it
+ * @cm_node: the node (kept alive by the node's queued event work)
  * @seq: per-node sequence number, checked by the handler
  */
 struct irdma_cm_event {
 	enum irdma_cm_event_type type;
-	struct irdma_cm_info cm_info;
-	struct work_struct event_work;
+	struct list_head list;
 	struct irdma_cm_node *cm_node;
 	u32 seq;
 };
@@ -369,7 +380,9 @@ struct irdma_cm_stats {
 
 /**
  * struct irdma_cm_core - the connection manager of one (virtual) device
- * @event_wq: ordered: every upcall, one at a time, in posting order
+ * @event_wq: ordered: every upcall, one at a time; a node's in posting order
+ * @event_batch: events one run of a node's event work handles at most
+ *	before it queues itself behind the other nodes' (IRDMA_CM_EVENT_BATCH)
  * @sock_wq: socket work of the nodes and listeners
  * @ht_lock: protects @nodes, @listeners, @dying and each listener's
  *	listening flag (lookups under it take node references only with
@@ -394,6 +407,7 @@ struct irdma_cm_stats {
  */
 struct irdma_cm_core {
 	struct workqueue_struct *event_wq;
+	unsigned int event_batch;
 	struct workqueue_struct *sock_wq;
 	spinlock_t ht_lock;		/* lists, @dying, listening */
 	struct list_head nodes;

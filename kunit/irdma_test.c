@@ -625,6 +625,113 @@ static void irdma_10000_events_keep_per_node_order(struct kunit *test)
 	irdma_cleanup_cm_core(core);
 }
 
+/*
+ * A node's events are handled in batches of at most cm_core->event_batch:
+ * with the event workqueue held up, node A gets 10 events, then node B 3;
+ * with a bound of 3 the handler must take A's first 3, yield to B's work
+ * (queued behind A's), take B's 3, then A's rest, 3 at a time, each node
+ * in posting order.
+ */
+#define BATCH_BOUND	3
+#define BATCH_A		10
+#define BATCH_B		3
+
+struct batch_rec {
+	struct completion release;	/* lets the event workqueue go */
+	struct work_struct blocker;
+	unsigned int n;
+	struct irdma_cm_node *node[BATCH_A + BATCH_B];
+	u32 seq[BATCH_A + BATCH_B];
+};
+
+static void batch_blocker(struct work_struct *work)
+{
+	struct batch_rec *rec = container_of(work, struct batch_rec, blocker);
+
+	wait_for_completion_timeout(&rec->release, cmkit_test_timeout());
+}
+
+/* On the event workqueue, one event at a time: no lock. */
+static void batch_hook(struct irdma_cm_core *core, enum irdma_cm_hook where, void *arg)
+{
+	struct batch_rec *rec = core->test_data;
+	struct irdma_cm_event *event = arg;
+
+	if (where != IRDMA_HOOK_EVENT || rec->n >= ARRAY_SIZE(rec->node))
+		return;
+	rec->node[rec->n] = event->cm_node;
+	rec->seq[rec->n++] = event->seq;
+}
+
+static void batch_post(struct kunit *test, struct irdma_cm_node *node, int events)
+{
+	int k;
+
+	for (k = 0; k < events; k++) {
+		enum irdma_cm_event_type type = IRDMA_CM_EVENT_MPA_CONNECT;
+
+		if (k == 0)
+			type = IRDMA_CM_EVENT_CONNECTED;
+		else if (k == events - 1)
+			type = IRDMA_CM_EVENT_DISCONN;
+		KUNIT_EXPECT_NOT_NULL(test, irdma_create_event(node, type));
+	}
+}
+
+static void irdma_batches_keep_node_order_and_yield_after_the_bound(struct kunit *test)
+{
+	/* node (0: A, 1: B) and sequence number of each event, in handling order */
+	static const u8 want_node[] = { 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 };
+	static const u8 want_seq[] = { 0, 1, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	struct irdma_cm_core *core = private_core(test);
+	struct irdma_cm_info info = {};
+	struct irdma_cm_node *nodes[2];
+	struct batch_rec *rec;
+	struct ul *uls[2];
+	unsigned int i;
+	long freed;
+
+	BUILD_BUG_ON(ARRAY_SIZE(want_node) != BATCH_A + BATCH_B);
+	quiet_traces(test);
+	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	init_completion(&rec->release);
+	INIT_WORK(&rec->blocker, batch_blocker);
+	for (i = 0; i < 2; i++) {
+		uls[i] = ul_create(test, i ? "batch B" : "batch A", UL_ACTIVE, NULL, NULL);
+		nodes[i] = irdma_make_cm_node(core, &uls[i]->id, &info);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nodes[i]);
+		nodes[i]->ul_state = IRDMA_CM_UL_CONN_SENT;
+	}
+	core->event_batch = BATCH_BOUND;
+	core->test_data = rec;
+	WRITE_ONCE(core->test_hook, batch_hook);
+
+	queue_work(core->event_wq, &rec->blocker);
+	batch_post(test, nodes[0], BATCH_A);
+	batch_post(test, nodes[1], BATCH_B);
+	complete_all(&rec->release);
+
+	freed = wait_event_timeout(core->wait, atomic_read(&core->stats.nodes_freed) == 2,
+				   cmkit_test_timeout());
+	KUNIT_EXPECT_NE(test, freed, 0L);
+	WRITE_ONCE(core->test_hook, NULL);
+	KUNIT_EXPECT_EQ(test, rec->n, (unsigned int)(BATCH_A + BATCH_B));
+	for (i = 0; i < rec->n; i++) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test, rec->node[i], nodes[want_node[i]],
+					"event %u handled: node %c's, not node %c's", i,
+					rec->node[i] == nodes[0] ? 'A' : 'B',
+					want_node[i] ? 'B' : 'A');
+		KUNIT_EXPECT_EQ_MSG(test, rec->seq[i], (u32)want_seq[i], "event %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.events_misordered), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, uls[i]->violations, 0U, "%s", uls[i]->why);
+		KUNIT_EXPECT_EQ(test, uls[i]->nr, 3U);
+	}
+	irdma_cleanup_cm_core(core);
+}
+
 /* ---- cmkit connects to siw ---------------------------------------------- */
 
 static const char cmkit_req[] = "cmkit-irdma-request";
@@ -3431,6 +3538,7 @@ static void siw_ipv6_connects_cmkit(struct kunit *test)
 static struct kunit_case irdma_cases[] = {
 	KUNIT_CASE(irdma_every_event_type_releases_its_reference),
 	KUNIT_CASE(irdma_10000_events_keep_per_node_order),
+	KUNIT_CASE(irdma_batches_keep_node_order_and_yield_after_the_bound),
 	KUNIT_CASE_PARAM(irdma_connects_siw_accepts_then_cmkit_closes,
 			 irdma_mpa_gen_params),
 	KUNIT_CASE(irdma_connects_siw_accepts_then_cmkit_resets),
