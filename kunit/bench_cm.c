@@ -77,8 +77,9 @@ struct bench_conn {
  * @srv_pd: the server's PD
  * @srv_alive: accepted server connections not yet torn down
  * @done: per step, connections whose asynchronous step completed (or failed)
+ * @want: per step, the completions the client waits for (woken at the last)
  * @status: the first failure, or 0
- * @wait: woken on every completion and server teardown
+ * @wait: woken on a step's last completion and the last server teardown
  * @wall: per step, first call to last completion
  */
 struct bench_cm {
@@ -89,6 +90,7 @@ struct bench_cm {
 	struct ib_pd *srv_pd;
 	atomic_t srv_alive;
 	atomic_t done[BENCH_NR_STEPS];
+	u32 want[BENCH_NR_STEPS];
 	int status;
 	wait_queue_head_t wait;
 	s64 wall[BENCH_NR_STEPS];
@@ -99,11 +101,17 @@ static void bench_cm_fail(struct bench_cm *run, int rc)
 	cmpxchg(&run->status, 0, rc ?: -EIO);
 }
 
+/*
+ * Only the step's last completion wakes the client: it has nothing to do
+ * before, and a wake-up per completion costs the CPU the producers run on.
+ */
 static void bench_cm_complete(struct bench_conn *c, enum bench_step step)
 {
+	struct bench_cm *run = c->run;
+
 	c->end[step] = ktime_get();
-	atomic_inc(&c->run->done[step]);
-	wake_up_all(&c->run->wait);
+	if (atomic_inc_return(&run->done[step]) >= READ_ONCE(run->want[step]))
+		wake_up_all(&run->wait);
 }
 
 /* librdmacm's rdma_create_qp() without CQs: a send and a receive CQ of its own. */
@@ -305,9 +313,15 @@ static int bench_cli_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	return 0;
 }
 
-/* Wait until @issued connections completed @step. */
+/*
+ * Wait until @issued connections completed @step.  Until then the step's
+ * want is every connection (bench_cm_steps() set it before issuing): a
+ * completion that reaches @issued before it is lowered here is seen by the
+ * wait's first test of its condition.
+ */
 static int bench_cm_wait(struct bench_cm *run, enum bench_step step, u32 issued)
 {
+	WRITE_ONCE(run->want[step], issued);
 	if (!wait_event_timeout(run->wait, atomic_read(&run->done[step]) >= issued,
 				bench_timeout()))
 		bench_cm_fail(run, -ETIMEDOUT);
@@ -425,7 +439,10 @@ static int bench_cm_sync(struct bench_cm *run, enum bench_step step)
 
 static int bench_cm_steps(struct bench_cm *run, const struct sockaddr_in *dst)
 {
-	int rc;
+	int rc, s;
+
+	for (s = 0; s < BENCH_NR_STEPS; s++)
+		run->want[s] = run->n;
 
 	rc = bench_cm_sync(run, BENCH_CREATE_ID);
 	if (!rc)

@@ -5,7 +5,7 @@ each beside what a kernel developer would use instead, measured in one run.
 
     bench.py [--kernel 6.12] [--reps 5] [--harness-reps 3] [--n 300]
              [--items harness,cm,irdma,rpc,srp] [--suites "*"] [--irdma-nodes 100]
-             [--irdma-events 100] [--rpc-calls 2000] [--srp-mb 64]
+             [--irdma-events 10000] [--rpc-calls 2000] [--srp-mb 64]
 
 1. harness: make test's phases on one kernel (module build, initramfs, boot
    to /init, device set-up, each suite's devices, body and the rest, parse),
@@ -126,6 +126,7 @@ class BenchReport:
         self.clock, self.clocks = None, []
         self.runs = []        # {"item", "impl", "dev", "rep", "what", "rc", "text"}
         self.na = []          # (item, impl, reason)
+        self.notes = []       # (item, note)
         self.errors = []
         self.done = False
         cur = None
@@ -150,6 +151,8 @@ class BenchReport:
                 cur = None
             elif kind == "bench-na" and len(words) > 3:
                 self.na.append((words[2], words[3], " ".join(words[4:])))
+            elif kind == "bench-note" and len(words) > 2:
+                self.notes.append((words[2].rstrip(":"), " ".join(words[3:])))
             elif kind == "bench-error":
                 self.errors.append(" ".join(words[2:]))
             elif kind == "done":
@@ -571,6 +574,7 @@ def bench_guest(kver, args):
     if "srp" in args.guest_items:
         res["srp"] = srp_results(rep)
         res["srp"]["not_available"] = not_available(rep, "srp")
+        res["srp"]["notes"] = [n for it, n in rep.notes if it == "srp"]
     return res
 
 
@@ -602,7 +606,9 @@ def fmt_ratio(r, item=None, show_target=True):
 
 
 def notes(add, item):
-    """An item's "not available yet" reasons and errors, a line each."""
+    """An item's notes, "not available yet" reasons and errors, a line each."""
+    for n in item.get("notes", []):
+        add(f"   note: {n}")
     for why in item.get("not_available", []):
         add(f"   not available yet: {why}")
     for e in item["errors"]:
@@ -814,7 +820,7 @@ def main(argv):
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--items", default="harness,cm,irdma,rpc,srp")
     ap.add_argument("--irdma-nodes", type=int, default=100)
-    ap.add_argument("--irdma-events", type=int, default=100, help="per node")
+    ap.add_argument("--irdma-events", type=int, default=10000, help="per node")
     ap.add_argument("--rpc-calls", type=int, default=2000)
     ap.add_argument("--srp-mb", type=int, default=64)
     args = ap.parse_args(argv[1:])

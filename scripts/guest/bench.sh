@@ -32,7 +32,7 @@ mkdir -p $T
 PORT=40000
 TO=600		# bound of any one measurement, seconds
 
-N=300 REPS=5 IRDMA_NODES=100 IRDMA_EVENTS=100 RPC_CALLS=2000 SRP_MB=64
+N=300 REPS=5 IRDMA_NODES=100 IRDMA_EVENTS=10000 RPC_CALLS=2000 SRP_MB=64
 ITEMS=cm,irdma,rpc,srp KMODS=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -297,17 +297,25 @@ srp_target_run() {	# <impl> <disk> <rep>
 if want srp; then
 	LIO_DISK=''
 	CMKIT_DISK=''
+	# cmkit's LUN 0 (the SRP target data path) is a RAM disk of
+	# cmkit.srpt_lun_mib MiB: both sides move what fits in it.
+	LUN_MIB=$(cat /sys/module/cmkit/parameters/srpt_lun_mib 2>/dev/null)
+	if [ -n "$LUN_MIB" ] && [ "$LUN_MIB" -lt "$SRP_MB" ]; then
+		say bench-note "srp: $SRP_MB MiB per dd asked, cmkit's LUN has $LUN_MIB: both sides move $LUN_MIB"
+		SRP_MB=$LUN_MIB
+	fi
 	if why=$(lio_setup); then
 		srp_login $SRPT_GUID $SRPT_GUID $SRPT_PORT && LIO_DISK=$DISK
 		[ -n "$LIO_DISK" ] || na srp lio "ib_srp found no disk behind ib_srpt"
 	else
 		na srp lio "$why"
 	fi
-	# cmkit's target: a LUN in cmkit/srpt/targets once its data path exists.
+	# cmkit's target on rxe0 (cmkit/srpt/targets) and, once the data path
+	# exists, its LUN (cmkit.srpt_lun_mib).
 	line=$(grep '^rxe0 ' $D/srpt/targets 2>/dev/null)
 	if [ -z "$line" ]; then
 		na srp cmkit "cmkit's srpt lists no target on rxe0"
-	elif ! echo "$line" | grep -qi lun; then
+	elif [ -z "$LUN_MIB" ]; then
 		na srp cmkit "cmkit's srpt has no LUN behind its target (the SRP target data path: the SRP target issue)"
 	else
 		tpid=$(echo "$line" | sed -n 's/.*target_port_id=\([0-9a-f]*\).*/\1/p')
