@@ -797,6 +797,7 @@ void irdma_cm_event_handler(struct work_struct *work)
 	LIST_HEAD(batch);
 	bool more;
 
+	atomic_inc(&cm_core->stats.event_runs);
 	spin_lock(&cm_node->ev_lock);
 	list_for_each_entry_safe(event, next, &cm_node->ev_list, list) {
 		if (n++ == max(cm_core->event_batch, 1U))

@@ -365,6 +365,8 @@ struct irdma_cm_listener {
  * @events_posted: events queued
  * @events_handled: events the handler finished
  * @events_misordered: events handled out of their node's posting order
+ * @event_runs: runs of the nodes' event work (events_handled / event_runs:
+ *	the mean batch)
  * @upcalls: calls into the upper layer
  * @aborts: connections aborted (bad frames, peer gone, teardown)
  */
@@ -374,6 +376,7 @@ struct irdma_cm_stats {
 	atomic_t events_posted;
 	atomic_t events_handled;
 	atomic_t events_misordered;
+	atomic_t event_runs;
 	atomic_t upcalls;
 	atomic_t aborts;
 };

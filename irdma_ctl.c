@@ -760,10 +760,11 @@ static int irdma_stats_show(struct seq_file *m, void *v)
 		   created, freed, created - freed);
 	seq_printf(m, "nodes_made %d\nnodes_freed %d\nnodes_alive %d\nlisteners_alive %u\n",
 		   made, gone, made - gone, listeners);
-	seq_printf(m, "events_posted %d\nevents_handled %d\nevents_misordered %d\n",
+	seq_printf(m, "events_posted %d\nevents_handled %d\nevents_misordered %d\nevent_runs %d\n",
 		   atomic_read(&core->stats.events_posted),
 		   atomic_read(&core->stats.events_handled),
-		   atomic_read(&core->stats.events_misordered));
+		   atomic_read(&core->stats.events_misordered),
+		   atomic_read(&core->stats.event_runs));
 	seq_printf(m, "aborts %d\n", atomic_read(&core->stats.aborts));
 	for (i = 0; i < ARRAY_SIZE(s->upcalls); i++)
 		if (atomic_read(&s->upcalls[i]))

@@ -10,11 +10,21 @@
  * accounts for (MPA_CONNECT, which no producer makes).  So each node's
  * upper layer sees CONNECT_REPLY, DISCONNECT, CLOSE, and the connection's
  * own reference goes with its last event (cmkit frees the node there).  The
- * time runs from the first post to the last connection's end.  Per-node
+ * time runs from the first post to the last connection's end.
+ *
+ * Two modes.  "concurrent": the events are handled while they are posted;
+ * one thread posts, so on TCG the posting loop is the whole time on both
+ * sides (what it measures is the cost of posting: irdma_create_event()
+ * against a kzalloc() and a queue_work() per event).  "backlog": the
+ * workqueue is held up by a work item of the runner's while every event is
+ * posted, then let go; the time from there to the last connection's end is
+ * the handler's alone (the drain), with a backlog as a busy device has.
+ * Per-node
  * order is checked on both: by the handler's sequence numbers and by the
  * upper layer (each upcall must follow the one it follows in iw_cm's
  * rules).  A run that breaks the order reports it.
  */
+#include <linux/completion.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -88,12 +98,46 @@ static enum irdma_cm_event_type bench_event_type(u32 k, u32 events)
 	return IRDMA_CM_EVENT_MPA_CONNECT;
 }
 
+/* What one run measured. */
+struct bench_irdma_res {
+	s64 elapsed;	/* first post to the last connection's end */
+	s64 posted;	/* the posting loop */
+	u32 misordered;
+	u32 runs;	/* work runs: one per event (baseline), per batch (cmkit) */
+};
+
+/* Holds up an ordered workqueue while the events are posted (backlog mode). */
+struct bench_hold {
+	struct work_struct work;
+	struct completion go;
+};
+
+static void bench_hold_fn(struct work_struct *work)
+{
+	wait_for_completion(&container_of(work, struct bench_hold, work)->go);
+}
+
+static void bench_hold_start(struct bench_hold *hold, struct workqueue_struct *wq)
+{
+	INIT_WORK_ONSTACK(&hold->work, bench_hold_fn);
+	init_completion(&hold->go);
+	queue_work(wq, &hold->work);
+}
+
+static void bench_hold_end(struct bench_hold *hold)
+{
+	complete(&hold->go);
+	flush_work(&hold->work);
+	destroy_work_on_stack(&hold->work);
+}
+
 /* ---- cmkit's pipeline: irdma_create_event() -> irdma_cm_event_handler() - */
 
-static int bench_irdma_cmkit(struct bench_ul *uls, u32 nodes, u32 events,
-			     s64 *elapsed, u32 *misordered)
+static int bench_irdma_cmkit(struct bench_ul *uls, u32 nodes, u32 events, bool backlog,
+			     struct bench_irdma_res *res)
 {
 	struct irdma_cm_info info = {};
+	struct bench_hold hold;
 	struct irdma_cm_node **cm_nodes;
 	struct irdma_cm_core *core;
 	ktime_t t0;
@@ -116,17 +160,23 @@ static int bench_irdma_cmkit(struct bench_ul *uls, u32 nodes, u32 events,
 			cm_nodes[i]->ul_state = IRDMA_CM_UL_CONN_SENT;
 	}
 
+	if (backlog)
+		bench_hold_start(&hold, core->event_wq);
 	t0 = ktime_get();
 	for (k = 0; k < events && !rc; k++)
 		for (i = 0; i < nodes && !rc; i++)
 			if (!irdma_create_event(cm_nodes[i], bench_event_type(k, events)))
 				rc = -ENOMEM;
+	res->posted = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	if (backlog)
+		bench_hold_end(&hold);
 	if (!rc && !wait_event_timeout(core->wait,
 				       atomic_read(&core->stats.nodes_freed) == nodes,
 				       bench_timeout()))
 		rc = -ETIMEDOUT;
-	*elapsed = ktime_to_ns(ktime_sub(ktime_get(), t0));
-	*misordered = atomic_read(&core->stats.events_misordered);
+	res->elapsed = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	res->misordered = atomic_read(&core->stats.events_misordered);
+	res->runs = atomic_read(&core->stats.event_runs);
 	if (!rc && atomic_read(&core->stats.events_handled) != nodes * events)
 		rc = -EPROTO;
 
@@ -246,10 +296,11 @@ static int bench_post(struct bench_node *node, enum irdma_cm_event_type type)
 	return 0;
 }
 
-static int bench_irdma_baseline(struct bench_ul *uls, u32 nodes, u32 events,
-				s64 *elapsed, u32 *misordered)
+static int bench_irdma_baseline(struct bench_ul *uls, u32 nodes, u32 events, bool backlog,
+				struct bench_irdma_res *res)
 {
 	struct bench_node **bnodes;
+	struct bench_hold hold;
 	struct bench_pipe pipe = {};
 	u32 i, k, made = 0;
 	ktime_t t0;
@@ -275,15 +326,21 @@ static int bench_irdma_baseline(struct bench_ul *uls, u32 nodes, u32 events,
 		made++;
 	}
 
+	if (backlog)
+		bench_hold_start(&hold, pipe.wq);
 	t0 = ktime_get();
 	for (k = 0; k < events && !rc; k++)
 		for (i = 0; i < nodes && !rc; i++)
 			rc = bench_post(bnodes[i], bench_event_type(k, events));
+	res->posted = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	if (backlog)
+		bench_hold_end(&hold);
 	if (!rc && !wait_event_timeout(pipe.wait, atomic_read(&pipe.closed) == nodes,
 				       bench_timeout()))
 		rc = -ETIMEDOUT;
-	*elapsed = ktime_to_ns(ktime_sub(ktime_get(), t0));
-	*misordered = atomic_read(&pipe.misordered);
+	res->elapsed = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	res->misordered = atomic_read(&pipe.misordered);
+	res->runs = atomic_read(&pipe.handled);	/* one work run per event */
 	if (!rc && atomic_read(&pipe.handled) != nodes * events)
 		rc = -EPROTO;
 	/* Let what was posted drain; a failed run's open connections end here. */
@@ -301,7 +358,7 @@ out:
 }
 
 /**
- * bench_irdma_run - the "irdma <nodes> <events> cmkit|baseline" command
+ * bench_irdma_run - the "irdma <nodes> <events> cmkit|baseline concurrent|backlog" command
  * @args: the command's arguments
  * @out: where its JSON line goes
  *
@@ -310,21 +367,24 @@ out:
 int bench_irdma_run(char *args, struct bench_out *out)
 {
 	char *nodes_s = strsep(&args, " "), *events_s = strsep(&args, " ");
+	char *impl = strsep(&args, " ");
+	struct bench_irdma_res res = {};
 	struct bench_ul *uls;
-	bool cmkit;
-	u32 nodes, events, misordered = 0, i;
-	s64 elapsed = 0;
+	bool cmkit, backlog;
+	u32 nodes, events, i;
 	int rc;
 
-	if (!nodes_s || !events_s || !args || kstrtou32(nodes_s, 10, &nodes) ||
+	if (!nodes_s || !events_s || !impl || !args || kstrtou32(nodes_s, 10, &nodes) ||
 	    kstrtou32(events_s, 10, &events) || !nodes || nodes > BENCH_IRDMA_MAX_NODES ||
 	    events < 2 || events > BENCH_IRDMA_MAX_EVENTS / nodes)
 		return -EINVAL;
-	if (strcmp(args, "cmkit") && strcmp(args, "baseline"))
+	if ((strcmp(impl, "cmkit") && strcmp(impl, "baseline")) ||
+	    (strcmp(args, "concurrent") && strcmp(args, "backlog")))
 		return -EINVAL;
-	cmkit = !strcmp(args, "cmkit");
-	bench_printf(out, "{\"bench\":\"irdma\",\"impl\":\"%s\",\"nodes\":%u,\"events\":%u",
-		     args, nodes, nodes * events);
+	cmkit = !strcmp(impl, "cmkit");
+	backlog = !strcmp(args, "backlog");
+	bench_printf(out, "{\"bench\":\"irdma\",\"impl\":\"%s\",\"mode\":\"%s\",\"nodes\":%u,\"events\":%u",
+		     impl, args, nodes, nodes * events);
 
 	uls = kvcalloc(nodes, sizeof(*uls), GFP_KERNEL);
 	if (!uls) {
@@ -334,12 +394,15 @@ int bench_irdma_run(char *args, struct bench_out *out)
 	for (i = 0; i < nodes; i++)
 		bench_ul_init(&uls[i]);
 	if (cmkit)
-		rc = bench_irdma_cmkit(uls, nodes, events, &elapsed, &misordered);
+		rc = bench_irdma_cmkit(uls, nodes, events, backlog, &res);
 	else
-		rc = bench_irdma_baseline(uls, nodes, events, &elapsed, &misordered);
+		rc = bench_irdma_baseline(uls, nodes, events, backlog, &res);
 	bench_printf(out, ",");
-	bench_us(out, "elapsed_us", elapsed);
-	bench_printf(out, ",\"misordered\":%u,\"violations\":%u", misordered,
+	bench_us(out, "elapsed_us", res.elapsed);
+	bench_printf(out, ",");
+	bench_us(out, "post_us", res.posted);
+	bench_printf(out, ",\"work_runs\":%u", res.runs);
+	bench_printf(out, ",\"misordered\":%u,\"violations\":%u", res.misordered,
 		     rc ? 0 : bench_ul_violations(uls, nodes));
 	kvfree(uls);
 out:

@@ -8,7 +8,7 @@
  *                             n rdma_cm connections to a listener of this
  *                             module on <ipv4>:<port>, step by step as
  *                             rdma-core's cmtime does (bench_cm.c)
- *                         irdma <nodes> <events per node> cmkit|baseline
+ *                         irdma <nodes> <events per node> cmkit|baseline concurrent|backlog
  *                             events through irdma_cm_event_handler(), or
  *                             through this module's one-work-item-per-event
  *                             pipeline (bench_irdma.c)

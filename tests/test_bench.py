@@ -165,20 +165,38 @@ class CmChurn(unittest.TestCase):
 
 
 class Irdma(unittest.TestCase):
-    def line(self, impl, us, misordered=0):
-        return json.dumps({"bench": "irdma", "impl": impl, "nodes": 100, "events": 10000,
-                           "elapsed_us": us, "misordered": misordered, "violations": 0})
+    def line(self, impl, us, misordered=0, post=None, mode="backlog"):
+        return json.dumps({"bench": "irdma", "impl": impl, "mode": mode, "nodes": 100,
+                           "events": 10000, "elapsed_us": us, "post_us": post,
+                           "work_runs": 100, "misordered": misordered, "violations": 0})
 
-    def test_events_per_second_and_ratio(self):
-        body = block("irdma", "cmkit", "-", 1, self.line("cmkit", 50000.0))
-        body += block("irdma", "baseline", "-", 1, self.line("baseline", 100000.0))
+    def test_backlog_rate_is_the_drain_and_is_judged(self):
+        body = block("irdma", "cmkit", "-", 1, self.line("cmkit", 80000.0, post=30000.0),
+                     what="backlog")
+        body += block("irdma", "baseline", "-", 1, self.line("baseline", 130000.0,
+                                                               post=30000.0), what="backlog")
         r = bench.irdma_results(bench.BenchReport(status(body=body)))
-        self.assertEqual(r["cmkit"]["median"], 200000.0)
-        self.assertEqual(r["ratio"]["value"], 2.0)
+        m = r["modes"]["backlog"]
+        self.assertEqual(m["cmkit"]["median"], 200000.0)
+        self.assertEqual(m["ratio"]["value"], 2.0)
+        self.assertEqual(m["detail"]["cmkit"]["per_run"]["median"], 100.0)
         self.assertTrue(r["meets"])
 
+    def test_concurrent_rate_is_end_to_end_and_not_judged(self):
+        body = block("irdma", "cmkit", "-", 1,
+                     self.line("cmkit", 50000.0, post=50000.0, mode="concurrent"),
+                     what="concurrent")
+        body += block("irdma", "baseline", "-", 1,
+                      self.line("baseline", 100000.0, post=99000.0, mode="concurrent"),
+                      what="concurrent")
+        r = bench.irdma_results(bench.BenchReport(status(body=body)))
+        self.assertEqual(r["modes"]["concurrent"]["ratio"]["value"], 2.0)
+        self.assertIsNone(r["ratio"])
+        self.assertIsNone(r["meets"])
+
     def test_broken_order_is_no_figure(self):
-        body = block("irdma", "cmkit", "-", 1, self.line("cmkit", 50000.0, misordered=3))
+        body = block("irdma", "cmkit", "-", 1, self.line("cmkit", 50000.0, misordered=3,
+                                                         post=1000.0), what="backlog")
         r = bench.irdma_results(bench.BenchReport(status(body=body)))
         self.assertIsNone(r)
 

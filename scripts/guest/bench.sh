@@ -147,10 +147,12 @@ fi
 
 # ---- 5. the irdma event pipeline against one work item per event ----------
 
-irdma_run() {	# <impl> <rep>
-	begin irdma "$1" - "$2"
+# concurrent: handled while posted; backlog: all posted first (the
+# workqueue held up), then drained (bench_irdma.c).
+irdma_run() {	# <impl> <rep> <mode>
+	begin irdma "$1" - "$2" "$3"
 	rc=0
-	echo "irdma $IRDMA_NODES $IRDMA_EVENTS $1" > $B/run || rc=1
+	echo "irdma $IRDMA_NODES $IRDMA_EVENTS $1 $3" > $B/run || rc=1
 	cat $B/result
 	end irdma "$1" - "$2" $rc
 }
@@ -158,13 +160,15 @@ irdma_run() {	# <impl> <rep>
 if want irdma; then
 	r=1
 	while [ $r -le "$REPS" ]; do
-		if [ $((r % 2)) = 1 ]; then
-			irdma_run cmkit $r
-			irdma_run baseline $r
-		else
-			irdma_run baseline $r
-			irdma_run cmkit $r
-		fi
+		for mode in concurrent backlog; do
+			if [ $((r % 2)) = 1 ]; then
+				irdma_run cmkit $r $mode
+				irdma_run baseline $r $mode
+			else
+				irdma_run baseline $r $mode
+				irdma_run cmkit $r $mode
+			fi
+		done
 		r=$((r + 1))
 	done
 fi
