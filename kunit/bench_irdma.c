@@ -383,8 +383,8 @@ int bench_irdma_run(char *args, struct bench_out *out)
 		return -EINVAL;
 	cmkit = !strcmp(impl, "cmkit");
 	backlog = !strcmp(args, "backlog");
-	bench_printf(out, "{\"bench\":\"irdma\",\"impl\":\"%s\",\"mode\":\"%s\",\"nodes\":%u,\"events\":%u",
-		     impl, args, nodes, nodes * events);
+	bench_printf(out, "{\"bench\":\"irdma\",\"impl\":\"%s\",\"mode\":\"%s\",", impl, args);
+	bench_printf(out, "\"nodes\":%u,\"events\":%u", nodes, nodes * events);
 
 	uls = kvcalloc(nodes, sizeof(*uls), GFP_KERNEL);
 	if (!uls) {
