@@ -628,8 +628,11 @@ class KnownIssues(Base):
         console = KI5_CONSOLE.replace("in ib_mad_post_receive_mads+", "in rpcrdma_cm_event_handler+")
         self.assertIsNone(self.verdict(self.ki_status(), console, **KI5_ARGS).known_issue)
 
-    def test_ki5_not_on_6_12(self):
+    def test_ki5_on_6_12_too_but_not_another_version(self):
         args = dict(leg="6.12-debug", package="linux-source-6.12", version="6.12.118-1~deb12u1")
+        self.assertEqual(self.verdict(self.ki_status(), KI5_CONSOLE, **args).known_issue.ident,
+                         "KI-5")
+        args["version"] = "6.12.119-1~deb12u1"
         self.assertIsNone(self.verdict(self.ki_status(), KI5_CONSOLE, **args).known_issue)
 
     def test_every_entry_is_held_to_account(self):
@@ -651,6 +654,40 @@ class KnownIssues(Base):
                 self.assertTrue(ki.outside and ki.reproduction and ki.what)
                 self.assertNotIn("cmkit", ki.reproduction, "a reproduction without cmkit")
                 self.assertIn(f"| {ki.ident} |", readme)
+
+
+class SuitesNotRun(unittest.TestCase):
+    """A suite the guest never reached inherits nothing of the one it died in."""
+
+    KTAP = """KTAP version 1
+1..3
+    KTAP version 1
+    # Subtest: cmkit_rpcrdma
+    1..2
+        KTAP version 1
+        # Subtest: fail_nth_sweep
+        ok 1 rxe0
+    # fail_nth_sweep: SKIP siw: a reason
+        ok 2 siw0 # SKIP siw: a reason
+    # fail_nth_sweep: pass:1 fail:0 skip:1 total:2
+    ok 1 fail_nth_sweep
+    not ok 2 removal_case
+not ok 1 cmkit_rpcrdma
+not ok 2 cmkit_irdma # not run (the guest stopped before it)
+not ok 3 cmkit_srpt # not run (the guest stopped before it)
+"""
+
+    def test_no_lost_skips_are_made_up_for_them(self):
+        leaves, lost = results.ktap_leaves(self.KTAP)
+        self.assertEqual(lost, {})
+        self.assertEqual([l.ident for l in leaves if l.status == "SKIP"],
+                         ["cmkit_rpcrdma.fail_nth_sweep.siw0"])
+
+    def test_a_real_lost_skip_is_still_counted(self):
+        ktap = self.KTAP.replace("        ok 2 siw0 # SKIP siw: a reason", "        ok 2 siw0")
+        ktap = ktap.replace("    # fail_nth_sweep: SKIP siw: a reason\n", "")
+        _, lost = results.ktap_leaves(ktap)
+        self.assertEqual(lost, {"cmkit_rpcrdma.fail_nth_sweep": 1})
 
 
 class ExpectedFile(unittest.TestCase):
