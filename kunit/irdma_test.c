@@ -567,6 +567,16 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 #define ORDER_NODES	100
 #define ORDER_EVENTS	100
 
+/* Event @k of @events on one node: CONNECTED, ignored types, DISCONN last. */
+static enum irdma_cm_event_type ordered_event_type(int k, int events)
+{
+	if (k == 0)
+		return IRDMA_CM_EVENT_CONNECTED;
+	if (k == events - 1)
+		return IRDMA_CM_EVENT_DISCONN;
+	return IRDMA_CM_EVENT_MPA_CONNECT;
+}
+
 /*
  * Interleave 100 events on each of 100 nodes: CONNECTED first, DISCONN
  * last, ignored types between.  Out of order, an upper layer would see
@@ -594,12 +604,8 @@ static void irdma_10000_events_keep_per_node_order(struct kunit *test)
 		nodes[i]->ul_state = IRDMA_CM_UL_CONN_SENT;
 	}
 	for (k = 0; k < ORDER_EVENTS; k++) {
-		enum irdma_cm_event_type type = IRDMA_CM_EVENT_MPA_CONNECT;
+		enum irdma_cm_event_type type = ordered_event_type(k, ORDER_EVENTS);
 
-		if (k == 0)
-			type = IRDMA_CM_EVENT_CONNECTED;
-		else if (k == ORDER_EVENTS - 1)
-			type = IRDMA_CM_EVENT_DISCONN;
 		for (i = 0; i < ORDER_NODES; i++)
 			KUNIT_ASSERT_NOT_NULL(test, irdma_create_event(nodes[i], type));
 	}
@@ -667,15 +673,9 @@ static void batch_post(struct kunit *test, struct irdma_cm_node *node, int event
 {
 	int k;
 
-	for (k = 0; k < events; k++) {
-		enum irdma_cm_event_type type = IRDMA_CM_EVENT_MPA_CONNECT;
-
-		if (k == 0)
-			type = IRDMA_CM_EVENT_CONNECTED;
-		else if (k == events - 1)
-			type = IRDMA_CM_EVENT_DISCONN;
-		KUNIT_EXPECT_NOT_NULL(test, irdma_create_event(node, type));
-	}
+	for (k = 0; k < events; k++)
+		KUNIT_EXPECT_NOT_NULL(test,
+				      irdma_create_event(node, ordered_event_type(k, events)));
 }
 
 static void irdma_batches_keep_node_order_and_yield_after_the_bound(struct kunit *test)

@@ -153,6 +153,15 @@ class KnownIssue:
         return version in self.packages.get(package, ())
 
 
+# rxe0 deleted and re-added while two rpings connect over it, in a loop:
+# connections torn down by the removal (KI-1, KI-5).
+RXE_REMOVAL_UNDER_RPING = (
+    "ip link add d0 type dummy; ip addr add 10.77.0.1/24 dev d0; ip link set d0 up; "
+    "for i in $(seq 200); do rdma link add rxe0 type rxe netdev d0; "
+    "rping -s -a 10.77.0.1 -p 7000 -C 1000000 & s=$!; "
+    "rping -c -a 10.77.0.1 -p 7000 -C 1000000 & c=$!; sleep 1; "
+    "rdma link delete rxe0; kill $s $c; wait; done")
+
 KNOWN_ISSUES = [
     KnownIssue(
         "KI-1", {"linux-source-7.3": ["7.3.4-1~bpo13+1"]},
@@ -165,11 +174,7 @@ KNOWN_ISSUES = [
         "GID attribute of its own and the trace holds no cmkit frame.  It shows "
         "when rxe0 is deleted and re-added while connections over it are being "
         "torn down, which the reproduction does with rdma-core's rping alone",
-        "ip link add d0 type dummy; ip addr add 10.77.0.1/24 dev d0; ip link set d0 up; "
-        "for i in $(seq 200); do rdma link add rxe0 type rxe netdev d0; "
-        "rping -s -a 10.77.0.1 -p 7000 -C 1000000 & s=$!; "
-        "rping -c -a 10.77.0.1 -p 7000 -C 1000000 & c=$!; sleep 1; "
-        "rdma link delete rxe0; kill $s $c; wait; done"),
+        RXE_REMOVAL_UNDER_RPING),
     KnownIssue(
         "KI-2", {"linux-source-6.1": ["6.1.192-3"],
                  "linux-source-6.12": ["6.12.118-1~deb12u1"],
@@ -239,11 +244,7 @@ KNOWN_ISSUES = [
         "run that was to show KI-1 under KASAN) and on 6.12-debug in "
         "constructed_rejected_when_connected_then_device_removal; not yet "
         "on 6.1",
-        "ip link add d0 type dummy; ip addr add 10.77.0.1/24 dev d0; ip link set d0 up; "
-        "for i in $(seq 200); do rdma link add rxe0 type rxe netdev d0; "
-        "rping -s -a 10.77.0.1 -p 7000 -C 1000000 & s=$!; "
-        "rping -c -a 10.77.0.1 -p 7000 -C 1000000 & c=$!; sleep 1; "
-        "rdma link delete rxe0; kill $s $c; wait; done"),
+        RXE_REMOVAL_UNDER_RPING),
 ]
 
 
