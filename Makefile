@@ -168,10 +168,7 @@ checkpatch:
 	out=build/checkpatch.txt; mkdir -p build; \
 	perl $$src/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
 		--ignore SPDX_LICENSE_TAG -f $(CMKIT_SOURCES) > $$out || true; \
-	grep -E '^[^ ]+:[0-9]+: (ERROR|WARNING|CHECK):' $$out > $$out.findings || true; \
-	n=$$(wc -l < $$out.findings); \
-	if [ "$$n" -gt 0 ]; then cat $$out.findings; echo "checkpatch: $$n finding(s) (list: $$out.findings)"; exit 1; fi; \
-	echo "checkpatch: clean ($(words $(CMKIT_SOURCES)) files)"
+	$(PYTHON) scripts/lint.py checkpatch $$out
 
 sparse:
 	@set -e; mkdir -p build; log=build/sparse-$(CHECK_KVER).log; \

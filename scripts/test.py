@@ -121,6 +121,24 @@ def harness_tests():
     return cases
 
 
+def lint_checks(kver):
+    """checkpatch --strict, a W=1 build and a C=2 (sparse) build of cmkit's
+    own files against @kver's test kernel: each kept at zero findings (what
+    checkpatch keeps on purpose is in scripts/checkpatch-exceptions.txt)."""
+    cases = []
+    for target, name in (("checkpatch", "checkpatch --strict"),
+                         ("warnings", "W=1 build"), ("sparse", "sparse (C=2) build")):
+        r = subprocess.run(["make", "--no-print-directory", "-C", TOP, target, f"KVER={kver}"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        last = (r.stdout.strip().splitlines() or [""])[-1]
+        if r.returncode == 0:
+            cases.append((f"{name} ({kver})", "PASS", last))
+        else:
+            print(r.stdout[-4000:])
+            cases.append((f"{name} ({kver})", "FAIL", r.stdout[-4000:]))
+    return cases
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -174,6 +192,12 @@ def main(argv):
     account("fuzz", fuzz_checks())
     say("host: harness self-tests (tests/test_*.py)")
     account("harness", harness_tests())
+    plain = [k for k in args.kernels.replace(",", " ").split()
+             if not kernel.leg(k).debug and not kernel.leg(k).stock]
+    if not args.host_only and plain:
+        kver = "6.12" if "6.12" in plain else plain[0]
+        say(f"host: lint of cmkit's sources against {kver} (checkpatch, W=1, sparse)")
+        account("lint", lint_checks(kver))
 
     xfails = []
     if not args.host_only:
