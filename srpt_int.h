@@ -283,6 +283,8 @@ void srpt_free_send_ring(struct srpt_rdma_ch *ch);
 struct srpt_send_ioctx *srpt_get_send_ctx(struct srpt_rdma_ch *ch, bool reserve);
 void srpt_put_send_ctx(struct srpt_send_ioctx *ctx);
 unsigned int srpt_ctx_alive(void);
+void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
+		    u64 srp_tag, const char *what);
 
 /* The IUs (srpt_io.c). */
 void srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,

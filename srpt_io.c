@@ -885,14 +885,11 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_lock(&ch->io_mutex);
 	srpt_put_sq_wrs(ch, ctx);
 	trace_srpt_rdma_read_done(ch->id, ch->tag, ctx->tag, wc->status);
+	if (wc->status != IB_WC_SUCCESS)
+		srpt_wc_failed(ch, wc, ctx->tag, "RDMA Read");
 	if (ctx->aborted) {
 		srpt_free_aborted(ch, ctx);
 	} else if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_warn_ratelimited("channel of tag %#llx: RDMA Read failed: %s; closing\n",
-					    ch->tag, ib_wc_status_msg(wc->status));
-			srpt_ch_close(ch);
-		}
 		srpt_ctx_done(ctx);
 	} else {
 		atomic_inc(&srpt_nr_rdma_reads);
@@ -916,11 +913,10 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_lock(&ch->io_mutex);
 	srpt_put_sq_wrs(ch, ctx);
 	logout = ctx->logout && wc->status == IB_WC_SUCCESS;
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		trace_srpt_send_err(ch->id, ch->tag, ctx->tag, wc->status);
-		pr_warn_ratelimited("channel of tag %#llx: send failed: %s; closing\n",
-				    ch->tag, ib_wc_status_msg(wc->status));
-		srpt_ch_close(ch);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			trace_srpt_send_err(ch->id, ch->tag, ctx->tag, wc->status);
+		srpt_wc_failed(ch, wc, ctx->tag, "send");
 	}
 	srpt_ctx_done(ctx);
 	mutex_unlock(&ch->io_mutex);

@@ -392,6 +392,11 @@ SRPT_IU_EVENT(srpt_abort);
 SRPT_IU_EVENT(srpt_send_err);
 /* Reposting a receive IU failed (the errno): the channel closes. */
 SRPT_IU_EVENT(srpt_repost_failed);
+/*
+ * A completion in error (the status) while the channel was below DRAINING:
+ * the QP left RTS behind srpt's back, the channel closes.
+ */
+SRPT_IU_EVENT(srpt_wc_close);
 
 /* A failure a test injected. */
 TRACE_EVENT(srpt_fault,
