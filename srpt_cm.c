@@ -706,6 +706,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 		ch->imm_data_offset = req->imm_data_offset;
 	mutex_init(&ch->io_mutex);
 	INIT_LIST_HEAD(&ch->wait_list);
+	INIT_LIST_HEAD(&ch->ctx_wait_list);
 	/* The first PSN the initiator sends: the REP's, and the QP's at RTR. */
 	ch->psn = get_random_u32() & 0xffffff;
 	/*

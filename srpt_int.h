@@ -77,8 +77,9 @@ struct srpt_device {
  * @cqe: its completion (srpt_recv_done())
  * @buf: the IU buffer, @ch->max_it_iu_len bytes
  * @dma: @buf mapped for the device
- * @wait: in @ch->wait_list while it waits for the channel to be LIVE
- * @byte_len: bytes received, while on @ch->wait_list
+ * @wait: in @ch->wait_list while it waits for the channel to be LIVE, or
+ *	in @ch->ctx_wait_list while it waits for a send context
+ * @byte_len: bytes received, while on either list
  */
 struct srpt_recv_ioctx {
 	struct ib_cqe cqe;
@@ -216,9 +217,11 @@ struct srpt_send_ioctx {
  * @io_mutex: serialises the handling of IUs and completions (the CQ work,
  *	and the RTU that handles the IUs that came before it)
  * @wait_list: receive IUs that arrived before the channel was LIVE
+ * @ctx_wait_list: receive IUs (not reposted) that wait for a send context,
+ *	in arrival order: a credited IU that found none, and every IU after it
  * @kref: the release work's reference, plus one around each close
  * @lock: protects @state, @free_list, @nr_free, @req_lim, @req_lim_delta,
- *	@sq_wr_avail, @wait_list, and every post on @qp (no post once
+ *	@sq_wr_avail, @wait_list, @ctx_wait_list, and every post on @qp (no post once
  *	@state reached DRAINING)
  * @state: an enum srpt_ch_state; only moves up
  * @list: in @sdev->ch_list
@@ -253,6 +256,7 @@ struct srpt_rdma_ch {
 	int sq_wr_avail;
 	struct mutex io_mutex;	/* IU and completion handling */
 	struct list_head wait_list;
+	struct list_head ctx_wait_list;
 	struct kref kref;
 	spinlock_t lock;	/* @state, contexts, credits, posts */
 	enum srpt_ch_state state;

@@ -26,6 +26,13 @@
  *    SRP_RSP (aborted commands).  SRP_CRED_RSP and SRP_AER_RSP are answers
  *    to target requests and take none (ib_srp does not count them).  An IU
  *    that comes without a credit is counted and answered BUSY.
+ *  - Send contexts: a context is held until its send completion is
+ *    handled, which may come after the initiator already spent the credit
+ *    its SRP_RSP returned.  A credited SRP_CMD or SRP_TSK_MGMT that finds
+ *    no context but the reserve waits for one on ch->ctx_wait_list, its
+ *    receive IU not reposted (as ib_srpt's cmd_wait_list), and every IU
+ *    after it waits behind it; they are handled, in order, as completions
+ *    free contexts.  The initiator's credits bound how many wait.
  *  - Task management: ABORT TASK, ABORT TASK SET, CLEAR TASK SET and LUN
  *    RESET abort the channel's commands that wait for their RDMA Reads (a
  *    command is otherwise handled within one completion, so nothing else
@@ -761,8 +768,8 @@ static struct srpt_send_ioctx *srpt_handle_iu(struct srpt_rdma_ch *ch,
 }
 
 /* Handle an IU of a LIVE channel, repost its buffer, post the answer. */
-static void srpt_process_iu(struct srpt_rdma_ch *ch,
-			    struct srpt_recv_ioctx *ioctx, u32 len)
+static void srpt_run_iu(struct srpt_rdma_ch *ch,
+			struct srpt_recv_ioctx *ioctx, u32 len)
 {
 	struct srpt_send_ioctx *ctx;
 	unsigned long flags;
@@ -785,6 +792,67 @@ static void srpt_process_iu(struct srpt_rdma_ch *ch,
 	}
 	if (ctx)
 		srpt_post_ctx(ch, ctx);
+}
+
+/*
+ * Whether an IU must wait for a send context: it would take a credit and
+ * find none but the reserve.  Called with ch->lock held.
+ */
+static bool srpt_iu_needs_ctx(struct srpt_rdma_ch *ch,
+			      struct srpt_recv_ioctx *ioctx, u32 len)
+{
+	u8 op = len ? *(u8 *)ioctx->buf : 0xff;
+
+	return (op == CMKIT_SRP_CMD || op == CMKIT_SRP_TSK_MGMT) &&
+	       ch->req_lim && ch->nr_free <= SRPT_CTX_FLOOR;
+}
+
+/*
+ * Handle an IU of a LIVE channel, or keep it (unreposted) on
+ * ch->ctx_wait_list behind the IUs already waiting for a send context.
+ */
+static void srpt_process_iu(struct srpt_rdma_ch *ch,
+			    struct srpt_recv_ioctx *ioctx, u32 len)
+{
+	unsigned long flags;
+	bool wait;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	wait = !list_empty(&ch->ctx_wait_list) ||
+	       srpt_iu_needs_ctx(ch, ioctx, len);
+	if (wait) {
+		ioctx->byte_len = len;
+		list_add_tail(&ioctx->wait, &ch->ctx_wait_list);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (wait)
+		trace_srpt_iu_parked(ch->id, ch->tag, 1, len);
+	else
+		srpt_run_iu(ch, ioctx, len);
+}
+
+/*
+ * A send context was freed: handle the IUs that wait for one, in order,
+ * while they find one.  Called with ch->io_mutex held.
+ */
+static void srpt_run_ctx_waiters(struct srpt_rdma_ch *ch)
+{
+	struct srpt_recv_ioctx *ioctx;
+	unsigned long flags;
+
+	while (srpt_get_ch_state(ch) < SRPT_CH_DRAINING) {
+		spin_lock_irqsave(&ch->lock, flags);
+		ioctx = list_first_entry_or_null(&ch->ctx_wait_list,
+						 struct srpt_recv_ioctx, wait);
+		if (ioctx && srpt_iu_needs_ctx(ch, ioctx, ioctx->byte_len))
+			ioctx = NULL;
+		if (ioctx)
+			list_del_init(&ioctx->wait);
+		spin_unlock_irqrestore(&ch->lock, flags);
+		if (!ioctx)
+			break;
+		srpt_run_iu(ch, ioctx, ioctx->byte_len);
+	}
 }
 
 /**
@@ -899,6 +967,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		ctx->state = SRPT_CTX_RESPOND;
 		srpt_post_rsp(ch, ctx);
 	}
+	srpt_run_ctx_waiters(ch);
 	mutex_unlock(&ch->io_mutex);
 }
 
@@ -919,6 +988,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_wc_failed(ch, wc, ctx->tag, "send");
 	}
 	srpt_ctx_done(ctx);
+	srpt_run_ctx_waiters(ch);
 	mutex_unlock(&ch->io_mutex);
 	if (logout)
 		srpt_ch_logout(ch);

@@ -17,6 +17,8 @@
  * credit, so that a command that came with a credit always finds one, plus
  * a few for the send completions that lag behind the credits already
  * returned and for the answers that need no credit (BUSY, SRP_T_LOGOUT).
+ * A credited IU that still finds none (more lagging completions than
+ * that) waits for one, unreposted (srpt_io.c), so it is never refused.
  */
 #define pr_fmt(fmt) "cmkit: srpt: " fmt
 

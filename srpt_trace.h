@@ -376,7 +376,10 @@ SRPT_IU_EVENT(srpt_busy);
 SRPT_IU_EVENT(srpt_over_credit);
 /* SRP_I_LOGOUT, SRP_CRED_RSP or SRP_AER_RSP received (the opcode). */
 SRPT_IU_EVENT(srpt_iu_other);
-/* An IU that came before the RTU, kept until the channel is LIVE (bytes). */
+/*
+ * An IU kept (its bytes): srp_tag 0: it came before the RTU, until the
+ * channel is LIVE; 1: until a send context is free.
+ */
 SRPT_IU_EVENT(srpt_iu_parked);
 /* An SRP_T_LOGOUT posted (the reason). */
 SRPT_IU_EVENT(srpt_t_logout);
