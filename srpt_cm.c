@@ -796,8 +796,14 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 		srpt_close_ch(ch);
 		return;
 	}
+	/*
+	 * LIVE under io_mutex: an IU the CQ work handles next sees LIVE only
+	 * after the IUs that came before the RTU were handled (SRP order).
+	 */
+	mutex_lock(&ch->io_mutex);
 	srpt_set_ch_state(ch, SRPT_CH_LIVE);
 	srpt_ch_live(ch);
+	mutex_unlock(&ch->io_mutex);
 }
 
 static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)

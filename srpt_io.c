@@ -891,14 +891,16 @@ void srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,
  * srpt_ch_live - handle the IUs that arrived before the channel was LIVE
  * @ch: a channel that just went LIVE (its QP is in RTS)
  *
- * Called from the CM handler (RTU, USER_ESTABLISHED).
+ * Called from the CM handler (RTU, USER_ESTABLISHED), with @ch->io_mutex
+ * held since before @ch was marked LIVE, so that no IU that came later is
+ * handled first.
  */
 void srpt_ch_live(struct srpt_rdma_ch *ch)
 {
 	struct srpt_recv_ioctx *ioctx;
 	unsigned long flags;
 
-	mutex_lock(&ch->io_mutex);
+	lockdep_assert_held(&ch->io_mutex);
 	for (;;) {
 		spin_lock_irqsave(&ch->lock, flags);
 		ioctx = list_first_entry_or_null(&ch->wait_list,
@@ -911,7 +913,6 @@ void srpt_ch_live(struct srpt_rdma_ch *ch)
 		if (srpt_get_ch_state(ch) < SRPT_CH_DRAINING)
 			srpt_process_iu(ch, ioctx, ioctx->byte_len);
 	}
-	mutex_unlock(&ch->io_mutex);
 }
 
 /* An aborted command's RDMA Read is over: free it, maybe answer its TMF. */
