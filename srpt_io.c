@@ -524,6 +524,8 @@ static void srpt_cmd_data_out(struct srpt_rdma_ch *ch,
 	ctx->xfer = xfer;
 	if (b->fmt == CMKIT_SRP_DATA_DESC_IMM) {
 		memcpy(ctx->addr, b->imm, xfer);
+		/* No dirty lines left in the vmalloc alias (cachetlb.rst). */
+		flush_kernel_vmap_range(ctx->addr, xfer);
 		return;
 	}
 	if ((b->fmt == CMKIT_SRP_DATA_DESC_INDIRECT &&
@@ -532,6 +534,12 @@ static void srpt_cmd_data_out(struct srpt_rdma_ch *ch,
 		srpt_refuse_iu(ctx, in_have, out_have);
 		return;
 	}
+	/*
+	 * Flush the vmalloc alias before the device writes the pages: a dirty
+	 * line there would be written back over the Read's bytes (and the
+	 * invalidate after the Read cleans on some aliasing caches).
+	 */
+	flush_kernel_vmap_range(ctx->addr, xfer);
 	ret = srpt_rw_init(ch, ctx, b, ctx->addr, xfer, DMA_FROM_DEVICE);
 	if (ret == -ENOMEM) {
 		srpt_make_busy(ch, ctx, ret);
