@@ -142,8 +142,11 @@ struct srpt_rw {
  * @rsp: the SRP_RSP to send, encoded into @buf when posted
  * @sense: sense data of @rsp
  * @rsp_data: response data of @rsp (task management)
- * @tmf: the task management context waiting for this one to be freed
- * @tmf_wait: task management: commands aborted and not yet freed
+ * @tmf: for a command: the task management context waiting for it to be
+ *	freed; for a task management context: the later one waiting for its
+ *	answer (it found a command this one aborted)
+ * @tmf_wait: task management: commands aborted and not yet freed, plus
+ *	earlier task management contexts not yet answered
  * @rw: @nr_rw rdma_rw contexts, or NULL
  * @nr_rw: how many of @rw are initialised
  * @rw_wrs: send queue WRs its RDMA transfer takes

@@ -606,6 +606,25 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx
 }
 
 /*
+ * @ctx, a task management context, found a command that the waiting @tmf
+ * aborted already: @ctx answers only after the last TMF chained behind
+ * @tmf did (so after that command was freed: SAM, a reset completes once
+ * the tasks it aborts transfer no data).  Called with ch->io_mutex held.
+ */
+static void srpt_tmf_wait_for(struct srpt_send_ioctx *ctx,
+			      struct srpt_send_ioctx *tmf)
+{
+	if (!tmf)
+		return;
+	while (tmf->tmf && tmf->tmf != ctx)
+		tmf = tmf->tmf;
+	if (tmf == ctx || tmf->tmf == ctx)
+		return;
+	tmf->tmf = ctx;
+	ctx->tmf_wait++;
+}
+
+/*
  * An SRP_TSK_MGMT, with a context.  Return: the context if its SRP_RSP
  * can go now, NULL if it waits for the commands it aborted.
  */
@@ -643,11 +662,15 @@ static struct srpt_send_ioctx *srpt_handle_tmf(struct srpt_rdma_ch *ch,
 		/* Only LUN 0 exists: every function performed names it. */
 		for (i = 0; i < ch->nr_send; i++) {
 			c = &ch->send_ring[i];
-			if (c->state != SRPT_CTX_READ || c->aborted)
+			if (c->state != SRPT_CTX_READ)
 				continue;
 			if (tm.func == CMKIT_SRP_TSK_ABORT_TASK &&
 			    c->tag != tm.task_tag)
 				continue;
+			if (c->aborted) {
+				srpt_tmf_wait_for(ctx, c->tmf);
+				continue;
+			}
 			srpt_hook(SRPT_HOOK_TMF, ch->tag, &c->tag, sizeof(c->tag));
 			c->aborted = true;
 			c->tmf = ctx;
@@ -927,7 +950,7 @@ void srpt_ch_live(struct srpt_rdma_ch *ch)
 static void srpt_free_aborted(struct srpt_rdma_ch *ch,
 			      struct srpt_send_ioctx *ctx)
 {
-	struct srpt_send_ioctx *tmf = ctx->tmf;
+	struct srpt_send_ioctx *tmf = ctx->tmf, *next;
 
 	if (ctx->credit)
 		srpt_owe_credit(ch);
@@ -935,9 +958,13 @@ static void srpt_free_aborted(struct srpt_rdma_ch *ch,
 	atomic_inc(&srpt_nr_abort_in_read);
 	trace_srpt_abort(ch->id, ch->tag, ctx->tag, 1);
 	srpt_ctx_done(ctx);
-	if (tmf && !--tmf->tmf_wait) {
+	/* Answer the TMF, then each later one that waited only for it. */
+	while (tmf && !--tmf->tmf_wait) {
+		next = tmf->tmf;
+		tmf->tmf = NULL;
 		tmf->state = SRPT_CTX_RESPOND;
 		srpt_post_rsp(ch, tmf);
+		tmf = next;
 	}
 }
 
