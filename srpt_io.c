@@ -42,6 +42,11 @@
  *    COMPLETE, and ignores a late SRP_RSP for it anyway.  It is freed when
  *    its RDMA Read completes (exactly once: counted), and only then is the
  *    TMF's SRP_RSP posted.
+ *    A later TMF that finds a command already aborted waits for it too.
+ *    The Read lands in the disk's pages, so an aborted WRITE's bytes are
+ *    written anyway (SAM: its blocks are indeterminate).  LUN RESET and
+ *    CLEAR TASK SET abort only this channel's commands, though LUN 0 is
+ *    shared (SAM: every I_T nexus): a documented deviation.
  *  - An unknown IU gets an SRP_T_LOGOUT (INVALID_IU_TYPE), as SRP says;
  *    then the channel is disconnected.  SRP_I_LOGOUT disconnects it.
  *
