@@ -141,12 +141,20 @@ stat_ge() { [ "$(stat_of "$1")" -ge "$2" ]; }
 # Why the next case cannot run: set when a login failed, so that the cases
 # needing its disk fail at once instead of each waiting for its bounds.
 NO_DISK="no login yet"
+# Set when an add_target write did not return within its bound (a scan
+# that gets no answer: minutes of SCSI error handling): every later login
+# fails at once with this reason instead of waiting as long again.
+LOGIN_STUCK=
 
 # ib_srp logs in to cmkit's target on rxe0 with <ch_count> channels.  Sets
 # RPORT (port-<host>:1), SHOST (host<n>) and DISK (sd<x>); on failure, $why.
 # The write to add_target returns once the login and the SCSI scan are done.
 srp_add() {	# <ch_count>
 	RPORT='' SHOST='' DISK=''
+	if [ -n "$LOGIN_STUCK" ]; then
+		why=$LOGIN_STUCK
+		return 1
+	fi
 	if ! read_target; then
 		why="no srpt target on rxe0: $(cat $D/srpt/targets)"
 		return 1
@@ -161,6 +169,11 @@ srp_add() {	# <ch_count>
 	bounded 90 $T/add.log sh -c "echo $opts > $SRP_HOST/add_target"
 	rc=$RC
 	note "add_target $opts: exit $rc in $(since "$t0") s"
+	if [ "$rc" = timeout ]; then
+		LOGIN_STUCK="an earlier add_target ($opts) never returned"
+		why="add_target $opts did not return in $((90 * SLOW)) s (the scan got no answer?)"
+		return 1
+	fi
 	if [ "$rc" != 0 ]; then
 		why="add_target $opts: ${rc} $(tr '\n' ' ' < $T/add.log)"
 		return 1
