@@ -627,6 +627,7 @@ delete_all_rports
 lun_size_case
 delete_all_rports
 
+note "srpt stats at the end: $(srpt_stats)"
 fails=$(echo "$RESULTS" | grep -c '^    not ok')
 echo "KTAP version 1"
 echo "1..1"
