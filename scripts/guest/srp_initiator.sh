@@ -141,9 +141,10 @@ stat_ge() { [ "$(stat_of "$1")" -ge "$2" ]; }
 # Why the next case cannot run: set when a login failed, so that the cases
 # needing its disk fail at once instead of each waiting for its bounds.
 NO_DISK="no login yet"
-# Set when an add_target write did not return within its bound (a scan
-# that gets no answer: minutes of SCSI error handling): every later login
-# fails at once with this reason instead of waiting as long again.
+# Set when a login's scan got no answer (the add_target write did not
+# return within its bound, or it returned after ib_srp gave up on the scan
+# and removed its SCSI host, about 30 s): every later login fails at once
+# with this reason instead of waiting as long again.
 LOGIN_STUCK=
 
 # ib_srp logs in to cmkit's target on rxe0 with <ch_count> channels.  Sets
@@ -180,7 +181,11 @@ srp_add() {	# <ch_count>
 	fi
 	for r in $(rports); do grep -qx "$r" $T/rports.before || RPORT=$r; done
 	if [ -z "$RPORT" ]; then
-		why="add_target succeeded but no new remote port in $RPORTS"
+		# ib_srp's add_target succeeds even when its scan failed: it
+		# logs "SCSI scan failed - removing SCSI host" and removes it.
+		why="add_target returned, but ib_srp removed its SCSI host (its scan failed:"
+		why="$why $(dmesg | grep -c 'SRP abort called') SRP aborts so far)"
+		LOGIN_STUCK="an earlier login ($opts) found no disk: its scan failed"
 		return 1
 	fi
 	h=${RPORT#port-}
@@ -272,7 +277,7 @@ login_case() {	# <ch>
 	ch=$1
 	name=srp_login_ch_count_${ch}_finds_one_disk_of_the_lun_size
 	why=
-	srpt_idle || why="srpt not idle before the login: $(srpt_stats)"
+	await stat_is channels_alive 0 || why="srpt not idle before the login: $(srpt_stats)"
 	acc0=$(stat_of logins_accepted)
 	if [ -z "$why" ] && srp_add "$ch"; then
 		mib=$(lun_mib)
