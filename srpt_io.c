@@ -207,7 +207,8 @@ static int srpt_rw_init(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx,
 
 fail:
 	srpt_ctx_free_data(ctx);
-	return ret == -ENOMEM ? -ENOMEM : -EINVAL;
+	/* -EAGAIN: a device that registers MRs ran out of them for now. */
+	return ret == -ENOMEM || ret == -EAGAIN ? -ENOMEM : -EINVAL;
 }
 
 /* The SRP_RSP of @ctx answers GOOD. */
