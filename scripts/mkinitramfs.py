@@ -23,7 +23,8 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INIT = os.path.join(TOP, "scripts", "guest", "init")
 GUEST_SCRIPTS = [os.path.join(TOP, "scripts", "guest", n)
-                 for n in ("lib.sh", "userspace.sh", "story.sh", "bench.sh")]
+                 for n in ("lib.sh", "userspace.sh", "srp_initiator.sh", "story.sh",
+                           "bench.sh")]
 
 BINARIES = [
     "/bin/busybox",            # busybox-static
@@ -33,11 +34,15 @@ BINARIES = [
     "/usr/bin/ucmatose",       # rdmacm-utils
     "/usr/bin/cmtime",         # rdmacm-utils (make bench)
     "/usr/bin/ibv_devices",    # ibverbs-utils
+    "/usr/sbin/mke2fs",        # e2fsprogs (cmkit_srp_initiator: ext4 on cmkit's LUN)
+    "/usr/sbin/e2fsck",        # e2fsprogs
+    "/usr/bin/sg_raw",         # sg3-utils (a READ past the LUN's end: SG_IO)
 ]
 LIBDIR = "/usr/lib/x86_64-linux-gnu"
 PROVIDERS = [f"{LIBDIR}/libibverbs/librxe-rdmav34.so",
              f"{LIBDIR}/libibverbs/libsiw-rdmav34.so"]
-DATA = ["/etc/libibverbs.d/rxe.driver", "/etc/libibverbs.d/siw.driver"]
+DATA = ["/etc/libibverbs.d/rxe.driver", "/etc/libibverbs.d/siw.driver",
+        "/etc/mke2fs.conf"]       # e2fsprogs: Debian's ext4 features
 # Loaded with dlopen by glibc's pthread_exit; ldd does not list it.
 EXTRA_LIBS = [f"{LIBDIR}/libgcc_s.so.1"]
 

@@ -94,6 +94,66 @@ srpt_story() {
 	await grep -qx "channels_alive 0" $D/srpt/stats || step_failed "a channel was left"
 }
 
+# srpt with the kernel's own SRP initiator: ib_srp logs in to rxe0's target
+# over rdma_cm (the target port id from cmkit's targets line, split into
+# id_ext and ioc_guid), its scan finds cmkit's RAM LUN, a pattern is written
+# and read back, and ib_srp logs out.  Left out where the kernel has no
+# ib_srp (Debian's own, a stock leg).
+srp_initiator_story() {
+	host=/sys/class/infiniband_srp/srp-rxe0-1
+	rp=/sys/class/srp_remote_ports
+	if [ ! -e $host/add_target ]; then
+		say "ib_srp on rxe0: left out (this kernel has no ib_srp)"
+		return
+	fi
+	port=$(sed -n 's/^rxe0 .*rdma_cm_port=\([0-9]*\).*/\1/p' $D/srpt/targets)
+	tpid=$(sed -n 's/^rxe0 .*target_port_id=\([0-9a-f]*\).*/\1/p' $D/srpt/targets)
+	opts="id_ext=$(echo "$tpid" | cut -c1-16),ioc_guid=$(echo "$tpid" | cut -c17-32)"
+	opts="$opts,dest=$RXE_ADDR:$port,ch_count=1"
+	say "ib_srp on rxe0: logs in to cmkit's target through rdma_cm, one channel"
+	say "  echo $opts > $host/add_target"
+	ls $rp > $T/rports.before
+	rm -f $T/add.rc
+	# shellcheck disable=SC2320 # the echo's status is the write's
+	( echo "$opts" > $host/add_target 2> $T/add.err; echo $? > $T/add.rc ) &
+	# The write returns once the login and the SCSI scan are done (60 s at most).
+	await test -e $T/add.rc || await test -e $T/add.rc
+	if [ "$(cat $T/add.rc 2>/dev/null)" != 0 ]; then
+		step_failed "add_target: $(cat $T/add.rc 2>/dev/null || echo 'no answer in 60 s') $(cat $T/add.err)"
+		return
+	fi
+	rport=
+	for r in "$rp"/*; do grep -qx "${r##*/}" $T/rports.before || rport=${r##*/}; done
+	h=${rport#port-}
+	h=${h%%:*}
+	disk=
+	await sh -c "ls /sys/bus/scsi/devices/$h:0:0:0/block 2>/dev/null | grep -q ." &&
+		disk=$(ls /sys/bus/scsi/devices/$h:0:0:0/block)
+	if [ -z "$disk" ]; then
+		step_failed "the scan found no disk behind $rport"
+	else
+		dev=/sys/block/$disk/device
+		say "  the scan found $disk: $(cat $dev/vendor | tr -s ' ') $(cat $dev/model | tr -s ' ')," \
+			"$(($(cat /sys/block/$disk/size) / 2048)) MiB (cmkit.srpt_lun_mib)"
+		say "  dd a 1 MiB random pattern to /dev/$disk (64 KiB blocks, direct I/O), read it back"
+		dd if=/dev/urandom of=$T/srp.pat bs=65536 count=16 2>/dev/null
+		if dd if=$T/srp.pat of=/dev/$disk bs=65536 oflag=direct 2> $T/dd.err &&
+			dd if=/dev/$disk of=$T/srp.back bs=65536 count=16 iflag=direct 2>> $T/dd.err &&
+			cmp -s $T/srp.pat $T/srp.back; then
+			say "  read back identical"
+		else
+			step_failed "the pattern did not read back: $(cat $T/dd.err)"
+		fi
+	fi
+	say "  srpt stats: $(grep -E '^(channels_alive|cmds|rsps|rdma_reads|rdma_writes|ctx_alive) ' \
+		$D/srpt/stats | tr '\n' ' ')"
+	say "  echo 1 > $rp/$rport/delete      (ib_srp logs out)"
+	[ -n "$rport" ] && echo 1 > $rp/$rport/delete
+	await test ! -e "$rp/$rport" || step_failed "$rport was not removed"
+	await grep -qx "channels_alive 0" $D/srpt/stats || step_failed "a channel was left"
+	await grep -qx "ctx_alive 0" $D/srpt/stats || step_failed "a send context was left"
+}
+
 # irdma: cmkit's iWARP connection manager against rdma-core's rping on siw0,
 # in both directions: connect and close, accept and close.
 irdma_story() {
@@ -162,6 +222,7 @@ else
 	rpcrdma_story siw0 "$SIW_ADDR"
 fi
 srpt_story
+srp_initiator_story
 if [ -z "$NO_SIW" ]; then
 	irdma_story
 	irdma_p2p_story
