@@ -904,6 +904,19 @@ static int srpt_ini_connect(struct srpt_ini *ini, int len)
 	}
 	if (len < 0 || len > full)
 		len = full;
+	if (ini->rdma_cm && ini->peer->id->qp) {
+		/* An SRP initiator's QP, already on the id (srpt_io_login()). */
+		struct rdma_conn_param cp = {
+			.private_data = len ? buf : NULL,
+			.private_data_len = len,
+			.responder_resources = 1,
+			.initiator_depth = 1,
+			.retry_count = SRPT_TEST_RDMA_CM_RETRY,
+			.rnr_retry_count = SRPT_TEST_RNR_RETRY,
+		};
+
+		return rdma_connect(ini->peer->id, &cp);
+	}
 	if (ini->rdma_cm)
 		return cmkit_peer_connect(ini->peer, len ? buf : NULL, len);
 
