@@ -50,6 +50,10 @@ enum srpt_ch_state {
  * @SRPT_FAULT_DREP_SEND: sending a DREP
  * @SRPT_FAULT_WQ_ALLOC: allocating the workqueue (start, load)
  * @SRPT_FAULT_CLIENT_REG: registering the ib_client (start, load)
+ * @SRPT_FAULT_SEND_POST: posting a response (SRP_RSP, SRP_T_LOGOUT), with
+ *	the RDMA Writes of a data-in command chained before it
+ * @SRPT_FAULT_RW_POST: posting the RDMA Reads of a data-out command
+ * @SRPT_FAULT_RECV_REPOST: reposting a consumed receive IU
  * @SRPT_FAULT_NR: number of steps
  */
 enum srpt_fault {
@@ -66,6 +70,9 @@ enum srpt_fault {
 	SRPT_FAULT_DREP_SEND,
 	SRPT_FAULT_WQ_ALLOC,
 	SRPT_FAULT_CLIENT_REG,
+	SRPT_FAULT_SEND_POST,
+	SRPT_FAULT_RW_POST,
+	SRPT_FAULT_RECV_REPOST,
 	SRPT_FAULT_NR,
 };
 
@@ -79,18 +86,36 @@ enum srpt_fault {
  * @SRPT_HOOK_DESTROY: a channel's release work is about to destroy the
  *	channel's cm_id
  * @SRPT_HOOK_RECV: a receive IU arrived on a channel (its bytes)
+ * @SRPT_HOOK_CMD_READ_POSTED: the RDMA Reads of a data-out command were
+ *	posted and are outstanding (data: the command's SRP tag)
+ * @SRPT_HOOK_CMD_RESPOND: a command is about to post its SRP_RSP (for a
+ *	data-in command, chained behind its RDMA Writes; data: its SRP tag)
+ * @SRPT_HOOK_TMF: an SRP_TSK_MGMT found a command of the channel it
+ *	aborts, before marking it aborted (data: the command's SRP tag)
  */
 enum srpt_hook {
 	SRPT_HOOK_DISCONNECT,
 	SRPT_HOOK_RELEASE,
 	SRPT_HOOK_DESTROY,
 	SRPT_HOOK_RECV,
+	SRPT_HOOK_CMD_READ_POSTED,
+	SRPT_HOOK_CMD_RESPOND,
+	SRPT_HOOK_TMF,
 };
 
 /*
- * Called at each enum srpt_hook point with the channel's login tag (and for
- * SRPT_HOOK_RECV the IU's bytes), in the context of that point: it may
- * sleep, except at SRPT_HOOK_RECV (a completion handler).
+ * Called at each enum srpt_hook point with the channel's login tag and
+ * @data: for SRPT_HOOK_RECV the IU's bytes (@len of them); for
+ * SRPT_HOOK_CMD_READ_POSTED, _CMD_RESPOND and _TMF a const u64 (@len 8)
+ * holding the command's SRP tag as cmkit_srp_decode_cmd() reads it (the
+ * value an initiator gave cmkit_srp_encode_cmd()); else NULL.  It runs in
+ * the context of that point: it may sleep at DISCONNECT, RELEASE and
+ * DESTROY; at RECV, CMD_READ_POSTED, CMD_RESPOND and TMF it runs in the
+ * channel's CQ work (IB_POLL_WORKQUEUE; CMD_* and TMF also from the RTU's
+ * CM handler for IUs that came before it), no spinlock held (CMD_* and
+ * TMF under the channel's io_mutex), and must not block: every completion
+ * of the channel waits behind it.  A test pins a race from there without
+ * sleeping (queue a work, complete a completion, post a WR).
  */
 typedef void (*srpt_hook_fn)(enum srpt_hook hook, u64 tag, const void *data,
 			     u32 len);
@@ -107,6 +132,26 @@ typedef void (*srpt_hook_fn)(enum srpt_hook hook, u64 tag, const void *data,
  * @req_accepted: REQs answered with a REP
  * @faults_fired: injected failures that fired
  * @iu_received: receive IUs that arrived on a channel
+ * @cmds: SRP_CMDs received
+ * @rsps: SRP_RSPs posted (commands, task management, BUSY, bad IUs)
+ * @cmd_errors: commands answered CHECK CONDITION
+ * @busy: IUs answered BUSY (no send context, no send queue room, or a
+ *	failed post)
+ * @bad_iu: malformed IUs (an SRP_CMD that does not decode, an unknown
+ *	opcode, a short SRP_TSK_MGMT)
+ * @tmf: SRP_TSK_MGMT IUs received
+ * @aborted: commands aborted by task management (each freed exactly once)
+ * @rdma_reads: RDMA Read transfers (one per data-out command) completed
+ *	successfully
+ * @rdma_writes: RDMA Write transfers (one per data-in command) posted
+ * @ctx_alive: send contexts in use now (0 once every channel is released)
+ * @rw_ctx_alive: rdma_rw contexts initialised and not yet destroyed now
+ *	(0 once every channel is released)
+ * @over_credit: IUs that arrived while the initiator held no credit
+ * @no_ctx: IUs that found no send context at all (the channel was closed)
+ * @t_logouts: SRP_T_LOGOUTs posted
+ * @abort_in_read: of @aborted, those whose RDMA Read was outstanding when
+ *	the abort came (freed by the Read's completion)
  */
 struct srpt_counters {
 	unsigned int ch_alloc;
@@ -118,6 +163,21 @@ struct srpt_counters {
 	unsigned int req_accepted;
 	unsigned int faults_fired;
 	unsigned int iu_received;
+	unsigned int cmds;
+	unsigned int rsps;
+	unsigned int cmd_errors;
+	unsigned int busy;
+	unsigned int bad_iu;
+	unsigned int tmf;
+	unsigned int aborted;
+	unsigned int rdma_reads;
+	unsigned int rdma_writes;
+	unsigned int ctx_alive;
+	unsigned int rw_ctx_alive;
+	unsigned int over_credit;
+	unsigned int no_ctx;
+	unsigned int t_logouts;
+	unsigned int abort_in_read;
 };
 
 extern wait_queue_head_t cmkit_srpt_wait;
@@ -140,6 +200,9 @@ int cmkit_srpt_query_qp(u64 tag, struct ib_qp_attr *attr);
 void *cmkit_srpt_listen_context(struct ib_device *device);
 int cmkit_srpt_ctl(const char *cmd);
 int cmkit_srpt_stats_read(char *buf, size_t len);
+int cmkit_srpt_ch_credits(u64 tag, u32 *granted, u32 *outstanding);
+u64 cmkit_srpt_lun_bytes(void);
+void *cmkit_srpt_lun_data(void);
 
 struct seq_file;
 void srpt_show_targets(struct seq_file *m);

@@ -17,8 +17,8 @@
  *
  * A login that passes its checks gets a channel (struct srpt_rdma_ch) with
  * an RC QP, the channel takes over the cm_id, and a REP carries an
- * SRP_LOGIN_RSP; a bad one gets a REJ carrying an SRP_LOGIN_REJ.  There is
- * no SCSI target behind a channel: no work request is ever posted on its QP.
+ * SRP_LOGIN_RSP; a bad one gets a REJ carrying an SRP_LOGIN_REJ.  Behind
+ * each channel is LUN 0, a RAM disk (srpt_lun.c), served by srpt_io.c.
  *
  * Ownership of a cm_id, which srpt_cm_handler()'s return value encodes:
  * until srpt_cm_req_recv() hands the cm_id over to a channel
@@ -67,8 +67,6 @@ MODULE_PARM_DESC(srpt_max_req_size,
 
 /* Request limit granted at login: the receive IUs of each channel. */
 #define SRPT_RQ_SIZE		16
-/* Send queue size (nothing is posted on it yet). */
-#define SRPT_SQ_SIZE		16
 /* Responder resources and initiator depth offered at most, as ib_srpt. */
 #define SRPT_RD_ATOMIC		4
 /* REQ results remembered for tests. */
@@ -116,6 +114,9 @@ static const char * const srpt_fault_steps[] = {
 	[SRPT_FAULT_DREP_SEND] = "drep_send",
 	[SRPT_FAULT_WQ_ALLOC] = "wq_alloc",
 	[SRPT_FAULT_CLIENT_REG] = "client_register",
+	[SRPT_FAULT_SEND_POST] = "send_post",
+	[SRPT_FAULT_RW_POST] = "rw_post",
+	[SRPT_FAULT_RECV_REPOST] = "recv_repost",
 };
 
 /* The fault points of the accept path and of start, on the kernel's framework. */
@@ -292,19 +293,24 @@ static int srpt_ch_qp_modify(struct srpt_rdma_ch *ch, enum ib_qp_state state)
 
 /*
  * Undo srpt_create_ch_ib().  A QP that reached RTR may have received IUs
- * into the ring: drain its receive queue (nothing is ever posted on the
- * send queue) before the ring is freed.  A QP that never reached RTR
- * received nothing, and may not be drainable at all (rxe leaves the
- * receive side of a QP whose RTR failed for lack of memory stopped, so a
- * drain would wait forever); destroying it and freeing the CQ (which
- * waits for its completion handler) is enough.
+ * and posted answers and RDMA transfers: drain both its queues, so that
+ * every completion (a flush, once the QP is in the error state) has run,
+ * then free the send contexts still in use (each rdma_rw context is
+ * destroyed once, while the QP exists) before the rings.  A QP that never
+ * reached RTR received nothing and posted nothing, and may not be
+ * drainable at all (rxe leaves the receive side of a QP whose RTR failed
+ * for lack of memory stopped, so a drain would wait forever); destroying
+ * it and freeing the CQ (which waits for its completion handler) is
+ * enough.
  */
 static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 {
 	if (ch->qp_rtr)
-		ib_drain_rq(ch->qp);
+		ib_drain_qp(ch->qp);
+	srpt_release_ctxs(ch);
 	ib_destroy_qp(ch->qp);
 	ib_free_cq(ch->cq);
+	srpt_free_send_ring(ch);
 	srpt_free_recv_ring(ch);
 }
 
@@ -373,6 +379,38 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_ch_close - close a channel from its data path
+ * @ch: a channel that owns its cm_id, in its CQ work or CM handler
+ *
+ * As srpt_close_ch(): the QP goes to the error state, the release work
+ * (which destroys the cm_id, and so disconnects) is queued.
+ *
+ * Return: true if this call closed @ch.
+ */
+bool srpt_ch_close(struct srpt_rdma_ch *ch)
+{
+	return srpt_close_ch(ch);
+}
+
+static int srpt_disconnect_ch(struct srpt_rdma_ch *ch);
+
+/**
+ * srpt_ch_logout - disconnect a channel from its data path (DREQ)
+ * @ch: a channel that owns its cm_id, in its CQ work or CM handler
+ *
+ * Under sdev->mutex, a channel below DRAINING is still listed and its
+ * release work (which must take the mutex to unlist it) cannot destroy
+ * its cm_id meanwhile.
+ */
+void srpt_ch_logout(struct srpt_rdma_ch *ch)
+{
+	mutex_lock(&ch->sdev->mutex);
+	if (srpt_get_ch_state(ch) < SRPT_CH_DRAINING)
+		srpt_disconnect_ch(ch);
+	mutex_unlock(&ch->sdev->mutex);
+}
+
+/**
  * srpt_disconnect_ch - start disconnecting a channel
  * @ch: a channel that owns its cm_id
  *
@@ -427,27 +465,42 @@ static void srpt_qp_event(struct ib_event *event, void *context)
 static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sdev;
+	u32 nr_ctx = ch->rq_size + SRPT_CTX_RESERVE;
 	struct ib_qp_init_attr init = {
 		.event_handler = srpt_qp_event,
 		.qp_context = ch,
 		.cap = {
-			.max_send_wr = SRPT_SQ_SIZE,
+			/*
+			 * RDMA transfers, one answer per send context, and
+			 * ib_drain_sq()'s marker; rdma_rw adds its own.
+			 */
+			.max_send_wr = SRPT_SQ_DATA_WRS + nr_ctx + 1,
 			/* One more for ib_drain_rq()'s marker. */
 			.max_recv_wr = ch->rq_size + 1,
-			.max_send_sge = 1,
+			.max_send_sge = min_t(u32, sdev->device->attrs.max_send_sge,
+					      32),
 			.max_recv_sge = 1,
+			.max_rdma_ctxs = nr_ctx,
 		},
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
+		.port_num = SRPT_PORT,
 	};
 	int step, ret;
 
+	/*
+	 * Every WR that can be outstanding, flushes included (a flush
+	 * completes unsignaled WRs too): the send queue as asked, the WRs
+	 * rdma_rw_init_qp() adds (at most three per context: a registration,
+	 * the transfer, an invalidation), the receive queue.
+	 */
 	step = SRPT_FAULT_CQ_CREATE;
 	if (srpt_fault(step))
 		ch->cq = ERR_PTR(-ENOMEM);
 	else
 		ch->cq = ib_alloc_cq(sdev->device, ch,
-				     init.cap.max_send_wr + init.cap.max_recv_wr + 1,
+				     init.cap.max_send_wr + 3 * nr_ctx +
+				     init.cap.max_recv_wr + 1,
 				     0, IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
@@ -475,6 +528,11 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	ret = srpt_alloc_recv_ring(ch);
 	if (ret)
 		goto destroy_qp;
+	ret = srpt_alloc_send_ring(ch);
+	if (ret) {
+		srpt_free_recv_ring(ch);
+		goto destroy_qp;
+	}
 	step = SRPT_FAULT_RECV_POST;
 	ret = srpt_post_recv_ring(ch);
 	if (ret)
@@ -634,6 +692,20 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	ch->id = be32_to_cpu(cm_id->local_id);
 	ch->rq_size = SRPT_RQ_SIZE;
 	ch->max_it_iu_len = srpt_max_req_size;
+	ch->req_lim = ch->rq_size;
+	ch->sq_wr_avail = SRPT_SQ_DATA_WRS;
+	/*
+	 * Immediate data, when asked for: a small WRITE's data comes inside
+	 * its SRP_CMD, which saves the RDMA Read round trip (ib_srp asks, and
+	 * sends up to 8 KiB so, at offset 68).  Granted for an offset past
+	 * the SRP_CMD's fixed part and inside the IU length granted.
+	 */
+	if ((req->flags & CMKIT_SRP_IMMED_REQUESTED) &&
+	    req->imm_data_offset >= CMKIT_SRP_CMD_LEN &&
+	    req->imm_data_offset < ch->max_it_iu_len)
+		ch->imm_data_offset = req->imm_data_offset;
+	mutex_init(&ch->io_mutex);
+	INIT_LIST_HEAD(&ch->wait_list);
 	/* The first PSN the initiator sends: the REP's, and the QP's at RTR. */
 	ch->psn = get_random_u32() & 0xffffff;
 	/*
@@ -666,6 +738,8 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 		goto reject_free;
 	}
 	rsp_flags = srpt_apply_multichan(sdev, req);
+	if (ch->imm_data_offset)
+		rsp_flags |= CMKIT_SRP_LOGIN_RSP_IMMED_SUPP;
 	list_add_tail_rcu(&ch->list, &sdev->ch_list);
 	/* The hand-over: from here on the release work destroys cm_id. */
 	cm_id->context = ch;
@@ -722,6 +796,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 		return;
 	}
 	srpt_set_ch_state(ch, SRPT_CH_LIVE);
+	srpt_ch_live(ch);
 }
 
 static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)
@@ -955,8 +1030,45 @@ void cmkit_srpt_counters(struct srpt_counters *c)
 	c->req_accepted = atomic_read(&srpt_nr_req_accepted);
 	c->faults_fired = atomic_read(&srpt_fault_points.fired);
 	c->iu_received = srpt_nr_received();
+	srpt_io_counters(c);
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_counters);
+
+/**
+ * cmkit_srpt_ch_credits - the request limit of a login's channel
+ * @tag: the login's tag
+ * @granted: the request limit granted at login
+ * @outstanding: the credits the initiator holds now, as srpt counts them
+ *
+ * Does not sleep: usable as a wait_event() condition.
+ *
+ * Return: 0, or -ENOENT if there is no such channel.
+ */
+int cmkit_srpt_ch_credits(u64 tag, u32 *granted, u32 *outstanding)
+{
+	struct srpt_device *sdev;
+	struct srpt_rdma_ch *ch;
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	spin_lock(&srpt_lock);
+	rcu_read_lock();
+	list_for_each_entry(sdev, &srpt_devices, entry) {
+		list_for_each_entry_rcu(ch, &sdev->ch_list, list) {
+			if (ch->tag != tag)
+				continue;
+			spin_lock_irqsave(&ch->lock, flags);
+			*granted = ch->rq_size;
+			*outstanding = ch->req_lim;
+			spin_unlock_irqrestore(&ch->lock, flags);
+			ret = 0;
+		}
+	}
+	rcu_read_unlock();
+	spin_unlock(&srpt_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_ch_credits);
 
 /**
  * cmkit_srpt_test_reset - forget the REQ results and disarm every fault
@@ -1218,12 +1330,17 @@ static int srpt_start_locked(void)
 		       CMKIT_SRP_MIN_IT_IU_LEN);
 		return -EINVAL;
 	}
+	ret = srpt_lun_init();
+	if (ret)
+		return ret;
 	if (srpt_fault(SRPT_FAULT_WQ_ALLOC))
 		srpt_wq = NULL;
 	else
 		srpt_wq = alloc_workqueue("cmkit_srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!srpt_wq)
+	if (!srpt_wq) {
+		srpt_lun_exit();
 		return -ENOMEM;
+	}
 	if (srpt_fault(SRPT_FAULT_CLIENT_REG))
 		ret = -ENOMEM;
 	else
@@ -1231,6 +1348,7 @@ static int srpt_start_locked(void)
 	if (ret) {
 		destroy_workqueue(srpt_wq);
 		srpt_wq = NULL;
+		srpt_lun_exit();
 		return ret;
 	}
 	srpt_registered = true;
@@ -1249,6 +1367,7 @@ static int srpt_stop_locked(void)
 	ib_unregister_client(&srpt_client);
 	destroy_workqueue(srpt_wq);
 	srpt_wq = NULL;
+	srpt_lun_exit();
 	srpt_registered = false;
 	return 0;
 }

@@ -8,7 +8,9 @@
  *              disconnect <tag>   target-initiated disconnect of a channel
  *            a failed command fails the write with its errno
  *   targets  one line per device: service id, rdma_cm port, target port id
- *   stats    logins accepted and rejected, channels alive, cm_ids destroyed
+ *   stats    logins accepted and rejected, channels alive, cm_ids destroyed,
+ *            and the data path's counters (struct srpt_counters), one
+ *            "name value" line each
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -52,6 +54,17 @@ static int srpt_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "cm_ids_destroyed %u\nrelease_twice %u\n",
 		   c.cm_id_destroyed, c.release_twice);
 	seq_printf(m, "ius_received %u\n", c.iu_received);
+	seq_printf(m, "cmds %u\nrsps %u\ncmd_errors %u\nbusy %u\nbad_iu %u\n",
+		   c.cmds, c.rsps, c.cmd_errors, c.busy, c.bad_iu);
+	seq_printf(m, "tmf %u\naborted %u\nabort_in_read %u\n",
+		   c.tmf, c.aborted, c.abort_in_read);
+	seq_printf(m, "rdma_reads %u\nrdma_writes %u\n", c.rdma_reads,
+		   c.rdma_writes);
+	seq_printf(m, "ctx_alive %u\nrw_ctx_alive %u\n", c.ctx_alive,
+		   c.rw_ctx_alive);
+	seq_printf(m, "over_credit %u\nno_ctx %u\nt_logouts %u\n",
+		   c.over_credit, c.no_ctx, c.t_logouts);
+	seq_printf(m, "lun_bytes %llu\n", cmkit_srpt_lun_bytes());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_stats);

@@ -2,7 +2,8 @@
 /*
  * cmkit srpt: the SRP target's own structures, shared by its files
  * (srpt_cm.c: listeners, logins and channels; srpt_ioctx.c: the receive
- * ring).  What cmkit_test.ko may use is in srpt.h.
+ * and send rings; srpt_io.c: the IUs and their data; srpt_lun.c: the RAM
+ * disk).  What cmkit_test.ko may use is in srpt.h.
  */
 #ifndef CMKIT_SRPT_INT_H
 #define CMKIT_SRPT_INT_H
@@ -11,10 +12,14 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
+#include <cmkit/scsi.h>
 #include <cmkit/srp.h>
+#include <cmkit/srp_iu.h>
 
 #include "srpt.h"
 
@@ -50,16 +55,136 @@ struct srpt_device {
 	struct list_head entry;
 };
 
+/*
+ * Send contexts beyond the request limit: the last SRPT_CTX_FLOOR of them
+ * are kept for BUSY answers and SRP_T_LOGOUT, the others absorb the send
+ * completions that lag behind the credits their SRP_RSPs returned.
+ */
+#define SRPT_CTX_RESERVE	4
+#define SRPT_CTX_FLOOR		2
+/* Bytes of a send context's IU buffer: an SRP_RSP with sense data. */
+#define SRPT_SEND_BUF_LEN	128
+/* Send queue WRs for RDMA Reads and Writes (responses have their own). */
+#define SRPT_SQ_DATA_WRS	256
+/* Largest transfer of one command, and most descriptors of one buffer. */
+#define SRPT_MAX_XFER		(8U << 20)
+#define SRPT_MAX_DESC		128
+/* The port every rdma_rw context is for: srpt listens on port 1. */
+#define SRPT_PORT		1
+
 /**
  * struct srpt_recv_ioctx - one receive IU buffer of a channel
  * @cqe: its completion (srpt_recv_done())
  * @buf: the IU buffer, @ch->max_it_iu_len bytes
  * @dma: @buf mapped for the device
+ * @wait: in @ch->wait_list while it waits for the channel to be LIVE
+ * @byte_len: bytes received, while on @ch->wait_list
  */
 struct srpt_recv_ioctx {
 	struct ib_cqe cqe;
 	void *buf;
 	u64 dma;
+	struct list_head wait;
+	u32 byte_len;
+};
+
+/**
+ * enum srpt_ctx_state - where a send context is in its life
+ * @SRPT_CTX_FREE: on the channel's free list
+ * @SRPT_CTX_NEW: taken for an IU being handled
+ * @SRPT_CTX_READ: a data-out command's RDMA Reads are to be posted, or
+ *	posted and outstanding (abortable)
+ * @SRPT_CTX_RESPOND: its IU (SRP_RSP, SRP_T_LOGOUT) is to be posted, or
+ *	posted and not yet completed
+ * @SRPT_CTX_TMF_WAIT: a task management answer waiting until the commands
+ *	it aborted are freed
+ */
+enum srpt_ctx_state {
+	SRPT_CTX_FREE,
+	SRPT_CTX_NEW,
+	SRPT_CTX_READ,
+	SRPT_CTX_RESPOND,
+	SRPT_CTX_TMF_WAIT,
+};
+
+/**
+ * struct srpt_rw - one rdma_rw context: one remote descriptor of a command
+ * @ctx: the rdma_rw context
+ * @sgt: the local pages it moves (the disk's, or the context's @data)
+ * @nr_wrs: send queue WRs it posts (rdma_rw_ctx_init()'s answer)
+ */
+struct srpt_rw {
+	struct rdma_rw_ctx ctx;
+	struct sg_table sgt;
+	int nr_wrs;
+};
+
+/**
+ * struct srpt_send_ioctx - what a channel needs to answer one IU
+ * @send_cqe: completion of the IU it sends (srpt_send_done())
+ * @read_cqe: completion of its RDMA Reads (srpt_rdma_read_done())
+ * @ch: its channel
+ * @entry: in @ch->free_list while free
+ * @buf: the IU to send, SRPT_SEND_BUF_LEN bytes
+ * @dma: @buf mapped for the device
+ * @len: bytes of @buf to send
+ * @state: an enum srpt_ctx_state
+ * @opcode: the IU it sends (CMKIT_SRP_RSP or CMKIT_SRP_T_LOGOUT)
+ * @for_cmd: it answers an SRP_CMD (hooks, counters)
+ * @credit: its IU took a credit, returned with its SRP_RSP
+ * @aborted: task management aborted it: freed without an SRP_RSP
+ * @logout: disconnect the channel once its SRP_T_LOGOUT is sent
+ * @busy_tried: its answer was already replaced by BUSY once
+ * @tag: the SRP tag of the IU it answers
+ * @lun: that IU's LUN bytes
+ * @sol_not: that IU's solicited notification bits
+ * @rsp: the SRP_RSP to send, encoded into @buf when posted
+ * @sense: sense data of @rsp
+ * @rsp_data: response data of @rsp (task management)
+ * @tmf: the task management context waiting for this one to be freed
+ * @tmf_wait: task management: commands aborted and not yet freed
+ * @rw: @nr_rw rdma_rw contexts, or NULL
+ * @nr_rw: how many of @rw are initialised
+ * @rw_wrs: send queue WRs its RDMA transfer takes
+ * @sq_wrs: send queue WRs it holds now (posted, not yet completed)
+ * @reason: the reason of its SRP_T_LOGOUT
+ * @dir: their direction (DMA_TO_DEVICE: RDMA Write, data-in)
+ * @data: built data-in payload (INQUIRY and the like), or NULL
+ * @addr: the local bytes moved: the disk's or @data
+ * @xfer: how many
+ */
+struct srpt_send_ioctx {
+	struct ib_cqe send_cqe;
+	struct ib_cqe read_cqe;
+	struct srpt_rdma_ch *ch;
+	struct list_head entry;
+	void *buf;
+	u64 dma;
+	u32 len;
+	enum srpt_ctx_state state;
+	u8 opcode;
+	bool for_cmd;
+	bool credit;
+	bool aborted;
+	bool logout;
+	bool busy_tried;
+	u64 tag;
+	u64 lun;
+	u8 sol_not;
+	struct cmkit_srp_rsp rsp;
+	u8 sense[CMKIT_SCSI_SENSE_LEN];
+	u8 rsp_data[CMKIT_SRP_TSK_MGMT_RSP_DATA_LEN];
+	struct srpt_send_ioctx *tmf;
+	unsigned int tmf_wait;
+	struct srpt_rw *rw;
+	unsigned int nr_rw;
+	int rw_wrs;
+	int sq_wrs;
+	u32 reason;
+	enum dma_data_direction dir;
+	void *data;
+	void *addr;
+	u32 xfer;
 };
 
 /**
@@ -78,8 +203,23 @@ struct srpt_recv_ioctx {
  * @rq_size: receive IUs posted: the request limit granted at login
  * @max_it_iu_len: the size of each receive IU, as granted at login
  * @recv_ring: @rq_size receive IUs, posted before the REP
+ * @imm_data_offset: where immediate data starts in an SRP_CMD, as the
+ *	login granted it; 0: immediate data not granted
+ * @send_ring: @nr_send send contexts
+ * @nr_send: @rq_size + SRPT_CTX_RESERVE
+ * @free_list: the free send contexts
+ * @nr_free: how many
+ * @req_lim: credits the initiator holds, as srpt counts them
+ * @req_lim_delta: credits owed to the initiator, returned with the next
+ *	SRP_RSP (IUs answered without one)
+ * @sq_wr_avail: send queue WRs left for RDMA transfers
+ * @io_mutex: serialises the handling of IUs and completions (the CQ work,
+ *	and the RTU that handles the IUs that came before it)
+ * @wait_list: receive IUs that arrived before the channel was LIVE
  * @kref: the release work's reference, plus one around each close
- * @lock: protects @state
+ * @lock: protects @state, @free_list, @nr_free, @req_lim, @req_lim_delta,
+ *	@sq_wr_avail, @wait_list, and every post on @qp (no post once
+ *	@state reached DRAINING)
  * @state: an enum srpt_ch_state; only moves up
  * @list: in @sdev->ch_list
  * @release_work: unlists the channel, destroys @cm_id, drains and destroys
@@ -103,8 +243,18 @@ struct srpt_rdma_ch {
 	u32 rq_size;
 	u32 max_it_iu_len;
 	struct srpt_recv_ioctx *recv_ring;
+	u16 imm_data_offset;
+	struct srpt_send_ioctx *send_ring;
+	u32 nr_send;
+	struct list_head free_list;
+	u32 nr_free;
+	u32 req_lim;
+	u32 req_lim_delta;
+	int sq_wr_avail;
+	struct mutex io_mutex;	/* IU and completion handling */
+	struct list_head wait_list;
 	struct kref kref;
-	spinlock_t lock;	/* protects @state */
+	spinlock_t lock;	/* @state, contexts, credits, posts */
 	enum srpt_ch_state state;
 	struct list_head list;
 	struct work_struct release_work;
@@ -119,11 +269,33 @@ struct srpt_rdma_ch {
 bool srpt_fault(enum srpt_fault fault);
 enum srpt_ch_state srpt_get_ch_state(struct srpt_rdma_ch *ch);
 
-/* The receive ring (srpt_ioctx.c). */
+bool srpt_ch_close(struct srpt_rdma_ch *ch);
+void srpt_ch_logout(struct srpt_rdma_ch *ch);
+
+/* The receive and send rings (srpt_ioctx.c). */
 int srpt_alloc_recv_ring(struct srpt_rdma_ch *ch);
 void srpt_free_recv_ring(struct srpt_rdma_ch *ch);
 int srpt_post_recv_ring(struct srpt_rdma_ch *ch);
+int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx);
 unsigned int srpt_nr_received(void);
+int srpt_alloc_send_ring(struct srpt_rdma_ch *ch);
+void srpt_free_send_ring(struct srpt_rdma_ch *ch);
+struct srpt_send_ioctx *srpt_get_send_ctx(struct srpt_rdma_ch *ch, bool reserve);
+void srpt_put_send_ctx(struct srpt_send_ioctx *ctx);
+unsigned int srpt_ctx_alive(void);
+
+/* The IUs (srpt_io.c). */
+void srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,
+		      u32 byte_len);
+void srpt_ch_live(struct srpt_rdma_ch *ch);
+void srpt_release_ctxs(struct srpt_rdma_ch *ch);
+void srpt_io_counters(struct srpt_counters *c);
+
+/* LUN 0 (srpt_lun.c). */
+int srpt_lun_init(void);
+void srpt_lun_exit(void);
+const struct cmkit_scsi_disk *srpt_lun_disk_get(void);
+void *srpt_lun_addr(u64 offset);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 void srpt_hook(enum srpt_hook hook, u64 tag, const void *data, u32 len);

@@ -279,6 +279,120 @@ TRACE_EVENT(srpt_step_failed,
 		      __entry->ret)
 );
 
+/* An SRP_CMD decoded and decided: its CDB's opcode, where, how much, which way. */
+TRACE_EVENT(srpt_cmd,
+	    TP_PROTO(u32 local_id, u64 tag, u64 srp_tag, u8 opcode, u64 offset,
+		     u64 len, int dir),
+	    TP_ARGS(local_id, tag, srp_tag, opcode, offset, len, dir),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(u64, srp_tag)
+			     __field(u8, opcode)
+			     __field(u64, offset)
+			     __field(u64, len)
+			     __field(int, dir)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->srp_tag = srp_tag;
+			   __entry->opcode = opcode;
+			   __entry->offset = offset;
+			   __entry->len = len;
+			   __entry->dir = dir;),
+	    TP_printk("cm_id %#x tag %#llx: cmd %#llx cdb %#x offset %llu len %llu dir %s",
+		      __entry->local_id, __entry->tag, __entry->srp_tag,
+		      __entry->opcode, __entry->offset, __entry->len,
+		      __print_symbolic(__entry->dir, { 0, "none" }, { 1, "in" },
+				       { 2, "out" }))
+);
+
+/* An SRP_RSP posted: its SCSI status and the credits it returns. */
+TRACE_EVENT(srpt_rsp,
+	    TP_PROTO(u32 local_id, u64 tag, u64 srp_tag, u8 status, u32 delta),
+	    TP_ARGS(local_id, tag, srp_tag, status, delta),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(u64, srp_tag)
+			     __field(u8, status)
+			     __field(u32, delta)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->srp_tag = srp_tag;
+			   __entry->status = status;
+			   __entry->delta = delta;),
+	    TP_printk("cm_id %#x tag %#llx: rsp %#llx status %#x req_lim_delta %u",
+		      __entry->local_id, __entry->tag, __entry->srp_tag,
+		      __entry->status, __entry->delta)
+);
+
+/* A task management request: its function, the task, the answer. */
+TRACE_EVENT(srpt_tmf,
+	    TP_PROTO(u32 local_id, u64 tag, u64 srp_tag, u8 func, u64 task_tag,
+		     u8 code),
+	    TP_ARGS(local_id, tag, srp_tag, func, task_tag, code),
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u64, tag)
+			     __field(u64, srp_tag)
+			     __field(u8, func)
+			     __field(u64, task_tag)
+			     __field(u8, code)),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->tag = tag;
+			   __entry->srp_tag = srp_tag;
+			   __entry->func = func;
+			   __entry->task_tag = task_tag;
+			   __entry->code = code;),
+	    TP_printk("cm_id %#x tag %#llx: tmf %#llx function %#x task %#llx rsp_code %#x",
+		      __entry->local_id, __entry->tag, __entry->srp_tag,
+		      __entry->func, __entry->task_tag, __entry->code)
+);
+
+/* An IU's decision with one number, which the event's name says. */
+DECLARE_EVENT_CLASS(srpt_iu_class,
+		    TP_PROTO(u32 local_id, u64 tag, u64 srp_tag, int value),
+		    TP_ARGS(local_id, tag, srp_tag, value),
+		    TP_STRUCT__entry(__field(u32, local_id)
+				     __field(u64, tag)
+				     __field(u64, srp_tag)
+				     __field(int, value)),
+		    TP_fast_assign(__entry->local_id = local_id;
+				   __entry->tag = tag;
+				   __entry->srp_tag = srp_tag;
+				   __entry->value = value;),
+		    TP_printk("cm_id %#x tag %#llx: iu %#llx: %d",
+			      __entry->local_id, __entry->tag,
+			      __entry->srp_tag, __entry->value)
+);
+
+#define SRPT_IU_EVENT(name)						\
+	DEFINE_EVENT(srpt_iu_class, name,				\
+		     TP_PROTO(u32 local_id, u64 tag, u64 srp_tag, int value), \
+		     TP_ARGS(local_id, tag, srp_tag, value))
+
+/* An IU that does not decode (the decoder's error, or the opcode). */
+SRPT_IU_EVENT(srpt_bad_iu);
+/* Answered BUSY (why: 0 no context, 1 over credit, else the post's errno). */
+SRPT_IU_EVENT(srpt_busy);
+/* An IU that came while the initiator held no credit (its opcode). */
+SRPT_IU_EVENT(srpt_over_credit);
+/* SRP_I_LOGOUT, SRP_CRED_RSP or SRP_AER_RSP received (the opcode). */
+SRPT_IU_EVENT(srpt_iu_other);
+/* An IU that came before the RTU, kept until the channel is LIVE (bytes). */
+SRPT_IU_EVENT(srpt_iu_parked);
+/* An SRP_T_LOGOUT posted (the reason). */
+SRPT_IU_EVENT(srpt_t_logout);
+/* A data-in command's RDMA Writes posted, chained with its SRP_RSP (WRs). */
+SRPT_IU_EVENT(srpt_rdma_write);
+/* A data-out command's RDMA Reads posted (WRs). */
+SRPT_IU_EVENT(srpt_rdma_read);
+/* A data-out command's RDMA Reads completed (the status). */
+SRPT_IU_EVENT(srpt_rdma_read_done);
+/* A command marked aborted by a TMF (value 0), and freed (value 1). */
+SRPT_IU_EVENT(srpt_abort);
+/* A send completed in error other than a flush (the status). */
+SRPT_IU_EVENT(srpt_send_err);
+/* Reposting a receive IU failed (the errno): the channel closes. */
+SRPT_IU_EVENT(srpt_repost_failed);
+
 /* A failure a test injected. */
 TRACE_EVENT(srpt_fault,
 	    TP_PROTO(int step),
