@@ -1474,7 +1474,7 @@ struct srpt_io {
 };
 
 /*
- * Log in as ib_srp does (immediate data asked for at offset 80), with a QP
+ * Log in as ib_srp does (immediate data asked for, at offset 68), with a QP
  * of the SRP initiator's in place of the test peer's own, and send the
  * SRP_CRED_RSP every login of the suite sends (a response IU: no credit).
  * The channel is LIVE on return, and the initiator's receive ring posted
