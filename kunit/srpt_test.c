@@ -3352,6 +3352,56 @@ static void srpt_io_unknown_opcode_and_lba_past_end_and_other_lun_get_sense(stru
 	srpt_io_expect_idle(test);
 }
 
+/*
+ * A WRITE whose CDB asks for more than its data-out buffer holds (32
+ * blocks; 4 KiB by RDMA Read, 512 bytes of immediate data): refused, both
+ * ways alike, with CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN
+ * INFORMATION UNIT, and nothing of it reaches the disk (the immediate
+ * form would otherwise read past the IU it came in).
+ */
+static void srpt_io_write_longer_than_its_data_out_buffer(struct kunit *test)
+{
+	const struct srpt_form *form = test->param_value;
+	struct cmkit_srp_cmd cmd;
+	struct cmkit_srp_iu *rsp;
+	struct srpt_ctx ctx;
+	struct srpt_io *io;
+	u8 cdb[CMKIT_SRP_CDB_LEN], *before;
+	u32 lba = 7424 + 64 * form->rdma_cm, len = 32 * 512;
+
+	srpt_setup(&ctx, test, form->rdma_cm);
+	rsp = kunit_kzalloc(test, sizeof(*rsp), GFP_KERNEL);
+	before = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rsp);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	io = srpt_io_login(&ctx, "srp initiator", 0x7f11, 1);
+	memcpy(before, srpt_io_disk(test, lba, len), len);
+	cmkit_srp_peer_fill(io->srp, SRPT_IO_OUT, 4096, 0x7f11);
+
+	srpt_cdb_rw10(cdb, CMKIT_SCSI_WRITE_10, lba, 32);
+	srpt_io_cmd(io, &cmd, cdb);
+	srpt_io_direct(io, &cmd.out, SRPT_IO_OUT, 4096);
+	srpt_io_run(test, io, &cmd, rsp);
+	srpt_io_expect_sense(test, rsp, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
+			     CMKIT_SCSI_ASC_INVALID_FIELD_IN_IU, 0x03);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(srpt_io_disk(test, lba, len), before, len), 0,
+			    "a refused WRITE (RDMA Read) changed the disk");
+
+	srpt_io_cmd(io, &cmd, cdb);
+	srpt_io_immediate(io, &cmd.out, SRPT_IO_OUT, 512);
+	srpt_io_run(test, io, &cmd, rsp);
+	srpt_io_expect_sense(test, rsp, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
+			     CMKIT_SCSI_ASC_INVALID_FIELD_IN_IU, 0x03);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(srpt_io_disk(test, lba, len), before, len), 0,
+			    "a refused WRITE (immediate data) changed the disk");
+
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, cmd_errors), 2U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, rdma_reads), 0U);
+	srpt_io_logout(test, io);
+	srpt_expect_clean(&ctx, 1, 1);
+	srpt_io_expect_idle(test);
+}
+
 /* Ways an SRP_CMD can fail to decode, its tag still readable. */
 enum srpt_io_bad {
 	SRPT_IO_BAD_SHORT,	/* 40 bytes */
@@ -4321,6 +4371,7 @@ static struct kunit_case srpt_cases[] = {
 			 srpt_form_gen_params),
 	KUNIT_CASE_PARAM(srpt_io_unknown_opcode_and_lba_past_end_and_other_lun_get_sense,
 			 srpt_form_gen_params),
+	KUNIT_CASE_PARAM(srpt_io_write_longer_than_its_data_out_buffer, srpt_form_gen_params),
 	KUNIT_CASE_PARAM(srpt_io_malformed_iu_gets_check_condition, srpt_form_gen_params),
 	KUNIT_CASE_PARAM(srpt_io_logout_ius_close_the_channel, srpt_io_close_gen_params),
 	KUNIT_CASE(srpt_io_write_without_read_depth_gets_sense),
