@@ -3205,15 +3205,17 @@ static void srpt_io_write_then_read_back_immediate(struct kunit *test)
 }
 
 /*
- * An indirect table that the IU does not carry whole (its partial list
- * shorter than the table, or no list at all): srpt does not fetch it, and
- * refuses the command with CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD
- * IN INFORMATION UNIT, for data-out and data-in alike; nothing moves.
+ * An indirect table that the IU does not carry whole: srpt does not fetch
+ * it, and refuses the command with CHECK CONDITION, ILLEGAL REQUEST,
+ * INVALID FIELD IN INFORMATION UNIT, for data-out and data-in alike;
+ * nothing moves.  The table is 4 x 2 KiB for a 4 KiB command: with no
+ * partial list, and with a partial list of two entries that would cover
+ * the transfer (so only the rule refuses it, not a short list).
  */
 static void srpt_io_external_indirect_table_is_refused_with_sense(struct kunit *test)
 {
 	const struct srpt_form *form = test->param_value;
-	static const u32 sizes[] = { 1024, 1024, 1024, 0 };
+	static const u32 sizes[] = { 2048, 2048, 2048, 0 };
 	struct srpt_seg seg[4];
 	struct cmkit_srp_cmd cmd;
 	struct cmkit_srp_iu *rsp;
@@ -3234,7 +3236,7 @@ static void srpt_io_external_indirect_table_is_refused_with_sense(struct kunit *
 
 	for (count = 0; count < 4; count += 2) {
 		/* WRITE: the data-out table in the initiator's memory. */
-		n = srpt_io_split(seg, sizes, ARRAY_SIZE(sizes), 4096, SRPT_IO_OUT, 64);
+		n = srpt_io_split(seg, sizes, ARRAY_SIZE(sizes), 8192, SRPT_IO_OUT, 64);
 		for (i = 0; i < n; i++)
 			cmkit_srp_peer_fill(io->srp, seg[i].off, seg[i].len, 0x7301 + i);
 		srpt_cdb_rw10(cdb, CMKIT_SCSI_WRITE_10, lba, 8);
@@ -3246,8 +3248,8 @@ static void srpt_io_external_indirect_table_is_refused_with_sense(struct kunit *
 				     CMKIT_SCSI_ASC_INVALID_FIELD_IN_IU, 0x03);
 
 		/* READ: the data-in table in the initiator's memory. */
-		memset(d + SRPT_IO_IN, 0x5a, 8192);
-		n = srpt_io_split(seg, sizes, ARRAY_SIZE(sizes), 4096, SRPT_IO_IN, 64);
+		memset(d + SRPT_IO_IN, 0x5a, 16384);
+		n = srpt_io_split(seg, sizes, ARRAY_SIZE(sizes), 8192, SRPT_IO_IN, 64);
 		srpt_cdb_rw10(cdb, CMKIT_SCSI_READ_10, lba, 8);
 		srpt_io_cmd(io, &cmd, cdb);
 		srpt_io_indirect(io, &cmd.in, seg, n, count, SRPT_IO_TABLE + 1024, list);
@@ -3255,10 +3257,10 @@ static void srpt_io_external_indirect_table_is_refused_with_sense(struct kunit *
 		srpt_io_expect_sense(test, rsp, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
 				     CMKIT_SCSI_ASC_INVALID_FIELD_IN_IU, 0x03);
 		cmkit_srp_peer_sync_for_cpu(io->srp);
-		for (i = 0; i < 8192; i++)
+		for (i = 0; i < 16384; i++)
 			if (d[SRPT_IO_IN + i] != 0x5a)
 				break;
-		KUNIT_EXPECT_EQ_MSG(test, i, 8192U, "a refused READ wrote byte %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, i, 16384U, "a refused READ wrote byte %u", i);
 	}
 	KUNIT_EXPECT_EQ_MSG(test, memcmp(srpt_io_disk(test, lba, 4096), before, 4096), 0,
 			    "a refused WRITE changed the disk");
