@@ -3000,10 +3000,10 @@ static void srpt_io_inquiry_and_read_capacity_describe_the_ram_lun(struct kunit 
 	KUNIT_EXPECT_EQ(test, cmkit_get_be32(d), 8U);
 	KUNIT_EXPECT_EQ(test, cmkit_get_be64(d + 8), 0ULL);
 
-	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, cmds), 8U);
-	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, rsps), 8U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, cmds), 7U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, rsps), 7U);
 	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, cmd_errors), 0U);
-	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, rdma_writes), 7U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, rdma_writes), 6U);
 	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, rdma_reads), 0U);
 	KUNIT_EXPECT_EQ(test, cmkit_srp_peer_credits(io->srp), (s32)io->rsp.req_lim_delta);
 	srpt_io_logout(test, io);
@@ -4069,8 +4069,9 @@ static void srpt_io_failed_send_post_answers_busy(struct kunit *test)
 
 /*
  * A consumed receive IU that cannot be posted again (SRPT_FAULT_RECV_REPOST)
- * closes the channel: the initiator gets a DREQ, the channel is released
- * with every context, and srpt says so once in the kernel log.
+ * closes the channel: it is released with every context (its cm_id
+ * destroyed, which ends the connection), and srpt says so once in the
+ * kernel log.
  */
 static void srpt_io_failed_repost_closes_the_channel(struct kunit *test)
 {
@@ -4089,13 +4090,14 @@ static void srpt_io_failed_repost_closes_the_channel(struct kunit *test)
 	cmkit_fault_arm(&srpt_fault_points, BIT(SRPT_FAULT_RECV_REPOST), 1);
 	srpt_io_cmd(io, &cmd, cdb);
 	KUNIT_ASSERT_EQ(test, srpt_io_send(io, &cmd), 0);
-	KUNIT_ASSERT_EQ(test, srpt_ini_wait_target_disconnect(io->ini), 0);
+	/* Closed: the release destroys the cm_id (ib_cm's best-effort DREQ). */
 	KUNIT_EXPECT_EQ(test, srpt_wait_state(tag, -ENOENT), 0);
+	KUNIT_ASSERT_EQ(test, srpt_ini_end(io->ini), 0);
 	srpt_expect_clean(&ctx, 1, 1);
 	srpt_io_expect_idle(test);
 	KUNIT_EXPECT_EQ(test, srpt_io_now().faults_fired - ctx.base.faults_fired, 1U);
 	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, cmds), 1U);
-	KUNIT_EXPECT_EQ(test, srpt_log_count(&it, "cmkit: srpt: "), 1U);
+	KUNIT_EXPECT_EQ(test, srpt_log_count(&it, "reposting a receive IU failed"), 1U);
 }
 
 /*
@@ -4197,8 +4199,8 @@ static void srpt_io_flood_beyond_the_credit_limit_is_refused(struct kunit *test)
 	to_close = SRPT_IO_SPARE_CTX;
 	srpt_io_spend_all(test, io, cmd, cdb, 6912, &stall);
 	srpt_io_send_over(test, io, cmd + grant, cdb[grant], to_close);
-	KUNIT_ASSERT_EQ(test, srpt_ini_wait_target_disconnect(io->ini), 0);
 	KUNIT_EXPECT_EQ(test, srpt_wait_state(io->ini->req.tag, -ENOENT), 0);
+	KUNIT_ASSERT_EQ(test, srpt_ini_end(io->ini), 0);
 	srpt_expect_clean(&ctx, 1, 1);
 	srpt_io_expect_idle(test);
 	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, over_credit), to_close);
