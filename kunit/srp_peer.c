@@ -153,8 +153,9 @@ static void cmkit_srp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (cmkit_srp_post_recv_locked(p, b) && !p->dead)
 		p->repost_errors++;
 	spin_unlock_irqrestore(&p->lock, flags);
-	pr_info("cmkit_test: srp initiator: IU %#x tag %#llx, %u bytes, status %#x, delta %u\n",
-		iu.opcode, iu.tag, iu.len, iu.rsp.status, delta);
+	/* Debug only: 6.1's harness reads results from a 128 KiB kernel log. */
+	pr_debug("cmkit_test: srp initiator: IU %#x tag %#llx, %u bytes, status %#x, delta %u\n",
+		 iu.opcode, iu.tag, iu.len, iu.rsp.status, delta);
 	cmkit_srp_peer_wake(p);
 }
 
