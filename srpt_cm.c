@@ -706,6 +706,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 		ch->imm_data_offset = req->imm_data_offset;
 	mutex_init(&ch->io_mutex);
 	INIT_LIST_HEAD(&ch->wait_list);
+	INIT_LIST_HEAD(&ch->ctx_wait_list);
 	/* The first PSN the initiator sends: the REP's, and the QP's at RTR. */
 	ch->psn = get_random_u32() & 0xffffff;
 	/*
@@ -795,8 +796,14 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 		srpt_close_ch(ch);
 		return;
 	}
+	/*
+	 * LIVE under io_mutex: an IU the CQ work handles next sees LIVE only
+	 * after the IUs that came before the RTU were handled (SRP order).
+	 */
+	mutex_lock(&ch->io_mutex);
 	srpt_set_ch_state(ch, SRPT_CH_LIVE);
 	srpt_ch_live(ch);
+	mutex_unlock(&ch->io_mutex);
 }
 
 static void srpt_cm_dreq_recv(struct srpt_rdma_ch *ch)

@@ -77,8 +77,9 @@ struct srpt_device {
  * @cqe: its completion (srpt_recv_done())
  * @buf: the IU buffer, @ch->max_it_iu_len bytes
  * @dma: @buf mapped for the device
- * @wait: in @ch->wait_list while it waits for the channel to be LIVE
- * @byte_len: bytes received, while on @ch->wait_list
+ * @wait: in @ch->wait_list while it waits for the channel to be LIVE, or
+ *	in @ch->ctx_wait_list while it waits for a send context
+ * @byte_len: bytes received, while on either list
  */
 struct srpt_recv_ioctx {
 	struct ib_cqe cqe;
@@ -141,8 +142,11 @@ struct srpt_rw {
  * @rsp: the SRP_RSP to send, encoded into @buf when posted
  * @sense: sense data of @rsp
  * @rsp_data: response data of @rsp (task management)
- * @tmf: the task management context waiting for this one to be freed
- * @tmf_wait: task management: commands aborted and not yet freed
+ * @tmf: for a command: the task management context waiting for it to be
+ *	freed; for a task management context: the later one waiting for its
+ *	answer (it found a command this one aborted)
+ * @tmf_wait: task management: commands aborted and not yet freed, plus
+ *	earlier task management contexts not yet answered
  * @rw: @nr_rw rdma_rw contexts, or NULL
  * @nr_rw: how many of @rw are initialised
  * @rw_wrs: send queue WRs its RDMA transfer takes
@@ -216,9 +220,11 @@ struct srpt_send_ioctx {
  * @io_mutex: serialises the handling of IUs and completions (the CQ work,
  *	and the RTU that handles the IUs that came before it)
  * @wait_list: receive IUs that arrived before the channel was LIVE
+ * @ctx_wait_list: receive IUs (not reposted) that wait for a send context,
+ *	in arrival order: a credited IU that found none, and every IU after it
  * @kref: the release work's reference, plus one around each close
  * @lock: protects @state, @free_list, @nr_free, @req_lim, @req_lim_delta,
- *	@sq_wr_avail, @wait_list, and every post on @qp (no post once
+ *	@sq_wr_avail, @wait_list, @ctx_wait_list, and every post on @qp (no post once
  *	@state reached DRAINING)
  * @state: an enum srpt_ch_state; only moves up
  * @list: in @sdev->ch_list
@@ -253,6 +259,7 @@ struct srpt_rdma_ch {
 	int sq_wr_avail;
 	struct mutex io_mutex;	/* IU and completion handling */
 	struct list_head wait_list;
+	struct list_head ctx_wait_list;
 	struct kref kref;
 	spinlock_t lock;	/* @state, contexts, credits, posts */
 	enum srpt_ch_state state;
@@ -283,6 +290,8 @@ void srpt_free_send_ring(struct srpt_rdma_ch *ch);
 struct srpt_send_ioctx *srpt_get_send_ctx(struct srpt_rdma_ch *ch, bool reserve);
 void srpt_put_send_ctx(struct srpt_send_ioctx *ctx);
 unsigned int srpt_ctx_alive(void);
+void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
+		    u64 srp_tag, const char *what);
 
 /* The IUs (srpt_io.c). */
 void srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,

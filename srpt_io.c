@@ -26,6 +26,13 @@
  *    SRP_RSP (aborted commands).  SRP_CRED_RSP and SRP_AER_RSP are answers
  *    to target requests and take none (ib_srp does not count them).  An IU
  *    that comes without a credit is counted and answered BUSY.
+ *  - Send contexts: a context is held until its send completion is
+ *    handled, which may come after the initiator already spent the credit
+ *    its SRP_RSP returned.  A credited SRP_CMD or SRP_TSK_MGMT that finds
+ *    no context but the reserve waits for one on ch->ctx_wait_list, its
+ *    receive IU not reposted (as ib_srpt's cmd_wait_list), and every IU
+ *    after it waits behind it; they are handled, in order, as completions
+ *    free contexts.  The initiator's credits bound how many wait.
  *  - Task management: ABORT TASK, ABORT TASK SET, CLEAR TASK SET and LUN
  *    RESET abort the channel's commands that wait for their RDMA Reads (a
  *    command is otherwise handled within one completion, so nothing else
@@ -35,6 +42,11 @@
  *    COMPLETE, and ignores a late SRP_RSP for it anyway.  It is freed when
  *    its RDMA Read completes (exactly once: counted), and only then is the
  *    TMF's SRP_RSP posted.
+ *    A later TMF that finds a command already aborted waits for it too.
+ *    The Read lands in the disk's pages, so an aborted WRITE's bytes are
+ *    written anyway (SAM: its blocks are indeterminate).  LUN RESET and
+ *    CLEAR TASK SET abort only this channel's commands, though LUN 0 is
+ *    shared (SAM: every I_T nexus): a documented deviation.
  *  - An unknown IU gets an SRP_T_LOGOUT (INVALID_IU_TYPE), as SRP says;
  *    then the channel is disconnected.  SRP_I_LOGOUT disconnects it.
  *
@@ -207,7 +219,8 @@ static int srpt_rw_init(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx,
 
 fail:
 	srpt_ctx_free_data(ctx);
-	return ret == -ENOMEM ? -ENOMEM : -EINVAL;
+	/* -EAGAIN: a device that registers MRs ran out of them for now. */
+	return ret == -ENOMEM || ret == -EAGAIN ? -ENOMEM : -EINVAL;
 }
 
 /* The SRP_RSP of @ctx answers GOOD. */
@@ -516,6 +529,8 @@ static void srpt_cmd_data_out(struct srpt_rdma_ch *ch,
 	ctx->xfer = xfer;
 	if (b->fmt == CMKIT_SRP_DATA_DESC_IMM) {
 		memcpy(ctx->addr, b->imm, xfer);
+		/* No dirty lines left in the vmalloc alias (cachetlb.rst). */
+		flush_kernel_vmap_range(ctx->addr, xfer);
 		return;
 	}
 	if ((b->fmt == CMKIT_SRP_DATA_DESC_INDIRECT &&
@@ -524,6 +539,12 @@ static void srpt_cmd_data_out(struct srpt_rdma_ch *ch,
 		srpt_refuse_iu(ctx, in_have, out_have);
 		return;
 	}
+	/*
+	 * Flush the vmalloc alias before the device writes the pages: a dirty
+	 * line there would be written back over the Read's bytes (and the
+	 * invalidate after the Read cleans on some aliasing caches).
+	 */
+	flush_kernel_vmap_range(ctx->addr, xfer);
 	ret = srpt_rw_init(ch, ctx, b, ctx->addr, xfer, DMA_FROM_DEVICE);
 	if (ret == -ENOMEM) {
 		srpt_make_busy(ch, ctx, ret);
@@ -590,6 +611,25 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx
 }
 
 /*
+ * @ctx, a task management context, found a command that the waiting @tmf
+ * aborted already: @ctx answers only after the last TMF chained behind
+ * @tmf did (so after that command was freed: SAM, a reset completes once
+ * the tasks it aborts transfer no data).  Called with ch->io_mutex held.
+ */
+static void srpt_tmf_wait_for(struct srpt_send_ioctx *ctx,
+			      struct srpt_send_ioctx *tmf)
+{
+	if (!tmf)
+		return;
+	while (tmf->tmf && tmf->tmf != ctx)
+		tmf = tmf->tmf;
+	if (tmf == ctx || tmf->tmf == ctx)
+		return;
+	tmf->tmf = ctx;
+	ctx->tmf_wait++;
+}
+
+/*
  * An SRP_TSK_MGMT, with a context.  Return: the context if its SRP_RSP
  * can go now, NULL if it waits for the commands it aborted.
  */
@@ -627,11 +667,15 @@ static struct srpt_send_ioctx *srpt_handle_tmf(struct srpt_rdma_ch *ch,
 		/* Only LUN 0 exists: every function performed names it. */
 		for (i = 0; i < ch->nr_send; i++) {
 			c = &ch->send_ring[i];
-			if (c->state != SRPT_CTX_READ || c->aborted)
+			if (c->state != SRPT_CTX_READ)
 				continue;
 			if (tm.func == CMKIT_SRP_TSK_ABORT_TASK &&
 			    c->tag != tm.task_tag)
 				continue;
+			if (c->aborted) {
+				srpt_tmf_wait_for(ctx, c->tmf);
+				continue;
+			}
 			srpt_hook(SRPT_HOOK_TMF, ch->tag, &c->tag, sizeof(c->tag));
 			c->aborted = true;
 			c->tmf = ctx;
@@ -760,8 +804,8 @@ static struct srpt_send_ioctx *srpt_handle_iu(struct srpt_rdma_ch *ch,
 }
 
 /* Handle an IU of a LIVE channel, repost its buffer, post the answer. */
-static void srpt_process_iu(struct srpt_rdma_ch *ch,
-			    struct srpt_recv_ioctx *ioctx, u32 len)
+static void srpt_run_iu(struct srpt_rdma_ch *ch,
+			struct srpt_recv_ioctx *ioctx, u32 len)
 {
 	struct srpt_send_ioctx *ctx;
 	unsigned long flags;
@@ -784,6 +828,67 @@ static void srpt_process_iu(struct srpt_rdma_ch *ch,
 	}
 	if (ctx)
 		srpt_post_ctx(ch, ctx);
+}
+
+/*
+ * Whether an IU must wait for a send context: it would take a credit and
+ * find none but the reserve.  Called with ch->lock held.
+ */
+static bool srpt_iu_needs_ctx(struct srpt_rdma_ch *ch,
+			      struct srpt_recv_ioctx *ioctx, u32 len)
+{
+	u8 op = len ? *(u8 *)ioctx->buf : 0xff;
+
+	return (op == CMKIT_SRP_CMD || op == CMKIT_SRP_TSK_MGMT) &&
+	       ch->req_lim && ch->nr_free <= SRPT_CTX_FLOOR;
+}
+
+/*
+ * Handle an IU of a LIVE channel, or keep it (unreposted) on
+ * ch->ctx_wait_list behind the IUs already waiting for a send context.
+ */
+static void srpt_process_iu(struct srpt_rdma_ch *ch,
+			    struct srpt_recv_ioctx *ioctx, u32 len)
+{
+	unsigned long flags;
+	bool wait;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	wait = !list_empty(&ch->ctx_wait_list) ||
+	       srpt_iu_needs_ctx(ch, ioctx, len);
+	if (wait) {
+		ioctx->byte_len = len;
+		list_add_tail(&ioctx->wait, &ch->ctx_wait_list);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (wait)
+		trace_srpt_iu_parked(ch->id, ch->tag, 1, len);
+	else
+		srpt_run_iu(ch, ioctx, len);
+}
+
+/*
+ * A send context was freed: handle the IUs that wait for one, in order,
+ * while they find one.  Called with ch->io_mutex held.
+ */
+static void srpt_run_ctx_waiters(struct srpt_rdma_ch *ch)
+{
+	struct srpt_recv_ioctx *ioctx;
+	unsigned long flags;
+
+	while (srpt_get_ch_state(ch) < SRPT_CH_DRAINING) {
+		spin_lock_irqsave(&ch->lock, flags);
+		ioctx = list_first_entry_or_null(&ch->ctx_wait_list,
+						 struct srpt_recv_ioctx, wait);
+		if (ioctx && srpt_iu_needs_ctx(ch, ioctx, ioctx->byte_len))
+			ioctx = NULL;
+		if (ioctx)
+			list_del_init(&ioctx->wait);
+		spin_unlock_irqrestore(&ch->lock, flags);
+		if (!ioctx)
+			break;
+		srpt_run_iu(ch, ioctx, ioctx->byte_len);
+	}
 }
 
 /**
@@ -822,14 +927,16 @@ void srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,
  * srpt_ch_live - handle the IUs that arrived before the channel was LIVE
  * @ch: a channel that just went LIVE (its QP is in RTS)
  *
- * Called from the CM handler (RTU, USER_ESTABLISHED).
+ * Called from the CM handler (RTU, USER_ESTABLISHED), with @ch->io_mutex
+ * held since before @ch was marked LIVE, so that no IU that came later is
+ * handled first.
  */
 void srpt_ch_live(struct srpt_rdma_ch *ch)
 {
 	struct srpt_recv_ioctx *ioctx;
 	unsigned long flags;
 
-	mutex_lock(&ch->io_mutex);
+	lockdep_assert_held(&ch->io_mutex);
 	for (;;) {
 		spin_lock_irqsave(&ch->lock, flags);
 		ioctx = list_first_entry_or_null(&ch->wait_list,
@@ -842,14 +949,13 @@ void srpt_ch_live(struct srpt_rdma_ch *ch)
 		if (srpt_get_ch_state(ch) < SRPT_CH_DRAINING)
 			srpt_process_iu(ch, ioctx, ioctx->byte_len);
 	}
-	mutex_unlock(&ch->io_mutex);
 }
 
 /* An aborted command's RDMA Read is over: free it, maybe answer its TMF. */
 static void srpt_free_aborted(struct srpt_rdma_ch *ch,
 			      struct srpt_send_ioctx *ctx)
 {
-	struct srpt_send_ioctx *tmf = ctx->tmf;
+	struct srpt_send_ioctx *tmf = ctx->tmf, *next;
 
 	if (ctx->credit)
 		srpt_owe_credit(ch);
@@ -857,9 +963,13 @@ static void srpt_free_aborted(struct srpt_rdma_ch *ch,
 	atomic_inc(&srpt_nr_abort_in_read);
 	trace_srpt_abort(ch->id, ch->tag, ctx->tag, 1);
 	srpt_ctx_done(ctx);
-	if (tmf && !--tmf->tmf_wait) {
+	/* Answer the TMF, then each later one that waited only for it. */
+	while (tmf && !--tmf->tmf_wait) {
+		next = tmf->tmf;
+		tmf->tmf = NULL;
 		tmf->state = SRPT_CTX_RESPOND;
 		srpt_post_rsp(ch, tmf);
+		tmf = next;
 	}
 }
 
@@ -884,14 +994,11 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_lock(&ch->io_mutex);
 	srpt_put_sq_wrs(ch, ctx);
 	trace_srpt_rdma_read_done(ch->id, ch->tag, ctx->tag, wc->status);
+	if (wc->status != IB_WC_SUCCESS)
+		srpt_wc_failed(ch, wc, ctx->tag, "RDMA Read");
 	if (ctx->aborted) {
 		srpt_free_aborted(ch, ctx);
 	} else if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_warn_ratelimited("channel of tag %#llx: RDMA Read failed: %s; closing\n",
-					    ch->tag, ib_wc_status_msg(wc->status));
-			srpt_ch_close(ch);
-		}
 		srpt_ctx_done(ctx);
 	} else {
 		atomic_inc(&srpt_nr_rdma_reads);
@@ -901,6 +1008,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		ctx->state = SRPT_CTX_RESPOND;
 		srpt_post_rsp(ch, ctx);
 	}
+	srpt_run_ctx_waiters(ch);
 	mutex_unlock(&ch->io_mutex);
 }
 
@@ -915,13 +1023,13 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	mutex_lock(&ch->io_mutex);
 	srpt_put_sq_wrs(ch, ctx);
 	logout = ctx->logout && wc->status == IB_WC_SUCCESS;
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		trace_srpt_send_err(ch->id, ch->tag, ctx->tag, wc->status);
-		pr_warn_ratelimited("channel of tag %#llx: send failed: %s; closing\n",
-				    ch->tag, ib_wc_status_msg(wc->status));
-		srpt_ch_close(ch);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			trace_srpt_send_err(ch->id, ch->tag, ctx->tag, wc->status);
+		srpt_wc_failed(ch, wc, ctx->tag, "send");
 	}
 	srpt_ctx_done(ctx);
+	srpt_run_ctx_waiters(ch);
 	mutex_unlock(&ch->io_mutex);
 	if (logout)
 		srpt_ch_logout(ch);

@@ -17,6 +17,8 @@
  * credit, so that a command that came with a credit always finds one, plus
  * a few for the send completions that lag behind the credits already
  * returned and for the answers that need no credit (BUSY, SRP_T_LOGOUT).
+ * A credited IU that still finds none (more lagging completions than
+ * that) waits for one, unreposted (srpt_io.c), so it is never refused.
  */
 #define pr_fmt(fmt) "cmkit: srpt: " fmt
 
@@ -79,7 +81,31 @@ int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx)
 	return ib_post_recv(ch->qp, &wr, NULL);
 }
 
-/* An IU arrived, or a posted receive was flushed. */
+/**
+ * srpt_wc_failed - a work request of a channel completed in error
+ * @ch: the channel
+ * @wc: the completion, its status not IB_WC_SUCCESS
+ * @srp_tag: the SRP tag of the IU it was for (0: none)
+ * @what: what completed, for the log
+ *
+ * Below DRAINING srpt did not put the QP in the error state itself: a WR
+ * failed (perhaps an unsignaled one whose completion the core dropped,
+ * hence even a flush counts), so the channel is closed.  Once srpt closed
+ * it, the flushes that follow are expected and stay silent.  Called from
+ * the channel's CQ work, with or without its io_mutex.
+ */
+void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
+		    u64 srp_tag, const char *what)
+{
+	if (srpt_get_ch_state(ch) >= SRPT_CH_DRAINING)
+		return;
+	trace_srpt_wc_close(ch->id, ch->tag, srp_tag, wc->status);
+	pr_warn_ratelimited("channel of tag %#llx: %s failed: %s; closing\n",
+			    ch->tag, what, ib_wc_status_msg(wc->status));
+	srpt_ch_close(ch);
+}
+
+/* An IU arrived, or a posted receive failed or was flushed. */
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_rdma_ch *ch = cq->cq_context;
@@ -87,8 +113,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct srpt_recv_ioctx, cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
-		/* A flush: the channel is closing. */
 		trace_srpt_recv_err(ch->id, ch->tag, wc->status);
+		srpt_wc_failed(ch, wc, 0, "receive");
 		return;
 	}
 	ib_dma_sync_single_for_cpu(ch->sdev->device, ioctx->dma,

@@ -376,7 +376,10 @@ SRPT_IU_EVENT(srpt_busy);
 SRPT_IU_EVENT(srpt_over_credit);
 /* SRP_I_LOGOUT, SRP_CRED_RSP or SRP_AER_RSP received (the opcode). */
 SRPT_IU_EVENT(srpt_iu_other);
-/* An IU that came before the RTU, kept until the channel is LIVE (bytes). */
+/*
+ * An IU kept (its bytes): srp_tag 0: it came before the RTU, until the
+ * channel is LIVE; 1: until a send context is free.
+ */
 SRPT_IU_EVENT(srpt_iu_parked);
 /* An SRP_T_LOGOUT posted (the reason). */
 SRPT_IU_EVENT(srpt_t_logout);
@@ -392,6 +395,11 @@ SRPT_IU_EVENT(srpt_abort);
 SRPT_IU_EVENT(srpt_send_err);
 /* Reposting a receive IU failed (the errno): the channel closes. */
 SRPT_IU_EVENT(srpt_repost_failed);
+/*
+ * A completion in error (the status) while the channel was below DRAINING:
+ * the QP left RTS behind srpt's back, the channel closes.
+ */
+SRPT_IU_EVENT(srpt_wc_close);
 
 /* A failure a test injected. */
 TRACE_EVENT(srpt_fault,
