@@ -181,10 +181,11 @@ KNOWN_ISSUES = [
                  "linux-source-7.3": ["7.3.4-1~bpo13+1"]},
         r"(?:possible irq lock inversion dependency|SOFTIRQ-safe -> SOFTIRQ-unsafe "
         r"lock order) detected(?:.*\n){1,400}?"
-        r".*siw_qp_llp_data_ready",
+        r".*siw_(?:qp|cm)_llp_data_ready",
         "lockdep: possible irq lock inversion between a TCP socket's "
         "sk_callback_lock and a kernel socket's spinlock, reported when siw's "
-        "siw_qp_llp_data_ready() (drivers/infiniband/sw/siw/siw_qp.c) takes the "
+        "siw_qp_llp_data_ready() (drivers/infiniband/sw/siw/siw_qp.c), or its "
+        "connection-phase twin siw_cm_llp_data_ready() (siw_cm.c), takes the "
         "callback lock with read_lock() and softirqs on",
         "siw reads the callback lock with softirqs enabled when TCP runs its "
         "socket backlog from release_sock() on the send path (siw_post_send -> "

@@ -591,6 +591,11 @@ class KnownIssues(Base):
         v = self.verdict(self.ki2_status(), console, **KI2_ARGS)
         self.assertEqual(v.known_issue.ident, "KI-2")
 
+    def test_siws_cm_callback_in_the_same_report_is_ki2(self):
+        console = KI2_CONSOLE.replace("siw_qp_llp_data_ready", "siw_cm_llp_data_ready")
+        v = self.verdict(self.ki2_status(), console, **KI2_ARGS)
+        self.assertEqual(v.known_issue.ident, "KI-2")
+
     def test_a_lock_inversion_without_siw_is_not_ki2(self):
         console = KI2_CONSOLE.replace("siw_qp_llp_data_ready", "cmkit_sk_data_ready")
         self.assertIsNone(self.verdict(self.ki2_status(), console, **KI2_ARGS).known_issue)
