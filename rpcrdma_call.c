@@ -229,14 +229,20 @@ static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 	kref_get(&req->rl_kref);
 	sc->sc_req = req;
 	req->rl_gen = gen;
-	/* Waiting before the Send goes: the reply cannot come before it. */
+	/*
+	 * Waiting, and counted, before the Send goes: the reply cannot come
+	 * before it, and whoever sees the server hold the call sees it in
+	 * xprts' calls= too.
+	 */
 	spin_lock(&buf->rb_lock);
 	list_add_tail(&req->rl_pending, &buf->rb_pending);
+	buf->rb_calls++;
 	spin_unlock(&buf->rb_lock);
 	rc = rpcrdma_post_sends(r_xprt, req, sc);
 	if (rc) {
 		spin_lock(&buf->rb_lock);
 		list_del_init(&req->rl_pending);
+		buf->rb_calls--;
 		spin_unlock(&buf->rb_lock);
 		/* Drops the Send's reference: never the last, the caller holds one. */
 		rpcrdma_sendctx_unget_locked(r_xprt, sc);
@@ -245,9 +251,6 @@ static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 		rc = -ENOTCONN;
 		goto out;
 	}
-	spin_lock(&buf->rb_lock);
-	buf->rb_calls++;
-	spin_unlock(&buf->rb_lock);
 	atomic_inc(&rpcrdma_stats.calls_sent);
 out:
 	mutex_unlock(&r_xprt->rx_send_lock);
