@@ -269,6 +269,24 @@ static void srpt_make_busy(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx,
 }
 
 /*
+ * Set up @ctx's RDMA transfer of @xfer bytes at @addr: true when it is
+ * ready; else @ctx already answers BUSY (no memory for now) or refuses the
+ * IU (descriptors rdma_rw cannot take).
+ */
+static bool srpt_rw_setup(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx,
+			  const struct cmkit_srp_data_buf *b, void *addr, u32 xfer,
+			  enum dma_data_direction dir, u32 in_have, u32 out_have)
+{
+	int ret = srpt_rw_init(ch, ctx, b, addr, xfer, dir);
+
+	if (ret == -ENOMEM)
+		srpt_make_busy(ch, ctx, ret);
+	else if (ret)
+		srpt_refuse_iu(ctx, in_have, out_have);
+	return !ret;
+}
+
+/*
  * Post what @ctx sends, behind its RDMA Writes if it has any.  Return: 0,
  * -ESHUTDOWN if the channel is closing (nothing posted), or an error.
  */
@@ -457,7 +475,6 @@ static void srpt_cmd_data_in(struct srpt_rdma_ch *ch,
 {
 	const struct cmkit_srp_data_buf *b = &cmd->in;
 	u32 xfer = cmkit_srp_xfer_len(plan->xfer_len, in_have);
-	int ret;
 
 	if (!xfer) {
 		srpt_good(ctx);
@@ -488,15 +505,9 @@ static void srpt_cmd_data_in(struct srpt_rdma_ch *ch,
 		ctx->addr = ctx->data;
 	}
 	ctx->xfer = xfer;
-	ret = srpt_rw_init(ch, ctx, b, ctx->addr, xfer, DMA_TO_DEVICE);
-	if (ret == -ENOMEM) {
-		srpt_make_busy(ch, ctx, ret);
+	if (!srpt_rw_setup(ch, ctx, b, ctx->addr, xfer, DMA_TO_DEVICE, in_have,
+			   out_have))
 		return;
-	}
-	if (ret) {
-		srpt_refuse_iu(ctx, in_have, out_have);
-		return;
-	}
 	srpt_good(ctx);
 	cmkit_srp_residual(&ctx->rsp, plan->xfer_len, in_have, 0, out_have);
 }
@@ -513,7 +524,6 @@ static void srpt_cmd_data_out(struct srpt_rdma_ch *ch,
 {
 	const struct cmkit_srp_data_buf *b = &cmd->out;
 	u32 xfer = plan->xfer_len;
-	int ret;
 
 	if (xfer > SRPT_MAX_XFER) {
 		srpt_check(ctx, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
@@ -545,15 +555,9 @@ static void srpt_cmd_data_out(struct srpt_rdma_ch *ch,
 	 * invalidate after the Read cleans on some aliasing caches).
 	 */
 	flush_kernel_vmap_range(ctx->addr, xfer);
-	ret = srpt_rw_init(ch, ctx, b, ctx->addr, xfer, DMA_FROM_DEVICE);
-	if (ret == -ENOMEM) {
-		srpt_make_busy(ch, ctx, ret);
+	if (!srpt_rw_setup(ch, ctx, b, ctx->addr, xfer, DMA_FROM_DEVICE,
+			   in_have, out_have))
 		return;
-	}
-	if (ret) {
-		srpt_refuse_iu(ctx, in_have, out_have);
-		return;
-	}
 	ctx->state = SRPT_CTX_READ;
 }
 
