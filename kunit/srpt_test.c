@@ -4214,6 +4214,247 @@ static void srpt_io_flood_beyond_the_credit_limit_is_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, no_ctx), 1U);
 }
 
+/*
+ * A WRITE whose indirect buffer names two pieces, the first with an rkey
+ * the initiator never gave out.  The target posts the two RDMA Reads as
+ * one chain; rdma_rw signals only the last WR, so the first one's failure
+ * (remote access error) comes with no wr_cqe and the core drops it: srpt
+ * sees only the second Read flushed.  That flush, and the receives
+ * flushed with it, must still close the channel (the QP left RTS behind
+ * srpt's back): it is released with every send and rdma_rw context, the
+ * WRITE gets no answer, and srpt says so once in the kernel log (the
+ * flushes after its own close stay silent).
+ */
+static void srpt_io_failed_rdma_read_closes_the_channel(struct kunit *test)
+{
+	const struct srpt_form *form = test->param_value;
+	struct srpt_seg seg[2] = {
+		{ SRPT_IO_OUT, 2048 },
+		{ SRPT_IO_OUT + 8192, 2048 },
+	};
+	struct cmkit_srp_direct bad;
+	struct kmsg_dump_iter it;
+	struct cmkit_srp_cmd cmd;
+	struct srpt_ctx ctx;
+	struct srpt_io *io;
+	u8 cdb[CMKIT_SRP_CDB_LEN], *list;
+	char needle[40];
+	u64 tag;
+
+	srpt_setup(&ctx, test, form->rdma_cm);
+	list = kunit_kzalloc(test, ARRAY_SIZE(seg) * CMKIT_SRP_DIRECT_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, list);
+	io = srpt_io_login(&ctx, "srp initiator", 0x7c11, 1);
+	tag = io->ini->req.tag;
+	snprintf(needle, sizeof(needle), "channel of tag %#llx: ", tag);
+	cmkit_srp_peer_fill(io->srp, SRPT_IO_OUT, 12288, 0x7c11);
+
+	srpt_cdb_rw10(cdb, CMKIT_SCSI_WRITE_10, 7936 + 16 * form->rdma_cm, 8);
+	srpt_io_cmd(io, &cmd, cdb);
+	srpt_io_indirect(io, &cmd.out, seg, ARRAY_SIZE(seg), ARRAY_SIZE(seg),
+			 SRPT_IO_TABLE, list);
+	/* The first piece's key, with its key byte changed: no such MR. */
+	cmkit_srp_peer_desc(io->srp, seg[0].off, seg[0].len, &bad);
+	bad.key ^= 0x5a;
+	cmkit_srp_put_direct(list, &bad);
+	srpt_log_mark(&it);
+	KUNIT_ASSERT_EQ(test, srpt_io_send(io, &cmd), 0);
+
+	KUNIT_EXPECT_EQ(test, srpt_wait_state(tag, -ENOENT), 0);
+	KUNIT_ASSERT_EQ(test, srpt_ini_end(io->ini), 0);
+	srpt_expect_clean(&ctx, 1, 1);
+	srpt_io_expect_idle(test);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, cmds), 1U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, rsps), 0U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, rdma_reads), 0U);
+	KUNIT_EXPECT_EQ(test, cmkit_srp_peer_nr_ius(io->srp), 0U);
+	KUNIT_EXPECT_EQ(test, srpt_log_count(&it, needle), 1U);
+}
+
+/* Of a channel's send contexts, the last ones are the reserve (API: 2). */
+#define SRPT_IO_RESERVE_CTX	2
+/* Commands that find only the reserve in the next case. */
+#define SRPT_IO_CTX_WAITERS	4
+
+/*
+ * Send contexts held past the credits they returned: with the initiator's
+ * receive ring held back, every SRP_RSP meets an RNR NAK, so no send
+ * completes and no context comes back, while srpt counts each response's
+ * credit as returned when it posts it.  The initiator sends TEST UNIT
+ * READYs on those credits (srpt's count never drops below the grant less
+ * one: none comes over credit), as a conforming initiator does when its
+ * SRP_RSPs overtake the target's send completions.  The commands past the
+ * last context but the reserve must wait for one, not be answered BUSY
+ * (nor close the channel once the reserve is gone too): once the ring is
+ * posted, every command is answered GOOD, in the order sent, each with
+ * its credit.
+ */
+static void srpt_io_commands_wait_for_a_send_context_in_order(struct kunit *test)
+{
+	const struct srpt_form *form = test->param_value;
+	struct cmkit_srp_cmd *cmd;
+	struct cmkit_srp_iu *ius;
+	struct srpt_ctx ctx;
+	struct srpt_io *io;
+	u8 cdb[CMKIT_SRP_CDB_LEN] = { CMKIT_SCSI_TEST_UNIT_READY };
+	u32 grant, run, total, recv, i;
+	unsigned long flags;
+
+	srpt_setup(&ctx, test, form->rdma_cm);
+	io = srpt_io_login_opt(&ctx, "srp initiator", 0x7c21, 1, true);
+	grant = io->rsp.req_lim_delta;
+	/* The contexts a credited IU may take, then some that must wait. */
+	run = grant + SRPT_IO_SPARE_CTX - SRPT_IO_RESERVE_CTX;
+	total = run + SRPT_IO_CTX_WAITERS;
+	KUNIT_ASSERT_LE(test, total, (u32)CMKIT_SRP_PEER_NR_TX);
+	KUNIT_ASSERT_LE(test, total, (u32)CMKIT_SRP_PEER_MAX_IUS);
+	cmd = kunit_kcalloc(test, total, sizeof(*cmd), GFP_KERNEL);
+	ius = kunit_kcalloc(test, total, sizeof(*ius), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_ASSERT_NOT_NULL(test, ius);
+
+	recv = srpt_hook_hits(SRPT_HOOK_RECV);
+	for (i = 0; i < total; i++) {
+		srpt_io_cmd(io, &cmd[i], cdb);
+		KUNIT_ASSERT_EQ_MSG(test, srpt_io_send_opt(io, &cmd[i], true), 0,
+				    "command %u", i);
+	}
+	KUNIT_ASSERT_EQ(test, srpt_hook_wait_hits(SRPT_HOOK_RECV, recv + total), 0);
+	KUNIT_ASSERT_EQ(test, srpt_hook_wait_hits(SRPT_HOOK_CMD_RESPOND, run), 0);
+	/* Every context but the reserve holds a response; the rest wait. */
+	KUNIT_EXPECT_EQ(test, srpt_io_now().ctx_alive, run);
+	srpt_io_expect_target_credits(test, io, grant);
+	KUNIT_EXPECT_EQ(test, cmkit_srpt_ch_state(io->ini->req.tag), SRPT_CH_LIVE);
+
+	KUNIT_ASSERT_EQ(test, cmkit_srp_peer_post_rx(io->srp), 0);
+	KUNIT_ASSERT_EQ_MSG(test, cmkit_srp_peer_wait_ius(io->srp, total), 0,
+			    "%u of %u commands answered", cmkit_srp_peer_nr_ius(io->srp),
+			    total);
+	spin_lock_irqsave(&io->srp->lock, flags);
+	memcpy(ius, io->srp->ius, total * sizeof(*ius));
+	spin_unlock_irqrestore(&io->srp->lock, flags);
+	for (i = 0; i < total; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, ius[i].opcode, CMKIT_SRP_RSP, "answer %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, ius[i].tag, cmd[i].tag,
+				    "answer %u is for tag %#llx, not %#llx", i,
+				    ius[i].tag, cmd[i].tag);
+		srpt_io_expect_good(test, &ius[i]);
+	}
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, busy), 0U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, no_ctx), 0U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, over_credit), 0U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, cmds), total);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, rsps), total);
+	KUNIT_EXPECT_EQ(test, cmkit_srp_peer_credits(io->srp), (s32)grant);
+	KUNIT_EXPECT_EQ(test, io->srp->max_credits, (s32)grant);
+	srpt_io_expect_target_credits(test, io, grant);
+	KUNIT_EXPECT_EQ(test, cmkit_srpt_ch_state(io->ini->req.tag), SRPT_CH_LIVE);
+	srpt_io_logout(test, io);
+	srpt_expect_clean(&ctx, 1, 1);
+	srpt_io_expect_idle(test);
+}
+
+/* In srpt's CQ work: srpt's counters as they are there (does not sleep). */
+static void srpt_io_snap_counters(void *arg)
+{
+	cmkit_srpt_counters(arg);
+}
+
+/*
+ * A WRITE waits for its RDMA Read (srpt_io_stall()) and ABORT TASK aborts
+ * it (SRPT_HOOK_TMF); then, as ib_srp's error handling escalates, LOGICAL
+ * UNIT RESET and another ABORT TASK of the same WRITE come while its Read
+ * is still outstanding.  Both find the command already aborted: they must
+ * wait for it to be freed too, so none of the three is answered before
+ * the Read completes (checked when the TEST UNIT READY sent after them is
+ * handled: only the stall's SRP_RSP was posted), and then they are
+ * answered in order, each FUNCTION COMPLETE, after the TEST UNIT READY's.
+ * The command is aborted once (one SRPT_HOOK_TMF, aborted 1) and never
+ * answered; the first TMF returns its credit and the command's.
+ */
+static void srpt_io_second_tmf_waits_for_the_aborted_command(struct kunit *test)
+{
+	const struct srpt_form *form = test->param_value;
+	static const u8 func[] = {
+		CMKIT_SRP_TSK_ABORT_TASK, CMKIT_SRP_TSK_LUN_RESET,
+		CMKIT_SRP_TSK_ABORT_TASK,
+	};
+	struct srpt_stop *posted, *found, *fenced;
+	struct cmkit_srp_cmd w, fence;
+	struct srpt_counters *snap;
+	struct cmkit_srp_iu *ius;
+	struct srpt_ctx ctx;
+	struct srpt_io *io;
+	u8 cdb[2][CMKIT_SRP_CDB_LEN] = { }, iu[CMKIT_SRP_TSK_MGMT_LEN];
+	u64 stall, tmf[ARRAY_SIZE(func)], want[2 + ARRAY_SIZE(func)], login;
+	unsigned long flags;
+	u32 i, n = ARRAY_SIZE(want);
+
+	srpt_setup(&ctx, test, form->rdma_cm);
+	snap = kunit_kzalloc(test, sizeof(*snap), GFP_KERNEL);
+	ius = kunit_kcalloc(test, n, sizeof(*ius), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_ASSERT_NOT_NULL(test, ius);
+	io = srpt_io_login_opt(&ctx, "srp initiator", 0x7c31, 1, true);
+	login = io->ini->req.tag;
+	cmkit_srp_peer_fill(io->srp, SRPT_IO_OUT, 4096, 0x7c31);
+	srpt_io_stall(test, io, &stall);
+
+	srpt_io_cmd_write(io, &w, cdb[0], 8192 + 32 * form->rdma_cm, 8, SRPT_IO_OUT);
+	posted = srpt_stop_arm_cmd(0, SRPT_HOOK_CMD_READ_POSTED, login, w.tag, NULL, NULL);
+	found = srpt_stop_arm_cmd(1, SRPT_HOOK_TMF, login, w.tag, NULL, NULL);
+	KUNIT_ASSERT_EQ(test, srpt_io_send(io, &w), 0);
+	KUNIT_ASSERT_EQ(test, srpt_stop_wait(posted), 0);
+	for (i = 0; i < ARRAY_SIZE(func); i++) {
+		KUNIT_ASSERT_EQ(test, srpt_io_tmf_iu(io, iu, func[i], w.tag, &tmf[i]),
+				CMKIT_SRP_TSK_MGMT_LEN);
+		KUNIT_ASSERT_EQ(test, cmkit_srp_peer_send(io->srp, iu, sizeof(iu)), 0);
+		if (!i)
+			KUNIT_ASSERT_EQ(test, srpt_stop_wait(found), 0);
+	}
+	/* Handled after the three TMFs, while the Read is still held. */
+	cdb[1][0] = CMKIT_SCSI_TEST_UNIT_READY;
+	srpt_io_cmd(io, &fence, cdb[1]);
+	fenced = srpt_stop_arm_cmd(2, SRPT_HOOK_CMD_RESPOND, login, fence.tag,
+				   srpt_io_snap_counters, snap);
+	KUNIT_ASSERT_EQ(test, srpt_io_send(io, &fence), 0);
+	KUNIT_ASSERT_EQ(test, srpt_stop_wait(fenced), 0);
+	KUNIT_EXPECT_EQ(test, snap->tmf - ctx.base.tmf, (u32)ARRAY_SIZE(func));
+	KUNIT_EXPECT_EQ_MSG(test, snap->rsps - ctx.base.rsps, 1U,
+			    "a TMF was answered while the command it aborts still had its RDMA Read outstanding");
+	KUNIT_EXPECT_EQ(test, snap->aborted - ctx.base.aborted, 0U);
+	KUNIT_EXPECT_GE(test, snap->rw_ctx_alive, 1U);
+
+	KUNIT_ASSERT_EQ(test, cmkit_srp_peer_post_rx(io->srp), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_srp_peer_wait_ius(io->srp, n), 0);
+	spin_lock_irqsave(&io->srp->lock, flags);
+	memcpy(ius, io->srp->ius, n * sizeof(*ius));
+	spin_unlock_irqrestore(&io->srp->lock, flags);
+	/* The stall, the TEST UNIT READY, then the TMFs in the order sent. */
+	want[0] = stall;
+	want[1] = fence.tag;
+	memcpy(want + 2, tmf, sizeof(tmf));
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ius[i].tag, want[i],
+				    "answer %u is for tag %#llx, not %#llx", i,
+				    ius[i].tag, want[i]);
+	srpt_io_expect_good(test, &ius[0]);
+	srpt_io_expect_good(test, &ius[1]);
+	for (i = 0; i < ARRAY_SIZE(func); i++)
+		srpt_io_expect_tmf_rsp(test, &ius[2 + i], CMKIT_SRP_TSK_MGMT_COMPLETE,
+				       i ? 1 : 2);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, aborted), 1U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, abort_in_read), 1U);
+	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, tmf), (u32)ARRAY_SIZE(func));
+	KUNIT_EXPECT_EQ(test, srpt_hook_hits(SRPT_HOOK_TMF), 1U);
+	KUNIT_EXPECT_EQ(test, srpt_io_now().rw_ctx_alive, 0U);
+	srpt_io_expect_no_rsp(test, io, w.tag);
+	KUNIT_EXPECT_EQ(test, cmkit_srp_peer_credits(io->srp), (s32)io->rsp.req_lim_delta);
+	srpt_io_logout(test, io);
+	srpt_expect_clean(&ctx, 1, 1);
+	srpt_io_expect_idle(test);
+}
+
 /* The IUs after which srpt closes the channel, and what it says first. */
 enum srpt_io_close {
 	SRPT_IO_CLOSE_UNKNOWN,		/* opcode 0x7f: SRP_T_LOGOUT INVALID_IU_TYPE */
@@ -4394,6 +4635,11 @@ static struct kunit_case srpt_cases[] = {
 	KUNIT_CASE_PARAM(srpt_io_target_disconnect_with_io_in_flight, srpt_form_gen_params),
 	KUNIT_CASE_PARAM(srpt_io_failed_send_post_answers_busy, srpt_form_gen_params),
 	KUNIT_CASE_PARAM(srpt_io_failed_repost_closes_the_channel, srpt_form_gen_params),
+	KUNIT_CASE_PARAM(srpt_io_failed_rdma_read_closes_the_channel, srpt_form_gen_params),
+	KUNIT_CASE_PARAM(srpt_io_commands_wait_for_a_send_context_in_order,
+			 srpt_form_gen_params),
+	KUNIT_CASE_PARAM(srpt_io_second_tmf_waits_for_the_aborted_command,
+			 srpt_form_gen_params),
 	/* rxe0 is removed, and added back when each parameter ends. */
 	KUNIT_CASE_PARAM(srpt_io_removal_with_rdma_reads_outstanding, srpt_form_gen_params),
 	/* Last: rxe0 is gone until the next suite re-creates it. */
