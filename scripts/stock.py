@@ -10,8 +10,9 @@ A stock leg ("stock-6.1", "stock-6.12") boots Debian's own linux-image of a
 series, with its own modules, and loads a cmkit.ko that DKMS built against
 Debian's own linux-headers.  Debian's kernels have neither KUnit nor siw
 (nor fault injection), so the guest runs the shell suites only:
-cmkit_userspace (its siw cases skip, "Debian's kernel has no siw") and the
-story of `make run` without siw (cmkit_story).
+cmkit_userspace (its siw cases skip, "Debian's kernel has no siw"), the
+story of `make run` without siw (cmkit_story) and cmkit_srp_initiator
+(Debian's own ib_srp, sd_mod and ext4 against cmkit's SRP target).
 
 Packages (through kernel.Apt's private configuration; the system's apt
 sources and /lib/modules are never touched):
@@ -79,8 +80,17 @@ BUILD = os.path.join(TOP, "build")
 # the crypto API for "crc32" at run time (request_module("crypto-crc32")),
 # a dependency modules.dep cannot see: Debian builds it as crc32_generic
 # (without it: "rdma_rxe: failed to init crc32 algorithm err:-2").
+#
+# cmkit_srp_initiator's: the kernel's SRP initiator (ib_srp, which pulls
+# scsi_transport_srp, scsi_mod and scsi_common), the SCSI disk driver (on
+# 6.1 it pulls t10-pi and the CRCs it needs) and ext4 (jbd2, mbcache,
+# crc16).  ext4 and jbd2 ask the crypto API for "crc32c" when they mount a
+# filesystem with metadata checksums (mke2fs's default): a softdep
+# (crypto-crc32c) that modules.dep does not list either, built as
+# crc32c_generic (without it: "ext4: Cannot load crc32c driver").
 MODULES = ("ib_core", "ib_cm", "iw_cm", "rdma_cm", "rdma_ucm", "ib_uverbs", "rdma_rxe",
-           "crc32_generic", "dummy")
+           "crc32_generic", "dummy",
+           "ib_srp", "scsi_transport_srp", "sd_mod", "ext4", "crc32c_generic")
 # Loaded too where the package has them.  Debian's kernels do not.
 OPTIONAL = ("siw",)
 NO_SIW = "Debian's kernel has no siw"

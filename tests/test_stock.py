@@ -155,6 +155,25 @@ kernel/fs/configfs/configfs.ko.xz
 kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko.xz: kernel/net/ipv6/ip6_udp_tunnel.ko.xz \
 kernel/net/ipv4/udp_tunnel.ko.xz kernel/drivers/infiniband/core/ib_uverbs.ko.xz \
 kernel/drivers/infiniband/core/ib_core.ko.xz
+kernel/drivers/scsi/scsi_common.ko.xz:
+kernel/drivers/scsi/scsi_mod.ko.xz: kernel/drivers/scsi/scsi_common.ko.xz
+kernel/drivers/scsi/scsi_transport_srp.ko.xz: kernel/drivers/scsi/scsi_mod.ko.xz \
+kernel/drivers/scsi/scsi_common.ko.xz
+kernel/drivers/infiniband/ulp/srp/ib_srp.ko.xz: kernel/drivers/scsi/scsi_transport_srp.ko.xz \
+kernel/drivers/infiniband/core/rdma_cm.ko.xz kernel/drivers/infiniband/core/iw_cm.ko.xz \
+kernel/drivers/infiniband/core/ib_cm.ko.xz kernel/drivers/infiniband/core/ib_core.ko.xz \
+kernel/drivers/scsi/scsi_mod.ko.xz kernel/drivers/scsi/scsi_common.ko.xz \
+kernel/fs/configfs/configfs.ko.xz
+kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko.xz: kernel/drivers/infiniband/core/rdma_cm.ko.xz \
+kernel/drivers/target/target_core_mod.ko.xz kernel/fs/configfs/configfs.ko.xz
+kernel/drivers/target/target_core_mod.ko.xz: kernel/fs/configfs/configfs.ko.xz
+kernel/drivers/scsi/sd_mod.ko.xz: kernel/drivers/scsi/scsi_mod.ko.xz \
+kernel/drivers/scsi/scsi_common.ko.xz
+kernel/fs/jbd2/jbd2.ko.xz:
+kernel/fs/mbcache.ko.xz:
+kernel/lib/crc16.ko.xz:
+kernel/fs/ext4/ext4.ko.xz: kernel/lib/crc16.ko.xz kernel/fs/mbcache.ko.xz kernel/fs/jbd2/jbd2.ko.xz
+kernel/crypto/crc32c_generic.ko.xz:
 kernel/drivers/net/ethernet/intel/e1000/e1000.ko.xz:
 kernel/drivers/infiniband/hw/irdma/irdma.ko.xz: kernel/drivers/infiniband/core/ib_uverbs.ko.xz \
 kernel/drivers/infiniband/core/ib_core.ko.xz
@@ -168,14 +187,19 @@ class ModuleList(unittest.TestCase):
         self.assertEqual(opt, [], "no siw in Debian's image")
         names = [stock.module_name(p) for p in paths]
         self.assertEqual(sorted(names), sorted(stock.MODULES + (
-            "configfs", "udp_tunnel", "ip6_udp_tunnel")))
+            "configfs", "udp_tunnel", "ip6_udp_tunnel", "scsi_common", "scsi_mod",
+            "jbd2", "mbcache", "crc16")))
         for mod, deps in [("rdma_cm", ["ib_core", "iw_cm", "ib_cm", "configfs"]),
                           ("rdma_rxe", ["udp_tunnel", "ip6_udp_tunnel", "ib_uverbs"]),
-                          ("rdma_ucm", ["rdma_cm", "ib_uverbs"])]:
+                          ("rdma_ucm", ["rdma_cm", "ib_uverbs"]),
+                          ("ib_srp", ["scsi_transport_srp", "rdma_cm", "scsi_mod"]),
+                          ("scsi_mod", ["scsi_common"]),
+                          ("sd_mod", ["scsi_mod"]),
+                          ("ext4", ["jbd2", "mbcache", "crc16"])]:
             for d in deps:
                 self.assertLess(names.index(d), names.index(mod), f"{d} before {mod}")
-        self.assertNotIn("irdma", names)
-        self.assertNotIn("e1000", names)
+        for other in ("irdma", "e1000", "ib_srpt", "target_core_mod"):
+            self.assertNotIn(other, names)
         self.assertEqual(paths[0], "kernel/drivers/infiniband/core/ib_core.ko.xz")
 
     def test_a_missing_module_is_named_and_an_optional_one_kept_when_there(self):
@@ -473,7 +497,7 @@ class StockReport(unittest.TestCase):
     def test_the_stock_legs_expect_the_shell_suites_and_the_siw_skips(self):
         exp = [e for e in results.read_expected() if e.applies("stock-6.1")]
         self.assertEqual({e.target for e in exp if e.kind == "suite"},
-                         {"cmkit_userspace", "cmkit_story"})
+                         {"cmkit_userspace", "cmkit_story", "cmkit_srp_initiator"})
         skips = [e for e in exp if e.kind == "skip" and e.value == stock.NO_SIW]
         self.assertTrue(skips, "the siw cases skip with Debian's reason")
         # Every siw case of the shell suite is named *_siw0, which the skip matches.
