@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# cmkit_srp_initiator: the kernel's own SRP initiator (ib_srp, built into
-# the test kernel) against cmkit's SRP target on rxe0, in rdma_cm mode: the
+# cmkit_srp_initiator: the kernel's own SRP initiator (ib_srp: built into
+# cmkit's test kernels; on a stock leg Debian's module, which init loaded
+# with sd_mod and ext4) against cmkit's SRP target on rxe0, in rdma_cm mode: the
 # login with one and two channels, the SCSI scan, data at four block sizes,
 # ext4, a read past the end, a target disconnect under I/O and ib_srp's
 # reconnect, the device's removal and cmkit's unload under I/O.  Prints one
@@ -141,10 +142,22 @@ read_target() {
 
 lun_mib() { cat /sys/module/cmkit/parameters/srpt_lun_mib 2>/dev/null; }
 
+# The cmkit.ko init loaded: $CMKIT_KO, or on a stock leg the one DKMS
+# installed, as depmod's index resolves it.
+cmkit_ko() {
+	if [ -e $CMKIT_KO ]; then
+		echo $CMKIT_KO
+	else
+		modprobe -D cmkit 2>/dev/null | awk '$1 == "insmod" && $2 ~ /\/cmkit\.ko$/ { print $2 }'
+	fi
+}
+
 # Load cmkit.ko (as init did, plus <params>); wait for rxe0's target.
+# insmod, not modprobe: modprobe would add the kernel command line's
+# cmkit.* words (cmkit.mode=test...) to the parameters.
 load_cmkit() {	# [params...]
-	if [ -e $CMKIT_KO ]; then insmod $CMKIT_KO "$@"; else modprobe cmkit "$@"; fi &&
-		await read_target
+	_lc_ko=$(cmkit_ko)
+	[ -n "$_lc_ko" ] && insmod "$_lc_ko" "$@" && await read_target
 }
 
 # ---- ib_srp's side ------------------------------------------------------------
@@ -179,6 +192,10 @@ srp_add() {	# <ch_count>
 	fi
 	if ! read_target; then
 		why="no srpt target on rxe0: $(cat $D/srpt/targets)"
+		return 1
+	fi
+	if [ ! -d /sys/module/ib_srp ]; then
+		why="ib_srp is not loaded (on a stock leg: not in scripts/stock.py's MODULES?)"
 		return 1
 	fi
 	if [ ! -e $SRP_HOST/add_target ]; then
