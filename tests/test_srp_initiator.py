@@ -3,7 +3,8 @@
 the harness sees it: canned KTAP in the script's own format judged by
 scripts/results.py with the real kunit/expected.txt, a crash in it named
 after its last result, and the guest plumbing that runs it (init's suite
-list, the initramfs's tools, the host packages they come from)."""
+list, the initramfs's tools, the host packages they come from, the stock
+legs' modules)."""
 
 import os
 import re
@@ -15,6 +16,7 @@ sys.path.insert(0, os.path.join(TOP, "scripts"))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 import mkinitramfs  # noqa: E402
 import results  # noqa: E402
+import stock  # noqa: E402
 from test_checks import CLEAN, Base, status_log  # noqa: E402
 
 SUITE = "cmkit_srp_initiator"
@@ -39,6 +41,9 @@ for _ch in (1, 2):
 CASES += ["srp_rdma_link_delete_mid_io_ends_cleanly",
           "srp_unload_cmkit_with_live_initiator_ends_cleanly",
           "srp_lun_size_follows_srpt_lun_mib"]
+
+# Every leg runs the suite: cmkit's own kernels and Debian's (the stock legs).
+LEGS = ("6.1", "6.12", "7.3", "6.12-debug", "stock-6.1", "stock-6.12")
 
 
 def ktap(failures=None, upto=None):
@@ -69,12 +74,25 @@ class Verdicts(Base):
                             patterns=SUITE)
 
     def test_every_case_passing_passes_with_the_expected_count(self):
-        for leg in ("6.1", "6.12", "7.3", "6.12-debug"):
+        for leg in LEGS:
             with self.subTest(leg=leg):
                 v = self.judge(ktap(), leg=leg)
                 self.assertEqual(v.problems, [])
                 self.assertTrue(v.ok)
                 self.assertEqual((v.passed, v.failed, v.skipped), (len(CASES), 0, 0))
+
+    def test_a_debug_legs_skip_fails_a_stock_leg(self):
+        # ib_srp's removal bug skips two cases on a debug leg (KASAN) only:
+        # a stock leg (no KASAN) runs them, and a skip there fails the run.
+        out = ktap().replace(f"ok 16 {CASES[15]}",
+                             f"ok 16 {CASES[15]} # SKIP ib_srp: srp_remove_work frees the "
+                             "SCSI tag set before srp_destroy_qp polls its CQ (KASAN "
+                             "use-after-free)")
+        self.assertIn("# SKIP", out)
+        self.assertTrue(self.judge(out, leg="6.12-debug").ok)
+        v = self.judge(out, leg="stock-6.12")
+        self.assertFalse(v.ok)
+        self.assertTrue([p for p in v.problems if CASES[15] in p], v.problems)
 
     def test_a_failed_login_fails_the_run_with_its_reason(self):
         why = ("add_target id_ext=0002c9030005f34a,ioc_guid=0002c9030005f34a,dest=10.77.0.1:5555,"
@@ -109,16 +127,25 @@ class Verdicts(Base):
 
 
 class Expectations(unittest.TestCase):
-    def test_expected_on_cmkits_kernels_not_on_the_stock_legs(self):
-        exp = [e for e in results.read_expected() if e.kind == "suite" and e.target == SUITE]
-        self.assertEqual(len(exp), 1)
-        self.assertEqual([leg for leg in ("6.1", "6.12", "7.3", "6.12-debug")
-                          if exp[0].applies(leg)], ["6.1", "6.12", "7.3", "6.12-debug"])
-        self.assertFalse(exp[0].applies("stock-6.1") or exp[0].applies("stock-6.12"))
+    def entries(self, kind):
+        return [e for e in results.read_expected() if e.kind == kind and
+                (e.target == SUITE or e.target.startswith(SUITE + "."))]
+
+    def test_expected_on_every_leg_the_stock_ones_included(self):
+        for leg in LEGS:
+            with self.subTest(leg=leg):
+                self.assertEqual(len([e for e in self.entries("suite") if e.applies(leg)]), 1)
 
     def test_the_minimum_is_every_case(self):
-        exp = [e for e in results.read_expected() if e.kind == "suite" and e.target == SUITE]
-        self.assertEqual(exp[0].value, len(CASES))
+        for e in self.entries("suite"):
+            self.assertEqual(e.value, len(CASES), e.legs)
+
+    def test_the_stock_legs_expect_no_skip(self):
+        # Nothing in the suite needs siw, fault injection or KUnit; the
+        # two cases ib_srp's removal bug skips on a debug leg run there.
+        for leg in ("stock-6.1", "stock-6.12"):
+            with self.subTest(leg=leg):
+                self.assertEqual([e.target for e in self.entries("skip") if e.applies(leg)], [])
 
     def test_the_script_reports_these_cases(self):
         script = read(SCRIPT)
@@ -137,15 +164,30 @@ class Expectations(unittest.TestCase):
 
 
 class Plumbing(unittest.TestCase):
-    def test_init_runs_the_suite_on_cmkits_kernels_only(self):
+    def test_init_runs_the_suite_on_every_leg_last(self):
         init = read(os.path.join(TOP, "scripts", "guest", "init"))
         listing = init[init.index("list_suites() {"):]
         listing = listing[:listing.index("\n}\n")]
         stock, _, own = listing.partition("insmod $MODS/cmkit_test.ko")
-        self.assertNotIn(SUITE, stock)
-        self.assertIn(SUITE, own)
+        for part in (stock, own):
+            suites = re.search(r"for s in ([^;]*);", part).group(1).split()
+            self.assertEqual(suites[-1], SUITE, part)
         self.assertIn(f"{SUITE}) run_srp_initiator ;;", init)
         self.assertIn("sh /usr/lib/cmkit/srp_initiator.sh", init)
+
+    def test_a_stock_guest_loads_debians_ib_srp_sd_and_ext4(self):
+        # What the suite needs that Debian builds as modules; scsi_mod,
+        # scsi_transport_srp's and ext4's own dependencies come by
+        # modules.dep (tests/test_stock.py), crc32c by name (a softdep).
+        for mod in ("ib_srp", "sd_mod", "ext4", "crc32c_generic"):
+            self.assertIn(mod, stock.MODULES)
+
+    def test_a_guest_without_ib_srp_fails_the_logins_saying_so(self):
+        script = read(SCRIPT)
+        srp_add = script[script.index("srp_add() {"):]
+        srp_add = srp_add[:srp_add.index("\n}\n")]
+        self.assertIn("[ ! -d /sys/module/ib_srp ]", srp_add)
+        self.assertIn('why="ib_srp is not loaded', srp_add)
 
     def test_the_initramfs_carries_the_script_and_its_tools(self):
         self.assertIn(SCRIPT, mkinitramfs.GUEST_SCRIPTS)

@@ -98,7 +98,7 @@ srpt_story() {
 # over rdma_cm (the target port id from cmkit's targets line, split into
 # id_ext and ioc_guid), its scan finds cmkit's RAM LUN, a pattern is written
 # and read back, and ib_srp logs out.  Left out where the kernel has no
-# ib_srp (Debian's own, a stock leg).
+# ib_srp (on a stock leg the guest loads Debian's module: it has one).
 srp_initiator_story() {
 	host=/sys/class/infiniband_srp/srp-rxe0-1
 	rp=/sys/class/srp_remote_ports
