@@ -118,6 +118,8 @@ bounded() {	# <seconds> <log> <command...>
 
 stat_of() { sed -n "s/^$1 //p" $D/srpt/stats; }
 stat_is() { [ "$(stat_of "$1")" = "$2" ]; }
+# Every channel srpt made is freed.
+released_all() { [ "$(stat_of channels_created)" = "$(stat_of channels_freed)" ]; }
 srpt_stats() { grep -v '^upcall\|^event' $D/srpt/stats | tr '\n' ' '; }
 
 # Nothing of srpt is alive: no channel, no send context, no rdma_rw context.
@@ -255,6 +257,10 @@ srp_delete() {
 	echo 1 > $RPORTS/$RPORT/delete 2>/dev/null
 	await_for 60 gone $RPORTS/$RPORT || { why="${why:-$RPORT still there 60 s after its delete}"; return 1; }
 	[ -z "$DISK" ] || await_for 30 gone /sys/block/$DISK || { why="${why:-$DISK still there}"; return 1; }
+	# The remote port goes first (srp_remove_host()), the SCSI host next;
+	# only then does ib_srp stop its reconnect timer.
+	[ -z "$SHOST" ] || await_for 30 gone /sys/class/scsi_host/$SHOST ||
+		{ why="${why:-$SHOST still there}"; return 1; }
 	RPORT='' SHOST='' DISK=''
 	NO_DISK="logged out"
 }
@@ -621,8 +627,14 @@ unload_case() {	# <ch>
 	fi
 	NO_DISK="logged out"
 	[ -d /sys/module/cmkit ] || load_cmkit || why="${why:-cmkit did not load again}"
-	# A fresh module: every counter from zero, and nothing alive.
-	srpt_idle && stat_is channels_created 0 || why="${why:-srpt after the reload: $(srpt_stats)}"
+	# Nothing alive in the fresh module, and every channel it made freed.
+	# ib_srp's removal stops its reconnect timer only after the remote port
+	# and the SCSI host are gone (srp_remove_target()): a reconnect already
+	# running then may log in to the reloaded cmkit once, and is
+	# disconnected by that removal.
+	srpt_idle && await released_all ||
+		why="${why:-srpt after the reload: $(srpt_stats)}"
+	note "$name: after the reload: $(srpt_stats)"
 	result "$name" "$why"
 }
 
