@@ -2191,12 +2191,19 @@ static void fault_accept(struct kunit *test, const struct fault_param *p,
 	}
 	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen(core, &lul->id, 4), 0);
 	fault_arm(p);
-	raw_connect(test, raw, &addr);
-	raw_send_mpa(test, raw, CMKIT_MPA_REQUEST, false, raw_req, sizeof(raw_req));
+	if (p->step == IRDMA_FAULT_ACCEPT || p->step == IRDMA_FAULT_NODE_ALLOC) {
+		/* Refused as soon as the TCP connection is accepted: no request. */
+		raw_connect_expect_reset(test, raw, &addr);
+	} else {
+		raw_connect(test, raw, &addr);
+		raw_send_mpa(test, raw, CMKIT_MPA_REQUEST, false, raw_req, sizeof(raw_req));
+		/* MPA_REQ's event cannot be posted: a reset. */
+		if (p->step == IRDMA_FAULT_EVENT_ALLOC && !p->skip)
+			raw_expect_reset(test, raw);
+	}
 	if (p->step == IRDMA_FAULT_ACCEPT || p->step == IRDMA_FAULT_NODE_ALLOC ||
 	    (p->step == IRDMA_FAULT_EVENT_ALLOC && !p->skip)) {
 		/* Refused before any upcall: the peer is reset, nobody told. */
-		raw_expect_reset(test, raw);
 		KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
 		KUNIT_EXPECT_EQ(test, lul->nr, 0U);
 		ul_expect_clean(test, lul);
