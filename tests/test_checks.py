@@ -633,6 +633,31 @@ class KnownIssues(Base):
         console = KI5_CONSOLE.replace("in ib_mad_post_receive_mads+", "in rpcrdma_cm_event_handler+")
         self.assertIsNone(self.verdict(self.ki_status(), console, **KI5_ARGS).known_issue)
 
+    # 6.12-debug: rxe's own WARN on the destroyed MAD QP, before any read of it.
+    KI5_WARN = ("WARNING: CPU: 0 PID: 207 at drivers/infiniband/sw/rxe/rxe_verbs.c:1019 "
+                "rxe_post_recv+0x4e/0x1ae\n"
+                "[   91.274300] Workqueue: ib-comp-unb-wq ib_cq_poll_work\n"
+                "[   91.274310] RIP: 0010:rxe_post_recv+0x4e/0x1ae\n"
+                "[   91.274320] Call Trace:\n"
+                "[   91.274330]  ib_mad_post_receive_mads+0x2f8/0x434")
+
+    def ki5_warn_console(self, caller="ib_mad_post_receive_mads+0x2f8/0x434"):
+        warn = self.KI5_WARN.replace("ib_mad_post_receive_mads+0x2f8/0x434", caller)
+        return KI5_CONSOLE.replace(
+            "BUG: KASAN: slab-use-after-free in ib_mad_post_receive_mads+0x2dd/0x467", warn
+        ).replace("[   91.275453]  ib_mad_post_receive_mads+0x2dd/0x467\n", "")
+
+    def test_rxe_warning_on_the_destroyed_mad_qp_is_ki5(self):
+        args = dict(leg="6.12-debug", package="linux-source-6.12", version="6.12.118-1~deb12u1")
+        v = self.verdict(self.ki_status(), self.ki5_warn_console(), **args)
+        self.assertEqual(v.known_issue.ident, "KI-5")
+
+    def test_rxe_warning_on_a_qp_cmkit_posts_to_is_not_ki5(self):
+        args = dict(leg="6.12-debug", package="linux-source-6.12", version="6.12.118-1~deb12u1")
+        console = self.ki5_warn_console("rpcrdma_post_recvs+0x90/0x1f0")
+        self.assertNotIn("ib_mad_post_receive_mads", console)
+        self.assertIsNone(self.verdict(self.ki_status(), console, **args).known_issue)
+
     def test_ki5_on_6_12_too_but_not_another_version(self):
         args = dict(leg="6.12-debug", package="linux-source-6.12", version="6.12.118-1~deb12u1")
         self.assertEqual(self.verdict(self.ki_status(), KI5_CONSOLE, **args).known_issue.ident,
