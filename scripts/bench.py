@@ -217,6 +217,38 @@ def parse_cmtime(text):
     return steps
 
 
+_CPU_PID = re.compile(r"\bCPU: \d+ PID: \d+")
+KNOWN_LINES_SHOWN = 4     # per known issue, in the table (results.json has all)
+
+
+def splat_problems(console_text, package=None, version=None):
+    """The bench guest's splat lines, sorted: (known, problems).
+
+    A splat line (results.scan_splats) that a known issue's family matches
+    (results.KnownIssue.family; only the issues that apply to the leg's
+    @package and @version when both are given, else any) is that known
+    issue's: known is [{"ident", "line", "count"}], one entry per distinct
+    line (timestamp, CPU and PID aside), in order.  Every other splat line
+    is a problem: "<kind>: <line>", as before.
+    """
+    kis = [ki for ki in results.KNOWN_ISSUES if ki.family and
+           (package is None or version is None or ki.applies(package, version))]
+    known, seen, problems = [], {}, []
+    for kind, line in results.scan_splats(console_text):
+        ki = next((k for k in kis if k.in_family(line)), None)
+        if ki is None:
+            problems.append(f"{kind}: {line}")
+            continue
+        msg = results.klog_message(line).strip()
+        key = (ki.ident, _CPU_PID.sub("CPU: * PID: *", msg))
+        if key in seen:
+            seen[key]["count"] += 1
+        else:
+            seen[key] = {"ident": ki.ident, "line": msg, "count": 1}
+            known.append(seen[key])
+    return known, problems
+
+
 # --------------------------------------------------------------------------
 # each item from the report
 # --------------------------------------------------------------------------
@@ -565,10 +597,11 @@ def bench_guest(kver, args):
     params = (f"n:{args.n},reps:{args.reps},irdma_nodes:{args.irdma_nodes},"
               f"irdma_events:{args.irdma_events},rpc_calls:{args.rpc_calls},"
               f"srp_mb:{args.srp_mb},items:{'+'.join(args.guest_items)}")
-    # Not panic_on_warn: a WARN (siw's listener teardown has been seen to
-    # WARN on 6.12.118, in siw_cep_put() from siw_destroy_listen()) is a
-    # problem that fails the run and is listed, but the other figures are
-    # still measured.  An oops still ends the guest.
+    # Not panic_on_warn: a WARN is listed and the other figures are still
+    # measured.  siw's listener teardown WARNs in siw_cep_put() from
+    # siw_destroy_listen() now and then (KI-3): listed as that known issue;
+    # any other WARN is a problem that fails the run.  An oops still ends
+    # the guest.
     cmdline = " ".join(w for w in run.CMDLINE.split() if w != "panic_on_warn=1")
     append = " ".join(filter(None, [cmdline, info.get("cmdline", ""), "cmkit.mode=bench",
                                     f"cmkit.bench={params}",
@@ -581,7 +614,9 @@ def bench_guest(kver, args):
                                  float(os.environ.get("CMKIT_TIMEOUT", "3600")))
     console, status = boot.texts()
     rep = BenchReport(status)
-    problems = [f"{k}: {line}" for k, line in results.scan_splats(console)]
+    # A known kernel bug's WARNs (KI-3's siw_cep_put() on siw0) are listed
+    # as that known issue and do not fail the run; any other splat does.
+    known, problems = splat_problems(console, info.get("package"), info.get("version"))
     if boot.hung:
         problems.append("the bench guest did not finish in time")
     elif not rep.done:
@@ -590,7 +625,8 @@ def bench_guest(kver, args):
     say(f"{leg}: guest {boot.seconds:.0f} s, clock {rep.clock}; console and status in "
         f"{os.path.relpath(out, TOP)}/")
     res = {"leg": leg, "release": info["release"], "accel": accel, "clocksource": rep.clock,
-           "clocksources": rep.clocks, "guest_seconds": boot.seconds, "problems": problems}
+           "clocksources": rep.clocks, "guest_seconds": boot.seconds, "problems": problems,
+           "known_issues": known}
     if "cm" in args.guest_items:
         res["cm"] = cm_results(rep, args.n)
     if "irdma" in args.guest_items:
@@ -727,6 +763,16 @@ def table(res):
                         f"events per work run {fmt(d.get('per_run'), 1)}")
         for e in ir["errors"]:
             add(f"   error: {e}")
+    shown = {}
+    for k in (g or {}).get("known_issues", []):
+        shown[k["ident"]] = shown.get(k["ident"], 0) + 1
+        if shown[k["ident"]] <= KNOWN_LINES_SHOWN:
+            add(f"known issue {k['ident']} ({k['line']})"
+                + (f" x{k['count']}" if k["count"] > 1 else ""))
+    for ident, count in shown.items():
+        if count > KNOWN_LINES_SHOWN:
+            add(f"known issue {ident}: {count - KNOWN_LINES_SHOWN} more distinct lines "
+                "(results.json)")
     for p in (g or {}).get("problems", []):
         add(f"problem: {p}")
     return "\n".join(lines)

@@ -255,5 +255,61 @@ class Table(unittest.TestCase):
         self.assertIn("not available yet: cmkit: no LUN", text)
 
 
+# The bench guest's console when siw0's churn hit KI-3 (siw_cep_put()'s
+# WARN, then the refcount underflow it leads to), as make bench saw it.
+KI3_CONSOLE = """[    6.100000] cmkit_bench: cm churn on siw0
+[    6.171900] ------------[ cut here ]------------
+[    6.171914] WARNING: CPU: 0 PID: 100 at drivers/infiniband/sw/siw/siw_cm.c:449 \
+siw_cep_put+0xf/0x23
+[    6.172000] RIP: 0010:siw_cep_put+0xf/0x23
+[    6.185686] refcount_t: underflow; use-after-free.
+[    6.185861] WARNING: CPU: 0 PID: 100 at lib/refcount.c:28 refcount_warn_saturate+0xb5/0xf9
+[    7.716357] WARNING: CPU: 1 PID: 131 at drivers/infiniband/sw/siw/siw_cm.c:449 \
+siw_cep_put+0xf/0x23
+"""
+OTHER_WARN = ("[    8.000000] WARNING: CPU: 0 PID: 140 at drivers/infiniband/core/cma.c:2100 "
+              "cma_release_dev+0x20/0x90\n")
+BENCH_6_12 = ("linux-source-6.12", "6.12.118-1~deb12u1")
+
+
+class KnownIssues(unittest.TestCase):
+    def test_ki3_warnings_are_the_known_issue_not_problems(self):
+        known, problems = bench.splat_problems(KI3_CONSOLE, *BENCH_6_12)
+        self.assertEqual(problems, [])
+        self.assertEqual([k["ident"] for k in known], ["KI-3"] * 3)
+        self.assertIn("siw_cep_put+0xf/0x23", known[0]["line"])
+        self.assertEqual(known[0]["count"], 2, "the same WARN from another CPU and PID")
+        self.assertTrue(known[1]["line"].startswith("refcount_t: underflow"))
+        self.assertIn("refcount_warn_saturate", known[2]["line"])
+
+    def test_an_unrelated_warning_is_still_a_problem(self):
+        known, problems = bench.splat_problems(KI3_CONSOLE + OTHER_WARN, *BENCH_6_12)
+        self.assertEqual(len(known), 3)
+        self.assertEqual(len(problems), 1)
+        self.assertTrue(problems[0].startswith("WARNING: "))
+        self.assertIn("cma_release_dev", problems[0])
+
+    def test_only_an_issue_that_applies_to_the_leg(self):
+        known, problems = bench.splat_problems(KI3_CONSOLE, "linux-source-6.12",
+                                               "6.12.119-1~deb12u1")
+        self.assertEqual(known, [])
+        self.assertEqual(len(problems), 4)
+        known, problems = bench.splat_problems(KI3_CONSOLE)
+        self.assertEqual((len(known), problems), (3, []))
+
+    def test_the_table_lists_known_issues_apart(self):
+        known, problems = bench.splat_problems(KI3_CONSOLE + OTHER_WARN, *BENCH_6_12)
+        res = {"guest": {"release": "6.12.118-bench", "accel": "tcg", "clocksource": "tsc",
+                         "guest_seconds": 100.0, "problems": problems,
+                         "known_issues": known}}
+        lines = bench.table(res).splitlines()
+        ki = [l for l in lines if l.startswith("known issue KI-3 (")]
+        self.assertEqual(len(ki), 3)
+        self.assertTrue(ki[0].endswith("siw_cep_put+0xf/0x23) x2"))
+        bad = [l for l in lines if l.startswith("problem:")]
+        self.assertEqual(len(bad), 1)
+        self.assertIn("cma_release_dev", bad[0])
+
+
 if __name__ == "__main__":
     unittest.main()
