@@ -4,15 +4,17 @@
 each beside what a kernel developer would use instead, measured in one run.
 
     bench.py [--kernel 6.12] [--reps 5] [--harness-reps 3] [--n 300]
+             [--harness-kernels 6.1,6.12,7.3]
              [--items harness,cm,irdma,rpc,srp] [--suites "*"] [--irdma-nodes 100]
              [--irdma-events 10000] [--rpc-calls 2000] [--srp-mb 64]
 
-1. harness: make test's phases on one kernel (module build, initramfs, boot
-   to /init, device set-up, each suite's devices, body and the rest, parse),
-   against the kernel tree's own `kunit.py run --kunitconfig
-   lib/kunit/.kunitconfig --arch x86_64` (built once, cold, untimed; then
-   warm runs, alternating with make test's); cmkit's overhead (all but the
-   test bodies) as a ratio to kunit.py's warm cycle.
+1. harness: for each kernel of --harness-kernels, make test's phases on it
+   (module build, initramfs, boot to /init, device set-up, each suite's
+   devices, body and the rest, parse), against that kernel tree's own
+   `kunit.py run --kunitconfig lib/kunit/.kunitconfig --arch x86_64` (built
+   once, cold, untimed; then warm runs, alternating with make test's);
+   cmkit's overhead (all but the test bodies) as a ratio to kunit.py's warm
+   cycle, per kernel.
 2. cm: N rdma_cm connections through cmkit_bench.ko's in-kernel peer and
    through rdma-core's cmtime, per step and in total, on rxe0 and siw0.
 3. rpc: RPC NULL round trips, cmkit's endpoint against `cmkit-peer call`.
@@ -59,6 +61,8 @@ CM_ROWS = [
     ("disconnect", ["disconnect"], "disconnect"),
     ("destroy", ["destroy"], "destroy"),
 ]
+# The harness item's kernels (--harness-kernels): every series.
+HARNESS_KERNELS = ("6.1", "6.12", "7.3")
 TARGETS = {
     "harness": ("<=", 1.0),
     "cm": (">=", 1.5),
@@ -117,6 +121,10 @@ def meets(item, r):
 # --------------------------------------------------------------------------
 # the bench guest's status lines
 # --------------------------------------------------------------------------
+
+class HarnessError(Exception):
+    """The harness item could not be measured on one kernel."""
+
 
 class BenchReport:
     """What scripts/guest/bench.sh said: the clock, each measurement's text,
@@ -505,7 +513,7 @@ def bench_harness(kver, reps, suites="*"):
             f"{build_dir} (untimed)")
         secs, _, ok = kunit_py_run(info, build_dir)
         if not ok:
-            raise SystemExit("[bench] kunit.py's cold run failed (build/logs/kunit-py.log)")
+            raise HarnessError("kunit.py's cold run failed (build/logs/kunit-py.log)")
         open(os.path.join(build_dir, ".cmkit-cold-done"), "w").close()
         say(f"kunit.py: cold run took {secs:.0f} s")
     # The first make test cycle after a change rebuilds; warm it up untimed.
@@ -678,6 +686,12 @@ def notes(add, item):
         add(f"   error: {e}")
 
 
+def harness_list(res):
+    """res["harness"]: one dict per kernel (a results.json of before, one dict)."""
+    h = res.get("harness") or []
+    return [h] if isinstance(h, dict) else h
+
+
 def table(res):
     lines = []
     add = lines.append
@@ -689,9 +703,11 @@ def table(res):
             f"{g['guest_seconds']:.0f} s")
     if res.get("load"):
         add(f"host load average at start: {res['load']}")
-    h = res.get("harness")
-    if h:
+    for h in harness_list(res):
         add("")
+        if h.get("error"):
+            add(f"1. harness cost, {h['kernel']}: error: {h['error']}")
+            continue
         add(f"1. harness cost, {h['kernel']} ({h['release']}), suites {h.get('suites', '*')}: "
             "make test's phases vs kunit.py run lib/kunit/.kunitconfig --arch x86_64 (warm)")
         for k, f in h["phases"].items():
@@ -701,7 +717,7 @@ def table(res):
         add(f"   {'overhead (cycle - bodies)':<34} {fmt(h['overhead'], 1):>24} s")
         add(f"   {'kunit.py warm cycle':<34} {fmt(h['kunit_py'], 1):>24} s"
             + "".join(f"  {k} {fmt(f, 1)}" for k, f in h["kunit_py_own"].items() if f))
-        add(f"   overhead / kunit.py: {fmt_ratio(h['ratio'], 'harness')}")
+        add(f"   overhead / kunit.py on {h['kernel']}: {fmt_ratio(h['ratio'], 'harness')}")
     cm = (g or {}).get("cm")
     if cm:
         for dev, d in cm.items():
@@ -879,7 +895,8 @@ set grid ytics
 
 
 def plot_harness(h):
-    data = os.path.join(OUT, "harness.dat")
+    """harness-<kernel>.svg: one kernel's make test phases."""
+    data = os.path.join(OUT, f"harness-{h['kernel']}.dat")
     with open(data, "w") as f:
         f.write("# phase seconds\n")
         for k, fig in h["phases"].items():
@@ -893,17 +910,21 @@ set xtics rotate by -45 noenhanced font ",8"
 set yrange [0:*]
 set grid ytics
 plot '{data}' using 2:xtic(1) notitle
-""", "harness.svg")
+""", f"harness-{h['kernel']}.svg")
 
 
 # --------------------------------------------------------------------------
 
-def main(argv):
+def parse_args(argv):
+    """bench.py's arguments, checked: args.items, .guest_items and
+    .harness_kernels are lists."""
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernel", default="6.12")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--harness-reps", type=int, default=3)
+    ap.add_argument("--harness-kernels", default=",".join(HARNESS_KERNELS),
+                    help="the kernels the harness item runs on, a comma list")
     ap.add_argument("--suites", default="*", help="make test's suites in the harness cycles")
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--items", default="harness,cm,irdma,rpc,srp")
@@ -918,7 +939,17 @@ def main(argv):
         ap.error(f"unknown item(s) {bad}" if bad else "counts start at 1")
     if args.kernel not in kernel.SERIES:
         ap.error(f"--kernel is one of {' '.join(kernel.SERIES)}")
+    args.harness_kernels = [k for k in args.harness_kernels.replace(",", " ").split() if k]
+    if not args.harness_kernels or any(k not in kernel.SERIES for k in args.harness_kernels):
+        ap.error(f"--harness-kernels: a comma list of {' '.join(kernel.SERIES)}")
+    args.items = items
     args.guest_items = [i for i in items if i != "harness"]
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    items = args.items
     os.makedirs(OUT, exist_ok=True)
     res = {"kernel": args.kernel, "when": time.strftime("%Y-%m-%d %H:%M"),
            "load": " ".join(open("/proc/loadavg").read().split()[:3]),
@@ -927,7 +958,13 @@ def main(argv):
     if args.guest_items:
         res["guest"] = bench_guest(args.kernel, args)
     if "harness" in items:
-        res["harness"] = bench_harness(args.kernel, args.harness_reps, args.suites)
+        res["harness"] = []
+        for k in args.harness_kernels:
+            try:
+                res["harness"].append(bench_harness(k, args.harness_reps, args.suites))
+            except HarnessError as e:
+                say(f"harness on {k}: {e}")
+                res["harness"].append({"kernel": k, "error": str(e), "runs_ok": False})
     path = os.path.join(OUT, "results.json")
     with open(path, "w") as f:
         json.dump(res, f, indent=1)
@@ -941,15 +978,16 @@ def main(argv):
             plots += plot_cm(res["guest"]["cm"])
         if "srp" in res.get("guest", {}):
             plots.append(plot_srp(res["guest"]["srp"]))
-        if res.get("harness"):
-            plots.append(plot_harness(res["harness"]))
+        plots += [plot_harness(h) for h in harness_list(res) if not h.get("error")]
     else:
         say("gnuplot is not installed (make setup installs gnuplot-nox): no plots")
     say(f"results: {os.path.relpath(path, TOP)}; table: build/bench/table.txt; plots: "
         + (", ".join(os.path.relpath(p, TOP) for p in plots if p) or "none"))
     problems = res.get("guest", {}).get("problems", [])
-    if res.get("harness") and not res["harness"]["runs_ok"]:
-        problems.append("a make test cycle or a kunit.py run failed during the harness bench")
+    for h in harness_list(res):
+        if not h["runs_ok"]:
+            problems.append(f"{h['kernel']}: a make test cycle or a kunit.py run failed "
+                            "during the harness bench")
     return 1 if problems else 0
 
 

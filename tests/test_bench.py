@@ -255,6 +255,68 @@ class Table(unittest.TestCase):
         self.assertIn("not available yet: cmkit: no LUN", text)
 
 
+def harness_entry(kver, overhead, kunit_py):
+    """A harness item's figures for one kernel, as bench_harness() returns them."""
+    def f(v):
+        return bench.figure([v, v * 1.1], "s")
+    fo, fk = f(overhead), f(kunit_py)
+    return {"kernel": kver, "release": f"{kver}.9", "suites": "cmkit_smoke",
+            "phases": {"modules": f(0.07), "boot": f(2.2), "cmkit_smoke.body": f(0.15)},
+            "cycle": f(overhead + 0.15), "bodies": f(0.15), "overhead": fo, "kunit_py": fk,
+            "kunit_py_own": {"building": f(kunit_py - 1.0)},
+            "ratio": bench.ratio(fo, fk), "meets": None, "runs_ok": True}
+
+
+class HarnessPerKernel(unittest.TestCase):
+    def res(self):
+        return {"harness": [harness_entry("6.1", 4.0, 16.0), harness_entry("7.3", 6.0, 12.0),
+                            {"kernel": "6.12", "error": "kunit.py's cold run failed",
+                             "runs_ok": False}]}
+
+    def test_a_block_and_a_ratio_per_kernel(self):
+        lines = bench.table(self.res()).splitlines()
+        heads = [l for l in lines if l.startswith("1. harness cost")]
+        self.assertEqual(len(heads), 3)
+        self.assertTrue(heads[0].startswith("1. harness cost, 6.1 (6.1.9), suites cmkit_smoke"))
+        self.assertTrue(heads[1].startswith("1. harness cost, 7.3 (7.3.9)"))
+        self.assertEqual(heads[2], "1. harness cost, 6.12: error: kunit.py's cold run failed")
+        ratios = [l.strip() for l in lines if "overhead / kunit.py" in l]
+        self.assertEqual(len(ratios), 2)
+        self.assertTrue(ratios[0].startswith("overhead / kunit.py on 6.1: 0.25x"))
+        self.assertTrue(ratios[1].startswith("overhead / kunit.py on 7.3: 0.50x"))
+        # Each block has its own phase rows, in its kernel's block.
+        i61, i73 = lines.index(heads[0]), lines.index(heads[1])
+        self.assertEqual(sum(l.strip().startswith("boot ") for l in lines[i61:i73]), 1)
+        self.assertEqual(sum(l.strip().startswith("boot ") for l in lines[i73:]), 1)
+
+    def test_a_plot_per_kernel(self):
+        import tempfile
+        names = []
+        old = bench.OUT, bench.gnuplot
+        with tempfile.TemporaryDirectory() as tmp:
+            bench.OUT, bench.gnuplot = tmp, lambda script, name: names.append(name) or name
+            try:
+                for h in bench.harness_list(self.res()):
+                    if not h.get("error"):
+                        bench.plot_harness(h)
+                self.assertEqual(sorted(os.listdir(tmp)), ["harness-6.1.dat", "harness-7.3.dat"])
+            finally:
+                bench.OUT, bench.gnuplot = old
+        self.assertEqual(names, ["harness-6.1.svg", "harness-7.3.svg"])
+
+    def test_harness_kernels_are_series(self):
+        self.assertEqual(bench.parse_args(["bench.py"]).harness_kernels, ["6.1", "6.12", "7.3"])
+        self.assertEqual(bench.parse_args(["bench.py", "--harness-kernels", "6.1,7.3"])
+                         .harness_kernels, ["6.1", "7.3"])
+        with open(os.devnull, "w") as null:
+            old, sys.stderr = sys.stderr, null
+            try:
+                with self.assertRaises(SystemExit):
+                    bench.parse_args(["bench.py", "--harness-kernels", "6.1,6.13"])
+            finally:
+                sys.stderr = old
+
+
 # The bench guest's console when siw0's churn hit KI-3 (siw_cep_put()'s
 # WARN, then the refcount underflow it leads to), as make bench saw it.
 KI3_CONSOLE = """[    6.100000] cmkit_bench: cm churn on siw0
