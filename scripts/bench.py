@@ -257,17 +257,27 @@ def splat_problems(console_text, package=None, version=None):
     return known, problems
 
 
+def cmtime_failures(text):
+    """cmtime's "failure ..." lines (rdma-core 44 perror()s them, e.g.
+    "failure creating qp: No such file or directory", and goes on: its
+    table then times connections that were never made)."""
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("failure ")]
+
+
 # --------------------------------------------------------------------------
 # each item from the report
 # --------------------------------------------------------------------------
 
 def cm_results(rep, n):
     """Per device: rows of us/conn (wall / N) for cmkit and cmtime, the total,
-    connections per second, and their ratios."""
+    connections per second, and their ratios.  A cmtime repetition that
+    printed "failure ..." lines is an error, not counted: "cmtime_failures"
+    says how many lines, in which repetitions, and the first."""
     out = {}
     coarse = rep.coarse
     for dev in ("rxe0", "siw0"):
         mine, theirs, errors = {}, {}, []
+        failed = {"count": 0, "reps": [], "first": None}
         for r in rep.select("cm", "cmkit", dev):
             obj = first_json(r["text"])
             if r["rc"] or not obj or "error" in (obj or {}):
@@ -275,6 +285,14 @@ def cm_results(rep, n):
                 continue
             mine[r["rep"]] = obj
         for r in rep.select("cm", "cmtime", dev):
+            fails = cmtime_failures(r["text"])
+            if fails:
+                errors.append(f"cmtime rep {r['rep']}: {len(fails)} cmtime failure(s), "
+                              "not counted")
+                failed["count"] += len(fails)
+                failed["reps"].append(r["rep"])
+                failed["first"] = failed["first"] or fails[0]
+                continue
             steps = parse_cmtime(r["text"])
             if r["rc"] or "connect" not in steps:
                 errors.append(f"cmtime rep {r['rep']}: exit {r['rc']}, "
@@ -315,7 +333,7 @@ def cm_results(rep, n):
         r = ratio(fcm, fct, [(cps_m[k], cps_t[k]) for k in cps_m if k in cps_t])
         out[dev] = {"n": n, "rows": rows, "conn_per_s": {"cmkit": fcm, "cmtime": fct,
                                                           "ratio": r, "meets": meets("cm", r)},
-                    "errors": errors}
+                    "cmtime_failures": failed, "errors": errors}
     return out
 
 
@@ -733,6 +751,10 @@ def table(res):
                 f"{fmt_ratio(c['ratio'], 'cm')}")
             for e in d["errors"]:
                 add(f"   error: {e}")
+            f = d.get("cmtime_failures") or {}
+            if f.get("count"):
+                add(f"   cmtime failures: {f['count']} in rep(s) "
+                    f"{', '.join(str(x) for x in f['reps'])}, not counted; first: {f['first']}")
     rpc = (g or {}).get("rpc")
     if rpc:
         add("")

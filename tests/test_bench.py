@@ -152,6 +152,37 @@ class CmChurn(unittest.TestCase):
         self.assertIn("-110", d["errors"][0])
         self.assertIsNone(d["conn_per_s"]["ratio"])
 
+    def test_cmtime_failures_are_errors_not_counted(self):
+        # cmtime (rdma-core 44) perror()s "failure ..." and goes on: its table
+        # then times connections it never made (here: much faster ones).
+        failed = CMTIME.replace("creating qp\n", "creating qp\n" +
+                                "failure creating qp: No such file or directory\n" * 2 +
+                                "failure creating qp: Invalid argument\n")
+        failed = failed.replace("300.00     250.00    2000.00    1000.00",
+                                "30.00      25.00     200.00     100.00")
+        body = ""
+        for rep in (1, 2, 3):
+            body += block("cm", "cmkit", "siw0", rep, cmkit_line(dev="siw0"))
+            body += block("cm", "cmtime", "siw0", rep, failed if rep == 2 else CMTIME)
+        d = bench.cm_results(bench.BenchReport(status(body=body)), 300)["siw0"]
+        rows = {r["step"]: r for r in d["rows"]}
+        self.assertEqual(rows["connect+establish"]["cmtime"]["n"], 2)
+        self.assertAlmostEqual(rows["connect+establish"]["cmtime"]["min"], 1000.0)
+        self.assertEqual(d["conn_per_s"]["cmtime"]["n"], 2)
+        self.assertEqual(d["cmtime_failures"], {
+            "count": 3, "reps": [2], "first": "failure creating qp: No such file or directory"})
+        self.assertEqual(d["errors"], ["cmtime rep 2: 3 cmtime failure(s), not counted"])
+        text = bench.table({"guest": {"release": "6.12.118-bench", "accel": "tcg",
+                                      "clocksource": "tsc", "guest_seconds": 1.0,
+                                      "cm": {"siw0": d}}})
+        self.assertIn("   cmtime failures: 3 in rep(s) 2, not counted; first: failure creating "
+                      "qp: No such file or directory", text)
+        self.assertIn("   error: cmtime rep 2: 3 cmtime failure(s), not counted", text)
+        d = bench.cm_results(self.report(), 300)["rxe0"]
+        self.assertEqual(d["cmtime_failures"]["count"], 0)
+        self.assertNotIn("cmtime failures", bench.table({"guest": dict(
+            release="r", accel="tcg", clocksource="tsc", guest_seconds=1.0, cm={"rxe0": d})}))
+
     def test_jiffies_refuses_steps_under_a_millisecond(self):
         # cmkit's create id step lasts 0.66 ms at the least: refused; its
         # connect + establish, 33 ms: kept.
