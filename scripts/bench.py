@@ -3,7 +3,7 @@
 """cmkit's benchmarks (make bench): what a check costs and what the stack costs,
 each beside what a kernel developer would use instead, measured in one run.
 
-    bench.py [--kernel 6.12] [--reps 5] [--harness-reps 3] [--n 300]
+    bench.py [--kernel 6.12] [--reps 5] [--harness-reps 3] [--n 300] [--n-siw 64]
              [--harness-kernels 6.1,6.12,7.3]
              [--items harness,cm,irdma,rpc,srp] [--suites "*"] [--irdma-nodes 100]
              [--irdma-events 10000] [--rpc-calls 2000] [--srp-mb 64]
@@ -16,7 +16,9 @@ each beside what a kernel developer would use instead, measured in one run.
    cmkit's overhead (all but the test bodies) as a ratio to kunit.py's warm
    cycle, per kernel.
 2. cm: N rdma_cm connections through cmkit_bench.ko's in-kernel peer and
-   through rdma-core's cmtime, per step and in total, on rxe0 and siw0.
+   through rdma-core's cmtime, per step and in total, on rxe0 (N: --n) and
+   siw0 (N: --n-siw, default 64: in the bench guest cmtime cannot hold more
+   than 71 siw QPs at once, see SIW_N).
 3. rpc: RPC NULL round trips, cmkit's endpoint against `cmkit-peer call`.
 4. srp: sequential dd through ib_srp to cmkit's RAM LUN and to ib_srpt with
    a LIO RAM disk (rd_mcp).
@@ -63,6 +65,12 @@ CM_ROWS = [
 ]
 # The harness item's kernels (--harness-kernels): every series.
 HARNESS_KERNELS = ("6.1", "6.12", "7.3")
+# siw0's CM churn N (--n-siw).  In the bench guest cmtime cannot hold more
+# than 71 siw QPs at once: at N=100 it printed 29 failures, at N=300 229
+# ("failure creating qp": first ENOENT, then EINVAL), while cmkit_bench
+# made all of them; 100 cmkit connections against 71 cmtime ones was no
+# comparison.  So siw0 runs both sides at this N; rxe0 keeps --n.
+SIW_N = 64
 TARGETS = {
     "harness": ("<=", 1.0),
     "cm": (">=", 1.5),
@@ -268,20 +276,26 @@ def cmtime_failures(text):
 # each item from the report
 # --------------------------------------------------------------------------
 
-def cm_results(rep, n):
+def cm_results(rep, n, n_siw=None):
     """Per device: rows of us/conn (wall / N) for cmkit and cmtime, the total,
-    connections per second, and their ratios.  A cmtime repetition that
+    connections per second, and their ratios; N is @n on rxe0, @n_siw (or
+    @n) on siw0, and each device's "n" records it.  A cmkit result of
+    another N is an error.  A cmtime repetition that
     printed "failure ..." lines is an error, not counted: "cmtime_failures"
     says how many lines, in which repetitions, and the first."""
     out = {}
     coarse = rep.coarse
-    for dev in ("rxe0", "siw0"):
+    ns = {"rxe0": n, "siw0": n_siw or n}
+    for dev, n in ns.items():
         mine, theirs, errors = {}, {}, []
         failed = {"count": 0, "reps": [], "first": None}
         for r in rep.select("cm", "cmkit", dev):
             obj = first_json(r["text"])
             if r["rc"] or not obj or "error" in (obj or {}):
                 errors.append(f"cmkit rep {r['rep']}: {obj.get('error') if obj else 'no result'}")
+                continue
+            if obj.get("n", n) != n:
+                errors.append(f"cmkit rep {r['rep']}: ran N={obj['n']}, not N={n}")
                 continue
             mine[r["rep"]] = obj
         for r in rep.select("cm", "cmtime", dev):
@@ -600,6 +614,14 @@ def module_deps(kdir_build, names):
     return [(os.path.basename(found[n])[:-3], found[n]) for n in order]
 
 
+def guest_params(args):
+    """scripts/guest/bench.sh's cmkit.bench= value (key:value,...)."""
+    return (f"n:{args.n},n_siw:{args.n_siw},reps:{args.reps},"
+            f"irdma_nodes:{args.irdma_nodes},irdma_events:{args.irdma_events},"
+            f"rpc_calls:{args.rpc_calls},srp_mb:{args.srp_mb},"
+            f"items:{'+'.join(args.guest_items)}")
+
+
 def bench_guest(kver, args):
     leg = f"{kver}-bench"
     kdir = kernel.ensure(leg)
@@ -620,9 +642,7 @@ def bench_guest(kver, args):
     kmods = module_deps(info["build"], ["crct10dif_generic", "target_core_mod", "ib_srpt"])
     initrd = run.make_initrd(leg, kos + [p for _, p in kmods])
     accel = run.choose_accel(info["bzImage"], initrd)
-    params = (f"n:{args.n},reps:{args.reps},irdma_nodes:{args.irdma_nodes},"
-              f"irdma_events:{args.irdma_events},rpc_calls:{args.rpc_calls},"
-              f"srp_mb:{args.srp_mb},items:{'+'.join(args.guest_items)}")
+    params = guest_params(args)
     # Not panic_on_warn: a WARN is listed and the other figures are still
     # measured.  siw's listener teardown WARNs in siw_cep_put() from
     # siw_destroy_listen() now and then (KI-3): listed as that known issue;
@@ -654,7 +674,7 @@ def bench_guest(kver, args):
            "clocksources": rep.clocks, "guest_seconds": boot.seconds, "problems": problems,
            "known_issues": known}
     if "cm" in args.guest_items:
-        res["cm"] = cm_results(rep, args.n)
+        res["cm"] = cm_results(rep, args.n, args.n_siw)
     if "irdma" in args.guest_items:
         res["irdma"] = irdma_results(rep)
     if "rpc" in args.guest_items:
@@ -948,7 +968,9 @@ def parse_args(argv):
     ap.add_argument("--harness-kernels", default=",".join(HARNESS_KERNELS),
                     help="the kernels the harness item runs on, a comma list")
     ap.add_argument("--suites", default="*", help="make test's suites in the harness cycles")
-    ap.add_argument("--n", type=int, default=300)
+    ap.add_argument("--n", type=int, default=300, help="CM churn connections on rxe0")
+    ap.add_argument("--n-siw", type=int, default=SIW_N,
+                    help="CM churn connections on siw0 (both sides; see SIW_N)")
     ap.add_argument("--items", default="harness,cm,irdma,rpc,srp")
     ap.add_argument("--irdma-nodes", type=int, default=100)
     ap.add_argument("--irdma-events", type=int, default=10000, help="per node")
@@ -957,7 +979,7 @@ def parse_args(argv):
     args = ap.parse_args(argv[1:])
     items = [i for i in args.items.replace(",", " ").split() if i]
     bad = [i for i in items if i not in TARGETS]
-    if bad or args.reps < 1 or args.harness_reps < 1 or args.n < 1:
+    if bad or args.reps < 1 or args.harness_reps < 1 or args.n < 1 or args.n_siw < 1:
         ap.error(f"unknown item(s) {bad}" if bad else "counts start at 1")
     if args.kernel not in kernel.SERIES:
         ap.error(f"--kernel is one of {' '.join(kernel.SERIES)}")

@@ -183,6 +183,40 @@ class CmChurn(unittest.TestCase):
         self.assertNotIn("cmtime failures", bench.table({"guest": dict(
             release="r", accel="tcg", clocksource="tsc", guest_seconds=1.0, cm={"rxe0": d})}))
 
+    def test_siw0_at_its_own_n(self):
+        body = ""
+        for rep in (1, 2):
+            body += block("cm", "cmkit", "rxe0", rep, cmkit_line())
+            body += block("cm", "cmtime", "rxe0", rep, CMTIME)
+            body += block("cm", "cmkit", "siw0", rep, cmkit_line(dev="siw0", n=64))
+            body += block("cm", "cmtime", "siw0", rep, CMTIME)
+        cm = bench.cm_results(bench.BenchReport(status(body=body)), 300, 64)
+        self.assertEqual((cm["rxe0"]["n"], cm["siw0"]["n"]), (300, 64))
+        self.assertEqual(cm["siw0"]["errors"], [])
+        rows = {r["step"]: r for r in cm["siw0"]["rows"]}
+        self.assertAlmostEqual(rows["connect+establish"]["cmtime"]["median"], 300000 / 64)
+        self.assertAlmostEqual(cm["siw0"]["conn_per_s"]["cmtime"]["median"], 64 / 0.756)
+        rows = {r["step"]: r for r in cm["rxe0"]["rows"]}
+        self.assertAlmostEqual(rows["connect+establish"]["cmtime"]["median"], 1000.0)
+        saved = json.loads(json.dumps(cm))         # as results.json keeps it
+        self.assertEqual(saved["siw0"]["n"], 64)
+        text = bench.table({"guest": {"release": "r", "accel": "tcg", "clocksource": "tsc",
+                                      "guest_seconds": 1.0, "cm": saved}})
+        self.assertIn("2. CM churn on rxe0, N=300:", text)
+        self.assertIn("2. CM churn on siw0, N=64:", text)
+        # cmkit's result says its N: another than siw0's is an error.
+        cm = bench.cm_results(bench.BenchReport(status(body=body)), 300, 100)
+        self.assertEqual(cm["siw0"]["errors"][0], "cmkit rep 1: ran N=64, not N=100")
+        self.assertIsNone(cm["siw0"]["conn_per_s"]["cmkit"])
+
+    def test_the_guest_is_told_siw0s_n(self):
+        args = bench.parse_args(["bench.py", "--n", "200", "--items", "cm"])
+        self.assertEqual(args.n_siw, 64)
+        params = dict(kv.split(":", 1) for kv in bench.guest_params(args).split(","))
+        self.assertEqual((params["n"], params["n_siw"], params["items"]), ("200", "64", "cm"))
+        args = bench.parse_args(["bench.py", "--n-siw", "32"])
+        self.assertIn(",n_siw:32,", bench.guest_params(args))
+
     def test_jiffies_refuses_steps_under_a_millisecond(self):
         # cmkit's create id step lasts 0.66 ms at the least: refused; its
         # connect + establish, 33 ms: kept.
