@@ -247,7 +247,7 @@ def splat_problems(console_text, package=None, version=None):
     line (timestamp, CPU and PID aside), in order.  Every other splat line
     is a problem: "<kind>: <line>", as before.
     """
-    kis = [ki for ki in results.KNOWN_ISSUES if ki.family and
+    kis = [ki for ki in results.KNOWN_ISSUES if ki.family and ki.anchored(console_text) and
            (package is None or version is None or ki.applies(package, version))]
     known, seen, problems = [], {}, []
     for kind, line in results.scan_splats(console_text):

@@ -424,6 +424,12 @@ class KnownIssues(unittest.TestCase):
         known, problems = bench.splat_problems(KI3_CONSOLE)
         self.assertEqual((len(known), problems), (3, []))
 
+    def test_a_refcount_underflow_without_siw_cep_put_is_a_problem(self):
+        lines = [l for l in KI3_CONSOLE.splitlines(True) if "siw_cep_put" not in l]
+        known, problems = bench.splat_problems("".join(lines), *BENCH_6_12)
+        self.assertEqual(known, [])
+        self.assertTrue(problems)
+
     def test_the_table_lists_known_issues_apart(self):
         known, problems = bench.splat_problems(KI3_CONSOLE + OTHER_WARN, *BENCH_6_12)
         res = {"guest": {"release": "6.12.118-bench", "accel": "tcg", "clocksource": "tsc",
