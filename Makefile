@@ -47,7 +47,7 @@ help:
 	@echo "make test                 host checks + KUnit in a guest per kernel, the shell suites on Debian's own (KVERS=stock-6.1, SUITES=, DEBUG=0, STOCK=0)"
 	@echo "make run                  boot the 6.12 test kernel and drive each handler (results in build/results/run/)"
 	@echo "make shell                a shell in the test guest (KVER=6.1)"
-	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_ITEMS=, BENCH_SUITES=)"
+	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_N_SIW=, BENCH_ITEMS=, BENCH_SUITES=, BENCH_HARNESS_KVERS=)"
 	@echo "make kernels              build every test kernel up front (KVERS= narrows)"
 	@echo "make update-kernels       move kunit/kernels.pin to the archive's newest packages"
 	@echo "make fuzz                 run every libFuzzer target long (FUZZ_SECONDS each)"
@@ -139,7 +139,9 @@ shell: setup
 bench: setup
 	@$(PYTHON) scripts/bench.py --kernel $(or $(KVER),6.12) $(if $(BENCH_REPS),--reps $(BENCH_REPS)) \
 		$(if $(BENCH_HARNESS_REPS),--harness-reps $(BENCH_HARNESS_REPS)) \
-		$(if $(BENCH_N),--n $(BENCH_N)) $(if $(BENCH_ITEMS),--items "$(BENCH_ITEMS)") \
+		$(if $(BENCH_HARNESS_KVERS),--harness-kernels "$(BENCH_HARNESS_KVERS)") \
+		$(if $(BENCH_N),--n $(BENCH_N)) $(if $(BENCH_N_SIW),--n-siw $(BENCH_N_SIW)) \
+		$(if $(BENCH_ITEMS),--items "$(BENCH_ITEMS)") \
 		$(if $(BENCH_SUITES),--suites "$(BENCH_SUITES)")
 
 kernels: setup

@@ -3,18 +3,22 @@
 """cmkit's benchmarks (make bench): what a check costs and what the stack costs,
 each beside what a kernel developer would use instead, measured in one run.
 
-    bench.py [--kernel 6.12] [--reps 5] [--harness-reps 3] [--n 300]
+    bench.py [--kernel 6.12] [--reps 5] [--harness-reps 3] [--n 300] [--n-siw 64]
+             [--harness-kernels 6.1,6.12,7.3]
              [--items harness,cm,irdma,rpc,srp] [--suites "*"] [--irdma-nodes 100]
              [--irdma-events 10000] [--rpc-calls 2000] [--srp-mb 64]
 
-1. harness: make test's phases on one kernel (module build, initramfs, boot
-   to /init, device set-up, each suite's devices, body and the rest, parse),
-   against the kernel tree's own `kunit.py run --kunitconfig
-   lib/kunit/.kunitconfig --arch x86_64` (built once, cold, untimed; then
-   warm runs, alternating with make test's); cmkit's overhead (all but the
-   test bodies) as a ratio to kunit.py's warm cycle.
+1. harness: for each kernel of --harness-kernels, make test's phases on it
+   (module build, initramfs, boot to /init, device set-up, each suite's
+   devices, body and the rest, parse), against that kernel tree's own
+   `kunit.py run --kunitconfig lib/kunit/.kunitconfig --arch x86_64` (built
+   once, cold, untimed; then warm runs, alternating with make test's);
+   cmkit's overhead (all but the test bodies) as a ratio to kunit.py's warm
+   cycle, per kernel.
 2. cm: N rdma_cm connections through cmkit_bench.ko's in-kernel peer and
-   through rdma-core's cmtime, per step and in total, on rxe0 and siw0.
+   through rdma-core's cmtime, per step and in total, on rxe0 (N: --n) and
+   siw0 (N: --n-siw, default 64: in the bench guest cmtime cannot hold more
+   than 71 siw QPs at once, see SIW_N).
 3. rpc: RPC NULL round trips, cmkit's endpoint against `cmkit-peer call`.
 4. srp: sequential dd through ib_srp to cmkit's RAM LUN and to ib_srpt with
    a LIO RAM disk (rd_mcp).
@@ -59,6 +63,14 @@ CM_ROWS = [
     ("disconnect", ["disconnect"], "disconnect"),
     ("destroy", ["destroy"], "destroy"),
 ]
+# The harness item's kernels (--harness-kernels): every series.
+HARNESS_KERNELS = ("6.1", "6.12", "7.3")
+# siw0's CM churn N (--n-siw).  In the bench guest cmtime cannot hold more
+# than 71 siw QPs at once: at N=100 it printed 29 failures, at N=300 229
+# ("failure creating qp": first ENOENT, then EINVAL), while cmkit_bench
+# made all of them; 100 cmkit connections against 71 cmtime ones was no
+# comparison.  So siw0 runs both sides at this N; rxe0 keeps --n.
+SIW_N = 64
 TARGETS = {
     "harness": ("<=", 1.0),
     "cm": (">=", 1.5),
@@ -117,6 +129,10 @@ def meets(item, r):
 # --------------------------------------------------------------------------
 # the bench guest's status lines
 # --------------------------------------------------------------------------
+
+class HarnessError(Exception):
+    """The harness item could not be measured on one kernel."""
+
 
 class BenchReport:
     """What scripts/guest/bench.sh said: the clock, each measurement's text,
@@ -217,24 +233,80 @@ def parse_cmtime(text):
     return steps
 
 
+_CPU_PID = re.compile(r"\bCPU: \d+ PID: \d+")
+KNOWN_LINES_SHOWN = 4     # per known issue, in the table (results.json has all)
+
+
+def splat_problems(console_text, package=None, version=None):
+    """The bench guest's splat lines, sorted: (known, problems).
+
+    A splat line (results.scan_splats) that a known issue's family matches
+    (results.KnownIssue.family; only the issues that apply to the leg's
+    @package and @version when both are given, else any) is that known
+    issue's: known is [{"ident", "line", "count"}], one entry per distinct
+    line (timestamp, CPU and PID aside), in order.  Every other splat line
+    is a problem: "<kind>: <line>", as before.
+    """
+    kis = [ki for ki in results.KNOWN_ISSUES if ki.family and ki.anchored(console_text) and
+           (package is None or version is None or ki.applies(package, version))]
+    known, seen, problems = [], {}, []
+    for kind, line in results.scan_splats(console_text):
+        ki = next((k for k in kis if k.in_family(line)), None)
+        if ki is None:
+            problems.append(f"{kind}: {line}")
+            continue
+        msg = results.klog_message(line).strip()
+        key = (ki.ident, _CPU_PID.sub("CPU: * PID: *", msg))
+        if key in seen:
+            seen[key]["count"] += 1
+        else:
+            seen[key] = {"ident": ki.ident, "line": msg, "count": 1}
+            known.append(seen[key])
+    return known, problems
+
+
+def cmtime_failures(text):
+    """cmtime's "failure ..." lines (rdma-core 44 perror()s them, e.g.
+    "failure creating qp: No such file or directory", and goes on: its
+    table then times connections that were never made)."""
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("failure ")]
+
+
 # --------------------------------------------------------------------------
 # each item from the report
 # --------------------------------------------------------------------------
 
-def cm_results(rep, n):
+def cm_results(rep, n, n_siw=None):
     """Per device: rows of us/conn (wall / N) for cmkit and cmtime, the total,
-    connections per second, and their ratios."""
+    connections per second, and their ratios; N is @n on rxe0, @n_siw (or
+    @n) on siw0, and each device's "n" records it.  A cmkit result of
+    another N is an error.  A cmtime repetition that
+    printed "failure ..." lines is an error, not counted: "cmtime_failures"
+    says how many lines, in which repetitions, and the first."""
     out = {}
     coarse = rep.coarse
-    for dev in ("rxe0", "siw0"):
+    ns = {"rxe0": n, "siw0": n_siw or n}
+    for dev, n in ns.items():
         mine, theirs, errors = {}, {}, []
+        failed = {"count": 0, "reps": [], "first": None}
         for r in rep.select("cm", "cmkit", dev):
             obj = first_json(r["text"])
             if r["rc"] or not obj or "error" in (obj or {}):
                 errors.append(f"cmkit rep {r['rep']}: {obj.get('error') if obj else 'no result'}")
                 continue
+            if obj.get("n", n) != n:
+                errors.append(f"cmkit rep {r['rep']}: ran N={obj['n']}, not N={n}")
+                continue
             mine[r["rep"]] = obj
         for r in rep.select("cm", "cmtime", dev):
+            fails = cmtime_failures(r["text"])
+            if fails:
+                errors.append(f"cmtime rep {r['rep']}: {len(fails)} cmtime failure(s), "
+                              "not counted")
+                failed["count"] += len(fails)
+                failed["reps"].append(r["rep"])
+                failed["first"] = failed["first"] or fails[0]
+                continue
             steps = parse_cmtime(r["text"])
             if r["rc"] or "connect" not in steps:
                 errors.append(f"cmtime rep {r['rep']}: exit {r['rc']}, "
@@ -275,7 +347,7 @@ def cm_results(rep, n):
         r = ratio(fcm, fct, [(cps_m[k], cps_t[k]) for k in cps_m if k in cps_t])
         out[dev] = {"n": n, "rows": rows, "conn_per_s": {"cmkit": fcm, "cmtime": fct,
                                                           "ratio": r, "meets": meets("cm", r)},
-                    "errors": errors}
+                    "cmtime_failures": failed, "errors": errors}
     return out
 
 
@@ -473,7 +545,7 @@ def bench_harness(kver, reps, suites="*"):
             f"{build_dir} (untimed)")
         secs, _, ok = kunit_py_run(info, build_dir)
         if not ok:
-            raise SystemExit("[bench] kunit.py's cold run failed (build/logs/kunit-py.log)")
+            raise HarnessError("kunit.py's cold run failed (build/logs/kunit-py.log)")
         open(os.path.join(build_dir, ".cmkit-cold-done"), "w").close()
         say(f"kunit.py: cold run took {secs:.0f} s")
     # The first make test cycle after a change rebuilds; warm it up untimed.
@@ -542,6 +614,14 @@ def module_deps(kdir_build, names):
     return [(os.path.basename(found[n])[:-3], found[n]) for n in order]
 
 
+def guest_params(args):
+    """scripts/guest/bench.sh's cmkit.bench= value (key:value,...)."""
+    return (f"n:{args.n},n_siw:{args.n_siw},reps:{args.reps},"
+            f"irdma_nodes:{args.irdma_nodes},irdma_events:{args.irdma_events},"
+            f"rpc_calls:{args.rpc_calls},srp_mb:{args.srp_mb},"
+            f"items:{'+'.join(args.guest_items)}")
+
+
 def bench_guest(kver, args):
     leg = f"{kver}-bench"
     kdir = kernel.ensure(leg)
@@ -562,13 +642,12 @@ def bench_guest(kver, args):
     kmods = module_deps(info["build"], ["crct10dif_generic", "target_core_mod", "ib_srpt"])
     initrd = run.make_initrd(leg, kos + [p for _, p in kmods])
     accel = run.choose_accel(info["bzImage"], initrd)
-    params = (f"n:{args.n},reps:{args.reps},irdma_nodes:{args.irdma_nodes},"
-              f"irdma_events:{args.irdma_events},rpc_calls:{args.rpc_calls},"
-              f"srp_mb:{args.srp_mb},items:{'+'.join(args.guest_items)}")
-    # Not panic_on_warn: a WARN (siw's listener teardown has been seen to
-    # WARN on 6.12.118, in siw_cep_put() from siw_destroy_listen()) is a
-    # problem that fails the run and is listed, but the other figures are
-    # still measured.  An oops still ends the guest.
+    params = guest_params(args)
+    # Not panic_on_warn: a WARN is listed and the other figures are still
+    # measured.  siw's listener teardown WARNs in siw_cep_put() from
+    # siw_destroy_listen() now and then (KI-3): listed as that known issue;
+    # any other WARN is a problem that fails the run.  An oops still ends
+    # the guest.
     cmdline = " ".join(w for w in run.CMDLINE.split() if w != "panic_on_warn=1")
     append = " ".join(filter(None, [cmdline, info.get("cmdline", ""), "cmkit.mode=bench",
                                     f"cmkit.bench={params}",
@@ -581,7 +660,9 @@ def bench_guest(kver, args):
                                  float(os.environ.get("CMKIT_TIMEOUT", "3600")))
     console, status = boot.texts()
     rep = BenchReport(status)
-    problems = [f"{k}: {line}" for k, line in results.scan_splats(console)]
+    # A known kernel bug's WARNs (KI-3's siw_cep_put() on siw0) are listed
+    # as that known issue and do not fail the run; any other splat does.
+    known, problems = splat_problems(console, info.get("package"), info.get("version"))
     if boot.hung:
         problems.append("the bench guest did not finish in time")
     elif not rep.done:
@@ -590,9 +671,10 @@ def bench_guest(kver, args):
     say(f"{leg}: guest {boot.seconds:.0f} s, clock {rep.clock}; console and status in "
         f"{os.path.relpath(out, TOP)}/")
     res = {"leg": leg, "release": info["release"], "accel": accel, "clocksource": rep.clock,
-           "clocksources": rep.clocks, "guest_seconds": boot.seconds, "problems": problems}
+           "clocksources": rep.clocks, "guest_seconds": boot.seconds, "problems": problems,
+           "known_issues": known}
     if "cm" in args.guest_items:
-        res["cm"] = cm_results(rep, args.n)
+        res["cm"] = cm_results(rep, args.n, args.n_siw)
     if "irdma" in args.guest_items:
         res["irdma"] = irdma_results(rep)
     if "rpc" in args.guest_items:
@@ -642,6 +724,12 @@ def notes(add, item):
         add(f"   error: {e}")
 
 
+def harness_list(res):
+    """res["harness"]: one dict per kernel (a results.json of before, one dict)."""
+    h = res.get("harness") or []
+    return [h] if isinstance(h, dict) else h
+
+
 def table(res):
     lines = []
     add = lines.append
@@ -653,9 +741,11 @@ def table(res):
             f"{g['guest_seconds']:.0f} s")
     if res.get("load"):
         add(f"host load average at start: {res['load']}")
-    h = res.get("harness")
-    if h:
+    for h in harness_list(res):
         add("")
+        if h.get("error"):
+            add(f"1. harness cost, {h['kernel']}: error: {h['error']}")
+            continue
         add(f"1. harness cost, {h['kernel']} ({h['release']}), suites {h.get('suites', '*')}: "
             "make test's phases vs kunit.py run lib/kunit/.kunitconfig --arch x86_64 (warm)")
         for k, f in h["phases"].items():
@@ -665,7 +755,7 @@ def table(res):
         add(f"   {'overhead (cycle - bodies)':<34} {fmt(h['overhead'], 1):>24} s")
         add(f"   {'kunit.py warm cycle':<34} {fmt(h['kunit_py'], 1):>24} s"
             + "".join(f"  {k} {fmt(f, 1)}" for k, f in h["kunit_py_own"].items() if f))
-        add(f"   overhead / kunit.py: {fmt_ratio(h['ratio'], 'harness')}")
+        add(f"   overhead / kunit.py on {h['kernel']}: {fmt_ratio(h['ratio'], 'harness')}")
     cm = (g or {}).get("cm")
     if cm:
         for dev, d in cm.items():
@@ -681,6 +771,10 @@ def table(res):
                 f"{fmt_ratio(c['ratio'], 'cm')}")
             for e in d["errors"]:
                 add(f"   error: {e}")
+            f = d.get("cmtime_failures") or {}
+            if f.get("count"):
+                add(f"   cmtime failures: {f['count']} in rep(s) "
+                    f"{', '.join(str(x) for x in f['reps'])}, not counted; first: {f['first']}")
     rpc = (g or {}).get("rpc")
     if rpc:
         add("")
@@ -727,6 +821,16 @@ def table(res):
                         f"events per work run {fmt(d.get('per_run'), 1)}")
         for e in ir["errors"]:
             add(f"   error: {e}")
+    shown = {}
+    for k in (g or {}).get("known_issues", []):
+        shown[k["ident"]] = shown.get(k["ident"], 0) + 1
+        if shown[k["ident"]] <= KNOWN_LINES_SHOWN:
+            add(f"known issue {k['ident']} ({k['line']})"
+                + (f" x{k['count']}" if k["count"] > 1 else ""))
+    for ident, count in shown.items():
+        if count > KNOWN_LINES_SHOWN:
+            add(f"known issue {ident}: {count - KNOWN_LINES_SHOWN} more distinct lines "
+                "(results.json)")
     for p in (g or {}).get("problems", []):
         add(f"problem: {p}")
     return "\n".join(lines)
@@ -833,7 +937,8 @@ set grid ytics
 
 
 def plot_harness(h):
-    data = os.path.join(OUT, "harness.dat")
+    """harness-<kernel>.svg: one kernel's make test phases."""
+    data = os.path.join(OUT, f"harness-{h['kernel']}.dat")
     with open(data, "w") as f:
         f.write("# phase seconds\n")
         for k, fig in h["phases"].items():
@@ -847,19 +952,25 @@ set xtics rotate by -45 noenhanced font ",8"
 set yrange [0:*]
 set grid ytics
 plot '{data}' using 2:xtic(1) notitle
-""", "harness.svg")
+""", f"harness-{h['kernel']}.svg")
 
 
 # --------------------------------------------------------------------------
 
-def main(argv):
+def parse_args(argv):
+    """bench.py's arguments, checked: args.items, .guest_items and
+    .harness_kernels are lists."""
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernel", default="6.12")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--harness-reps", type=int, default=3)
+    ap.add_argument("--harness-kernels", default=",".join(HARNESS_KERNELS),
+                    help="the kernels the harness item runs on, a comma list")
     ap.add_argument("--suites", default="*", help="make test's suites in the harness cycles")
-    ap.add_argument("--n", type=int, default=300)
+    ap.add_argument("--n", type=int, default=300, help="CM churn connections on rxe0")
+    ap.add_argument("--n-siw", type=int, default=SIW_N,
+                    help="CM churn connections on siw0 (both sides; see SIW_N)")
     ap.add_argument("--items", default="harness,cm,irdma,rpc,srp")
     ap.add_argument("--irdma-nodes", type=int, default=100)
     ap.add_argument("--irdma-events", type=int, default=10000, help="per node")
@@ -868,11 +979,21 @@ def main(argv):
     args = ap.parse_args(argv[1:])
     items = [i for i in args.items.replace(",", " ").split() if i]
     bad = [i for i in items if i not in TARGETS]
-    if bad or args.reps < 1 or args.harness_reps < 1 or args.n < 1:
+    if bad or args.reps < 1 or args.harness_reps < 1 or args.n < 1 or args.n_siw < 1:
         ap.error(f"unknown item(s) {bad}" if bad else "counts start at 1")
     if args.kernel not in kernel.SERIES:
         ap.error(f"--kernel is one of {' '.join(kernel.SERIES)}")
+    args.harness_kernels = [k for k in args.harness_kernels.replace(",", " ").split() if k]
+    if not args.harness_kernels or any(k not in kernel.SERIES for k in args.harness_kernels):
+        ap.error(f"--harness-kernels: a comma list of {' '.join(kernel.SERIES)}")
+    args.items = items
     args.guest_items = [i for i in items if i != "harness"]
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    items = args.items
     os.makedirs(OUT, exist_ok=True)
     res = {"kernel": args.kernel, "when": time.strftime("%Y-%m-%d %H:%M"),
            "load": " ".join(open("/proc/loadavg").read().split()[:3]),
@@ -881,7 +1002,13 @@ def main(argv):
     if args.guest_items:
         res["guest"] = bench_guest(args.kernel, args)
     if "harness" in items:
-        res["harness"] = bench_harness(args.kernel, args.harness_reps, args.suites)
+        res["harness"] = []
+        for k in args.harness_kernels:
+            try:
+                res["harness"].append(bench_harness(k, args.harness_reps, args.suites))
+            except HarnessError as e:
+                say(f"harness on {k}: {e}")
+                res["harness"].append({"kernel": k, "error": str(e), "runs_ok": False})
     path = os.path.join(OUT, "results.json")
     with open(path, "w") as f:
         json.dump(res, f, indent=1)
@@ -895,15 +1022,16 @@ def main(argv):
             plots += plot_cm(res["guest"]["cm"])
         if "srp" in res.get("guest", {}):
             plots.append(plot_srp(res["guest"]["srp"]))
-        if res.get("harness"):
-            plots.append(plot_harness(res["harness"]))
+        plots += [plot_harness(h) for h in harness_list(res) if not h.get("error")]
     else:
         say("gnuplot is not installed (make setup installs gnuplot-nox): no plots")
     say(f"results: {os.path.relpath(path, TOP)}; table: build/bench/table.txt; plots: "
         + (", ".join(os.path.relpath(p, TOP) for p in plots if p) or "none"))
     problems = res.get("guest", {}).get("problems", [])
-    if res.get("harness") and not res["harness"]["runs_ok"]:
-        problems.append("a make test cycle or a kunit.py run failed during the harness bench")
+    for h in harness_list(res):
+        if not h["runs_ok"]:
+            problems.append(f"{h['kernel']}: a make test cycle or a kunit.py run failed "
+                            "during the harness bench")
     return 1 if problems else 0
 
 

@@ -152,6 +152,71 @@ class CmChurn(unittest.TestCase):
         self.assertIn("-110", d["errors"][0])
         self.assertIsNone(d["conn_per_s"]["ratio"])
 
+    def test_cmtime_failures_are_errors_not_counted(self):
+        # cmtime (rdma-core 44) perror()s "failure ..." and goes on: its table
+        # then times connections it never made (here: much faster ones).
+        failed = CMTIME.replace("creating qp\n", "creating qp\n" +
+                                "failure creating qp: No such file or directory\n" * 2 +
+                                "failure creating qp: Invalid argument\n")
+        failed = failed.replace("300.00     250.00    2000.00    1000.00",
+                                "30.00      25.00     200.00     100.00")
+        body = ""
+        for rep in (1, 2, 3):
+            body += block("cm", "cmkit", "siw0", rep, cmkit_line(dev="siw0"))
+            body += block("cm", "cmtime", "siw0", rep, failed if rep == 2 else CMTIME)
+        d = bench.cm_results(bench.BenchReport(status(body=body)), 300)["siw0"]
+        rows = {r["step"]: r for r in d["rows"]}
+        self.assertEqual(rows["connect+establish"]["cmtime"]["n"], 2)
+        self.assertAlmostEqual(rows["connect+establish"]["cmtime"]["min"], 1000.0)
+        self.assertEqual(d["conn_per_s"]["cmtime"]["n"], 2)
+        self.assertEqual(d["cmtime_failures"], {
+            "count": 3, "reps": [2], "first": "failure creating qp: No such file or directory"})
+        self.assertEqual(d["errors"], ["cmtime rep 2: 3 cmtime failure(s), not counted"])
+        text = bench.table({"guest": {"release": "6.12.118-bench", "accel": "tcg",
+                                      "clocksource": "tsc", "guest_seconds": 1.0,
+                                      "cm": {"siw0": d}}})
+        self.assertIn("   cmtime failures: 3 in rep(s) 2, not counted; first: failure creating "
+                      "qp: No such file or directory", text)
+        self.assertIn("   error: cmtime rep 2: 3 cmtime failure(s), not counted", text)
+        d = bench.cm_results(self.report(), 300)["rxe0"]
+        self.assertEqual(d["cmtime_failures"]["count"], 0)
+        self.assertNotIn("cmtime failures", bench.table({"guest": dict(
+            release="r", accel="tcg", clocksource="tsc", guest_seconds=1.0, cm={"rxe0": d})}))
+
+    def test_siw0_at_its_own_n(self):
+        body = ""
+        for rep in (1, 2):
+            body += block("cm", "cmkit", "rxe0", rep, cmkit_line())
+            body += block("cm", "cmtime", "rxe0", rep, CMTIME)
+            body += block("cm", "cmkit", "siw0", rep, cmkit_line(dev="siw0", n=64))
+            body += block("cm", "cmtime", "siw0", rep, CMTIME)
+        cm = bench.cm_results(bench.BenchReport(status(body=body)), 300, 64)
+        self.assertEqual((cm["rxe0"]["n"], cm["siw0"]["n"]), (300, 64))
+        self.assertEqual(cm["siw0"]["errors"], [])
+        rows = {r["step"]: r for r in cm["siw0"]["rows"]}
+        self.assertAlmostEqual(rows["connect+establish"]["cmtime"]["median"], 300000 / 64)
+        self.assertAlmostEqual(cm["siw0"]["conn_per_s"]["cmtime"]["median"], 64 / 0.756)
+        rows = {r["step"]: r for r in cm["rxe0"]["rows"]}
+        self.assertAlmostEqual(rows["connect+establish"]["cmtime"]["median"], 1000.0)
+        saved = json.loads(json.dumps(cm))         # as results.json keeps it
+        self.assertEqual(saved["siw0"]["n"], 64)
+        text = bench.table({"guest": {"release": "r", "accel": "tcg", "clocksource": "tsc",
+                                      "guest_seconds": 1.0, "cm": saved}})
+        self.assertIn("2. CM churn on rxe0, N=300:", text)
+        self.assertIn("2. CM churn on siw0, N=64:", text)
+        # cmkit's result says its N: another than siw0's is an error.
+        cm = bench.cm_results(bench.BenchReport(status(body=body)), 300, 100)
+        self.assertEqual(cm["siw0"]["errors"][0], "cmkit rep 1: ran N=64, not N=100")
+        self.assertIsNone(cm["siw0"]["conn_per_s"]["cmkit"])
+
+    def test_the_guest_is_told_siw0s_n(self):
+        args = bench.parse_args(["bench.py", "--n", "200", "--items", "cm"])
+        self.assertEqual(args.n_siw, 64)
+        params = dict(kv.split(":", 1) for kv in bench.guest_params(args).split(","))
+        self.assertEqual((params["n"], params["n_siw"], params["items"]), ("200", "64", "cm"))
+        args = bench.parse_args(["bench.py", "--n-siw", "32"])
+        self.assertIn(",n_siw:32,", bench.guest_params(args))
+
     def test_jiffies_refuses_steps_under_a_millisecond(self):
         # cmkit's create id step lasts 0.66 ms at the least: refused; its
         # connect + establish, 33 ms: kept.
@@ -253,6 +318,130 @@ class Table(unittest.TestCase):
         self.assertIn("2. CM churn on rxe0, N=300", text)
         self.assertIn("connections/s", text)
         self.assertIn("not available yet: cmkit: no LUN", text)
+
+
+def harness_entry(kver, overhead, kunit_py):
+    """A harness item's figures for one kernel, as bench_harness() returns them."""
+    def f(v):
+        return bench.figure([v, v * 1.1], "s")
+    fo, fk = f(overhead), f(kunit_py)
+    return {"kernel": kver, "release": f"{kver}.9", "suites": "cmkit_smoke",
+            "phases": {"modules": f(0.07), "boot": f(2.2), "cmkit_smoke.body": f(0.15)},
+            "cycle": f(overhead + 0.15), "bodies": f(0.15), "overhead": fo, "kunit_py": fk,
+            "kunit_py_own": {"building": f(kunit_py - 1.0)},
+            "ratio": bench.ratio(fo, fk), "meets": None, "runs_ok": True}
+
+
+class HarnessPerKernel(unittest.TestCase):
+    def res(self):
+        return {"harness": [harness_entry("6.1", 4.0, 16.0), harness_entry("7.3", 6.0, 12.0),
+                            {"kernel": "6.12", "error": "kunit.py's cold run failed",
+                             "runs_ok": False}]}
+
+    def test_a_block_and_a_ratio_per_kernel(self):
+        lines = bench.table(self.res()).splitlines()
+        heads = [l for l in lines if l.startswith("1. harness cost")]
+        self.assertEqual(len(heads), 3)
+        self.assertTrue(heads[0].startswith("1. harness cost, 6.1 (6.1.9), suites cmkit_smoke"))
+        self.assertTrue(heads[1].startswith("1. harness cost, 7.3 (7.3.9)"))
+        self.assertEqual(heads[2], "1. harness cost, 6.12: error: kunit.py's cold run failed")
+        ratios = [l.strip() for l in lines if "overhead / kunit.py" in l]
+        self.assertEqual(len(ratios), 2)
+        self.assertTrue(ratios[0].startswith("overhead / kunit.py on 6.1: 0.25x"))
+        self.assertTrue(ratios[1].startswith("overhead / kunit.py on 7.3: 0.50x"))
+        # Each block has its own phase rows, in its kernel's block.
+        i61, i73 = lines.index(heads[0]), lines.index(heads[1])
+        self.assertEqual(sum(l.strip().startswith("boot ") for l in lines[i61:i73]), 1)
+        self.assertEqual(sum(l.strip().startswith("boot ") for l in lines[i73:]), 1)
+
+    def test_a_plot_per_kernel(self):
+        import tempfile
+        names = []
+        old = bench.OUT, bench.gnuplot
+        with tempfile.TemporaryDirectory() as tmp:
+            bench.OUT, bench.gnuplot = tmp, lambda script, name: names.append(name) or name
+            try:
+                for h in bench.harness_list(self.res()):
+                    if not h.get("error"):
+                        bench.plot_harness(h)
+                self.assertEqual(sorted(os.listdir(tmp)), ["harness-6.1.dat", "harness-7.3.dat"])
+            finally:
+                bench.OUT, bench.gnuplot = old
+        self.assertEqual(names, ["harness-6.1.svg", "harness-7.3.svg"])
+
+    def test_harness_kernels_are_series(self):
+        self.assertEqual(bench.parse_args(["bench.py"]).harness_kernels, ["6.1", "6.12", "7.3"])
+        self.assertEqual(bench.parse_args(["bench.py", "--harness-kernels", "6.1,7.3"])
+                         .harness_kernels, ["6.1", "7.3"])
+        with open(os.devnull, "w") as null:
+            old, sys.stderr = sys.stderr, null
+            try:
+                with self.assertRaises(SystemExit):
+                    bench.parse_args(["bench.py", "--harness-kernels", "6.1,6.13"])
+            finally:
+                sys.stderr = old
+
+
+# The bench guest's console when siw0's churn hit KI-3 (siw_cep_put()'s
+# WARN, then the refcount underflow it leads to), as make bench saw it.
+KI3_CONSOLE = """[    6.100000] cmkit_bench: cm churn on siw0
+[    6.171900] ------------[ cut here ]------------
+[    6.171914] WARNING: CPU: 0 PID: 100 at drivers/infiniband/sw/siw/siw_cm.c:449 \
+siw_cep_put+0xf/0x23
+[    6.172000] RIP: 0010:siw_cep_put+0xf/0x23
+[    6.185686] refcount_t: underflow; use-after-free.
+[    6.185861] WARNING: CPU: 0 PID: 100 at lib/refcount.c:28 refcount_warn_saturate+0xb5/0xf9
+[    7.716357] WARNING: CPU: 1 PID: 131 at drivers/infiniband/sw/siw/siw_cm.c:449 \
+siw_cep_put+0xf/0x23
+"""
+OTHER_WARN = ("[    8.000000] WARNING: CPU: 0 PID: 140 at drivers/infiniband/core/cma.c:2100 "
+              "cma_release_dev+0x20/0x90\n")
+BENCH_6_12 = ("linux-source-6.12", "6.12.118-1~deb12u1")
+
+
+class KnownIssues(unittest.TestCase):
+    def test_ki3_warnings_are_the_known_issue_not_problems(self):
+        known, problems = bench.splat_problems(KI3_CONSOLE, *BENCH_6_12)
+        self.assertEqual(problems, [])
+        self.assertEqual([k["ident"] for k in known], ["KI-3"] * 3)
+        self.assertIn("siw_cep_put+0xf/0x23", known[0]["line"])
+        self.assertEqual(known[0]["count"], 2, "the same WARN from another CPU and PID")
+        self.assertTrue(known[1]["line"].startswith("refcount_t: underflow"))
+        self.assertIn("refcount_warn_saturate", known[2]["line"])
+
+    def test_an_unrelated_warning_is_still_a_problem(self):
+        known, problems = bench.splat_problems(KI3_CONSOLE + OTHER_WARN, *BENCH_6_12)
+        self.assertEqual(len(known), 3)
+        self.assertEqual(len(problems), 1)
+        self.assertTrue(problems[0].startswith("WARNING: "))
+        self.assertIn("cma_release_dev", problems[0])
+
+    def test_only_an_issue_that_applies_to_the_leg(self):
+        known, problems = bench.splat_problems(KI3_CONSOLE, "linux-source-6.12",
+                                               "6.12.119-1~deb12u1")
+        self.assertEqual(known, [])
+        self.assertEqual(len(problems), 4)
+        known, problems = bench.splat_problems(KI3_CONSOLE)
+        self.assertEqual((len(known), problems), (3, []))
+
+    def test_a_refcount_underflow_without_siw_cep_put_is_a_problem(self):
+        lines = [l for l in KI3_CONSOLE.splitlines(True) if "siw_cep_put" not in l]
+        known, problems = bench.splat_problems("".join(lines), *BENCH_6_12)
+        self.assertEqual(known, [])
+        self.assertTrue(problems)
+
+    def test_the_table_lists_known_issues_apart(self):
+        known, problems = bench.splat_problems(KI3_CONSOLE + OTHER_WARN, *BENCH_6_12)
+        res = {"guest": {"release": "6.12.118-bench", "accel": "tcg", "clocksource": "tsc",
+                         "guest_seconds": 100.0, "problems": problems,
+                         "known_issues": known}}
+        lines = bench.table(res).splitlines()
+        ki = [l for l in lines if l.startswith("known issue KI-3 (")]
+        self.assertEqual(len(ki), 3)
+        self.assertTrue(ki[0].endswith("siw_cep_put+0xf/0x23) x2"))
+        bad = [l for l in lines if l.startswith("problem:")]
+        self.assertEqual(len(bad), 1)
+        self.assertIn("cma_release_dev", bad[0])
 
 
 if __name__ == "__main__":
