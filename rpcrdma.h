@@ -184,7 +184,9 @@ struct rpcrdma_sendctx {
  * @rl_result: the decoded reply (enum cmkit_rpcrdma_result), if one came
  * @rl_status: 0 when a reply came, else -ETIMEDOUT, -ECONNABORTED, ...
  * @rl_sent: when its Send was posted
- * @rl_rtt_ns: from @rl_sent until its reply was matched
+ * @rl_rtt_ns: its round trip: from @rl_sent until the thread that waits
+ *	for the call runs with its reply (not the reply handler's match: the
+ *	interval cmkit-peer call measures); 0 without a reply
  * @rl_done: completed when the reply is matched or the connection ends
  */
 struct rpcrdma_req {
@@ -522,11 +524,12 @@ extern struct rpcrdma_stats rpcrdma_stats;
  *	-ETIMEDOUT, -ECONNABORTED, -ENOTCONN, -EINTR, ...
  * @credits: the credit limit at the end
  * @max_outstanding: the most calls of the batch outstanding at once
- * @elapsed_ns: from the first Send to the last reply
+ * @elapsed_ns: from the first Send to the last reply in its caller's hands
  * @results: completed calls by enum cmkit_rpcrdma_result, indexed by its
  *	negation (0 is OK)
- * @rtt_ns: each accepted or refused call's round trip, in send order;
- *	NULL unless the caller provides room for @count of them
+ * @rtt_ns: each accepted or refused call's round trip (rl_rtt_ns: from
+ *	its Send until its caller ran with the reply), in send order; NULL
+ *	unless the caller provides room for @count of them
  * @nr_rtt: entries filled in @rtt_ns
  */
 struct cmkit_rpcrdma_calls {

@@ -20,6 +20,17 @@
  *     reply updates the credits (0 counts as 1, more than the ring is
  *     clamped, as xprtrdma's rpcrdma_reply_handler()).
  *
+ * A call's round trip (rl_rtt_ns, the calls file's latencies) runs from
+ * just before its ib_post_send() until its caller runs with the reply: the
+ * thread that waits for the call, back from rpcrdma_call_wait().  That is
+ * cmkit-peer call's interval (tools/peer/rpc_call.cpp): NowNs() just before
+ * ibv_post_send() in SendCalls(), to NowNs() on entry to OnReply(), which
+ * its one thread runs once poll() on the completion channel returned and
+ * ibv_get_cq_event() and ibv_poll_cq() handed it the reply's Receive
+ * completion, before it decodes the reply and reposts the Receive.  Both
+ * thus include the completion's way to the caller and the caller's wake-up;
+ * the kernel's also includes the decoding, done in the reply handler.
+ *
  * Every wait of a call is bounded by the transport's call timeout.  A call
  * without a reply in time closes the connection, as xprtrdma's
  * xprt_rdma_timer() does; the end of a connection completes every waiting
@@ -326,6 +337,9 @@ static void rpcrdma_complete_rqst(struct rpcrdma_req *req)
  * decoding result, a short RPC message included, completes the call), and
  * keeps @rep until the caller is done with it.  Receives are replenished
  * before the call is completed, so its caller's next call finds one.
+ * The call's round trip does not end here but when its caller runs with
+ * the reply (rpcrdma_call_wait()); the rpcrdma_reply trace event gives the
+ * time from the Send to the match here.
  */
 void rpcrdma_reply_handler(struct rpcrdma_rep *rep)
 {
@@ -369,10 +383,10 @@ void rpcrdma_reply_handler(struct rpcrdma_rep *rep)
 	if (credits != old)
 		trace_rpcrdma_credits(r_xprt->rx_xid, old, credits, grant);
 
-	req->rl_rtt_ns = ktime_to_ns(ktime_sub(ktime_get(), req->rl_sent));
 	req->rl_reply = rep;
 	req->rl_result = cmkit_rpcrdma_decode_reply(data, rep->rr_len, &reply);
-	trace_rpcrdma_reply(r_xprt->rx_xid, xid, grant, credits, req->rl_result, req->rl_rtt_ns);
+	/* From the Send to here; the round trip ends in the caller. */
+	trace_rpcrdma_reply(r_xprt->rx_xid, xid, grant, credits, req->rl_result, req->rl_sent);
 	if (r_xprt->rx_ops && r_xprt->rx_ops->reply)
 		r_xprt->rx_ops->reply(r_xprt, req);
 	rpcrdma_post_recvs(r_xprt, credits + (buf->rb_bc_srv_max_requests << 1));
@@ -413,9 +427,22 @@ void rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt)
 }
 
 /*
+ * The caller runs with its ended call: a reply's round trip ends here, in
+ * the thread that waited for it (woken by the reply handler's complete(),
+ * or finding the call already completed), as cmkit-peer call's ends in its
+ * calling thread.
+ */
+static void rpcrdma_call_returned(struct rpcrdma_req *req)
+{
+	if (!req->rl_status)
+		req->rl_rtt_ns = ktime_to_ns(ktime_sub(ktime_get(), req->rl_sent));
+}
+
+/*
  * Wait for a sent call's end, until @deadline.  A call abandoned (no reply
  * in time, or a signal) leaves the waiting list and gives its credit back;
  * one that timed out closes its connection, as xprt_rdma_timer() does.
+ * A call with a reply has its round trip (rl_rtt_ns) set on return.
  */
 static void rpcrdma_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
 			      unsigned long deadline)
@@ -425,8 +452,10 @@ static void rpcrdma_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *r
 	long t;
 
 	t = wait_for_completion_interruptible_timeout(&req->rl_done, rpcrdma_remaining(deadline));
-	if (t > 0)
+	if (t > 0) {
+		rpcrdma_call_returned(req);
 		return;
+	}
 	spin_lock(&buf->rb_lock);
 	waiting = !list_empty(&req->rl_pending);
 	if (waiting) {
@@ -437,6 +466,7 @@ static void rpcrdma_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *r
 	if (!waiting) {
 		/* Matched or aborted meanwhile: its completion is on its way. */
 		wait_for_completion(&req->rl_done);
+		rpcrdma_call_returned(req);
 		return;
 	}
 	wake_up_all(&buf->rb_wait);
@@ -472,7 +502,8 @@ static int rpcrdma_call_end(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req
 	atomic_inc(err ? &rpcrdma_stats.calls_failed : &rpcrdma_stats.calls_accepted);
 	if (req->rl_status == -ECONNABORTED)
 		atomic_inc(&rpcrdma_stats.calls_aborted);
-	trace_rpcrdma_call_done(r_xprt->rx_xid, req->rl_xid, err, req->rl_result);
+	trace_rpcrdma_call_done(r_xprt->rx_xid, req->rl_xid, err, req->rl_result,
+				req->rl_rtt_ns);
 	return err;
 }
 

@@ -12,6 +12,7 @@
 #if !defined(_CMKIT_RPCRDMA_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _CMKIT_RPCRDMA_TRACE_H
 
+#include <linux/ktime.h>
 #include <linux/tracepoint.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -143,24 +144,30 @@ TRACE_EVENT(rpcrdma_call_sent,
 		      __entry->signaled ? "signaled" : "unsignaled")
 );
 
+/*
+ * A reply matched, in the reply handler (the Receive completion's context):
+ * matched_ns is from the call's Send to here.  The call's round trip
+ * (rpcrdma_call_done's rtt_ns) ends later, when its caller runs with the
+ * reply; the difference is the caller's wake-up.
+ */
 TRACE_EVENT(rpcrdma_reply,
-	    TP_PROTO(u32 xprt, u32 xid, u32 grant, u32 credits, int result, u64 rtt_ns),
-	    TP_ARGS(xprt, xid, grant, credits, result, rtt_ns),
+	    TP_PROTO(u32 xprt, u32 xid, u32 grant, u32 credits, int result, ktime_t sent),
+	    TP_ARGS(xprt, xid, grant, credits, result, sent),
 	    TP_STRUCT__entry(__field(u32, xprt)
 			     __field(u32, xid)
 			     __field(u32, grant)
 			     __field(u32, credits)
 			     __field(int, result)
-			     __field(u64, rtt_ns)),
+			     __field(u64, matched_ns)),
 	    TP_fast_assign(__entry->xprt = xprt;
 			   __entry->xid = xid;
 			   __entry->grant = grant;
 			   __entry->credits = credits;
 			   __entry->result = result;
-			   __entry->rtt_ns = rtt_ns;),
-	    TP_printk("xprt=%u xid=0x%08x reply matched: result %d, grant %u -> credits %u, rtt %llu ns",
+			   __entry->matched_ns = ktime_to_ns(ktime_sub(ktime_get(), sent));),
+	    TP_printk("xprt=%u xid=0x%08x reply matched: result %d, grant %u -> credits %u, %llu ns after its Send",
 		      __entry->xprt, __entry->xid, __entry->result, __entry->grant,
-		      __entry->credits, __entry->rtt_ns)
+		      __entry->credits, __entry->matched_ns)
 );
 
 DECLARE_EVENT_CLASS(rpcrdma_reply_drop_class,
@@ -266,19 +273,26 @@ DEFINE_EVENT(rpcrdma_wc_class, rpcrdma_wc_send_err,
 	     TP_PROTO(u32 xprt, enum ib_wc_status status),
 	     TP_ARGS(xprt, status));
 
+/*
+ * A call ended, in its caller: rtt_ns is its round trip (rl_rtt_ns: from
+ * its Send until its caller ran with the reply), 0 without a reply.
+ */
 TRACE_EVENT(rpcrdma_call_done,
-	    TP_PROTO(u32 xprt, u32 xid, int err, int result),
-	    TP_ARGS(xprt, xid, err, result),
+	    TP_PROTO(u32 xprt, u32 xid, int err, int result, u64 rtt_ns),
+	    TP_ARGS(xprt, xid, err, result, rtt_ns),
 	    TP_STRUCT__entry(__field(u32, xprt)
 			     __field(u32, xid)
 			     __field(int, err)
-			     __field(int, result)),
+			     __field(int, result)
+			     __field(u64, rtt_ns)),
 	    TP_fast_assign(__entry->xprt = xprt;
 			   __entry->xid = xid;
 			   __entry->err = err;
-			   __entry->result = result;),
-	    TP_printk("xprt=%u xid=0x%08x call done: errno %d (reply result %d)",
-		      __entry->xprt, __entry->xid, __entry->err, __entry->result)
+			   __entry->result = result;
+			   __entry->rtt_ns = rtt_ns;),
+	    TP_printk("xprt=%u xid=0x%08x call done: errno %d (reply result %d), rtt %llu ns",
+		      __entry->xprt, __entry->xid, __entry->err, __entry->result,
+		      __entry->rtt_ns)
 );
 
 TRACE_EVENT(rpcrdma_call_timeout,

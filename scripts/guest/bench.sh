@@ -229,11 +229,19 @@ rpc_kernel() {	# <rep>
 	bg_wait
 }
 
+# Kernel first in odd repetitions, user space first in even ones: neither
+# side always runs on the warmer system.  Once the kernel side is found
+# missing, only user space runs.
 if want rpc; then
 	r=1
 	while [ $r -le "$REPS" ]; do
-		[ -z "$RPC_MISSING" ] && rpc_kernel $r
-		rpc_user $r
+		if [ $((r % 2)) = 1 ]; then
+			[ -z "$RPC_MISSING" ] && rpc_kernel $r
+			rpc_user $r
+		else
+			rpc_user $r
+			[ -z "$RPC_MISSING" ] && rpc_kernel $r
+		fi
 		r=$((r + 1))
 	done
 	[ -n "$RPC_MISSING" ] && na rpc cmkit "$RPC_MISSING"
