@@ -185,8 +185,9 @@ struct rpcrdma_sendctx {
  * @rl_status: 0 when a reply came, else -ETIMEDOUT, -ECONNABORTED, ...
  * @rl_sent: when its Send was posted
  * @rl_rtt_ns: its round trip: from @rl_sent until the thread that waits
- *	for the call runs with its reply (not the reply handler's match: the
- *	interval cmkit-peer call measures); 0 without a reply
+ *	for the call first runs with its reply, back from the call's wait or
+ *	from the credit wait of its next call (not the reply handler's match:
+ *	the interval cmkit-peer call measures); 0 without a reply
  * @rl_done: completed when the reply is matched or the connection ends
  */
 struct rpcrdma_req {
@@ -527,9 +528,10 @@ extern struct rpcrdma_stats rpcrdma_stats;
  * @elapsed_ns: from the first Send to the last reply in its caller's hands
  * @results: completed calls by enum cmkit_rpcrdma_result, indexed by its
  *	negation (0 is OK)
- * @rtt_ns: each accepted or refused call's round trip (rl_rtt_ns: from
- *	its Send until its caller ran with the reply), in send order; NULL
- *	unless the caller provides room for @count of them
+ * @rtt_ns: the round trip of each call that got a reply, accepted,
+ *	refused or malformed (rl_rtt_ns: from its Send until its caller ran
+ *	with the reply), in send order; NULL unless the caller provides room
+ *	for @count of them
  * @nr_rtt: entries filled in @rtt_ns
  */
 struct cmkit_rpcrdma_calls {

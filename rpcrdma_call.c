@@ -22,7 +22,9 @@
  *
  * A call's round trip (rl_rtt_ns, the calls file's latencies) runs from
  * just before its ib_post_send() until its caller runs with the reply: the
- * thread that waits for the call, back from rpcrdma_call_wait().  That is
+ * thread that waits for the call, back from rpcrdma_call_wait() or, if
+ * first, from the credit wait of its next call, before that call is
+ * posted (rpcrdma_batch_returned()).  That is
  * cmkit-peer call's interval (tools/peer/rpc_call.cpp): NowNs() just before
  * ibv_post_send() in SendCalls(), to NowNs() on entry to OnReply(), which
  * its one thread runs once poll() on the completion channel returned and
@@ -268,13 +270,60 @@ out:
 	return rc;
 }
 
+/* A call of a batch in flight (cmkit_rpcrdma_xprt_call()). */
+struct rpcrdma_inflight {
+	struct rpcrdma_req *req;
+	unsigned long deadline;
+};
+
+/* A batch's calls in flight, oldest first: @n from @fifo[@head], a ring of @window. */
+struct rpcrdma_batch {
+	struct rpcrdma_inflight *fifo;
+	unsigned int head;
+	unsigned int n;
+	unsigned int window;
+};
+
 /*
- * Send one NULL call on connection @gen (xprtrdma: xprt_rdma_send_request).
- * On success *@reqp waits for its reply; on failure nothing is left.
+ * The caller runs with its ended call: a reply's round trip ends here, in
+ * the thread that waited for it (woken by the reply handler's complete(),
+ * or finding the call already completed), as cmkit-peer call's ends in its
+ * calling thread.  Once: the first time the caller runs after the reply
+ * (rpcrdma_batch_returned() may have been first).
+ */
+static void rpcrdma_call_returned(struct rpcrdma_req *req)
+{
+	if (!req->rl_status && !req->rl_rtt_ns)
+		req->rl_rtt_ns = ktime_to_ns(ktime_sub(ktime_get(), req->rl_sent));
+}
+
+/*
+ * The caller runs again after its credit wait, woken (normally) by a
+ * reply's handler after it completed its call: the calls of @b that ended
+ * meanwhile have their round trips end now, before the next call is
+ * marshalled and posted, as cmkit-peer call handles a reply before it
+ * sends its next call.
+ */
+static void rpcrdma_batch_returned(const struct rpcrdma_batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++) {
+		struct rpcrdma_req *req = b->fifo[(b->head + i) % b->window].req;
+
+		if (completion_done(&req->rl_done))
+			rpcrdma_call_returned(req);
+	}
+}
+
+/*
+ * Send one NULL call on connection @gen (xprtrdma: xprt_rdma_send_request)
+ * for batch @b.  On success *@reqp waits for its reply; on failure nothing
+ * is left.
  */
 static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, u32 vers,
 				unsigned long deadline, struct rpcrdma_req **reqp,
-				u32 *outstanding)
+				u32 *outstanding, const struct rpcrdma_batch *b)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_req *req = NULL;
@@ -285,6 +334,7 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 	if (rc)
 		return rc;
 	rc = rpcrdma_get_credit(r_xprt, gen, deadline, outstanding);
+	rpcrdma_batch_returned(b);
 	if (rc)
 		goto out_req;
 	if (r_xprt->rx_ops && r_xprt->rx_ops->send)
@@ -427,18 +477,6 @@ void rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt)
 }
 
 /*
- * The caller runs with its ended call: a reply's round trip ends here, in
- * the thread that waited for it (woken by the reply handler's complete(),
- * or finding the call already completed), as cmkit-peer call's ends in its
- * calling thread.
- */
-static void rpcrdma_call_returned(struct rpcrdma_req *req)
-{
-	if (!req->rl_status)
-		req->rl_rtt_ns = ktime_to_ns(ktime_sub(ktime_get(), req->rl_sent));
-}
-
-/*
  * Wait for a sent call's end, until @deadline.  A call abandoned (no reply
  * in time, or a signal) leaves the waiting list and gives its credit back;
  * one that timed out closes its connection, as xprt_rdma_timer() does.
@@ -507,11 +545,6 @@ static int rpcrdma_call_end(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req
 	return err;
 }
 
-struct rpcrdma_inflight {
-	struct rpcrdma_req *req;
-	unsigned long deadline;
-};
-
 /* The oldest call of a batch ended: account for it in @res. */
 static bool rpcrdma_calls_reap(struct rpcrdma_xprt *r_xprt, struct rpcrdma_inflight *f,
 			       struct cmkit_rpcrdma_calls *res, ktime_t *last)
@@ -576,6 +609,7 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	/* As many as the pool lends: the credit wait, not the window, paces. */
 	const unsigned int window = buf->rb_reqs;
+	struct rpcrdma_batch b = { .window = window };
 	struct rpcrdma_inflight *fifo;
 	unsigned int head = 0, n = 0;
 	u32 *rtt_ns = res->rtt_ns;
@@ -593,6 +627,7 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 		res->status = -ENOMEM;
 		return res->status;
 	}
+	b.fifo = fifo;
 	spin_lock(&buf->rb_lock);
 	connected = buf->rb_connected;
 	gen = buf->rb_gen;
@@ -613,8 +648,10 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 		}
 		f = &fifo[(head + n) % window];
 		f->deadline = jiffies + READ_ONCE(r_xprt->rx_call_timeout);
+		b.head = head;
+		b.n = n;
 		rc = rpcrdma_send_request(r_xprt, gen, prog, vers, f->deadline, &f->req,
-					  &outstanding);
+					  &outstanding, &b);
 		if (rc)
 			break;
 		if (!res->sent)
