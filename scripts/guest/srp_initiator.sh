@@ -118,8 +118,6 @@ bounded() {	# <seconds> <log> <command...>
 
 stat_of() { sed -n "s/^$1 //p" $D/srpt/stats; }
 stat_is() { [ "$(stat_of "$1")" = "$2" ]; }
-# Every channel srpt made is freed.
-released_all() { [ "$(stat_of channels_created)" = "$(stat_of channels_freed)" ]; }
 srpt_stats() { grep -v '^upcall\|^event' $D/srpt/stats | tr '\n' ' '; }
 
 # Nothing of srpt is alive: no channel, no send context, no rdma_rw context.
@@ -228,6 +226,11 @@ srp_add() {	# <ch_count>
 		LOGIN_STUCK="an earlier login ($opts) found no disk: its scan failed"
 		return 1
 	fi
+	# srp_delete() waits for these to go: they must be seen first.
+	if [ "$(srp_cm_ids | wc -l)" -lt "$1" ]; then
+		why="rdma res show cm_id lists $(srp_cm_ids | wc -l) ids of ib_srp's, not $1"
+		return 1
+	fi
 	h=${RPORT#port-}
 	h=${h%%:*}
 	SHOST=host$h
@@ -250,6 +253,10 @@ srp_add() {	# <ch_count>
 	NO_DISK=
 }
 
+# The rdma_cm ids ib_srp holds (its channels'; none once its targets are gone).
+srp_cm_ids() { rdma res show cm_id 2>/dev/null | grep '\[ib_srp\]'; }
+no_srp_cm_ids() { [ -z "$(srp_cm_ids)" ]; }
+
 # ib_srp logs out (the remote port's delete): its channels are
 # disconnected, the SCSI host and its disk go.
 srp_delete() {
@@ -258,9 +265,14 @@ srp_delete() {
 	await_for 60 gone $RPORTS/$RPORT || { why="${why:-$RPORT still there 60 s after its delete}"; return 1; }
 	[ -z "$DISK" ] || await_for 30 gone /sys/block/$DISK || { why="${why:-$DISK still there}"; return 1; }
 	# The remote port goes first (srp_remove_host()), the SCSI host next;
-	# only then does ib_srp stop its reconnect timer.
+	# only then does ib_srp stop its reconnect timer (waiting for a
+	# reconnect under way) and free its channels' rdma_cm ids: the removal
+	# is over when ib_srp holds no id (rdma_cm's resource tracking names
+	# the module of a kernel id: "[ib_srp]").
 	[ -z "$SHOST" ] || await_for 30 gone /sys/class/scsi_host/$SHOST ||
 		{ why="${why:-$SHOST still there}"; return 1; }
+	await_for 60 no_srp_cm_ids ||
+		{ why="${why:-ib_srp still holds rdma_cm ids: $(srp_cm_ids | tr '\n' ' ')}"; return 1; }
 	RPORT='' SHOST='' DISK=''
 	NO_DISK="logged out"
 }
@@ -627,12 +639,9 @@ unload_case() {	# <ch>
 	fi
 	NO_DISK="logged out"
 	[ -d /sys/module/cmkit ] || load_cmkit || why="${why:-cmkit did not load again}"
-	# Nothing alive in the fresh module, and every channel it made freed.
-	# ib_srp's removal stops its reconnect timer only after the remote port
-	# and the SCSI host are gone (srp_remove_target()): a reconnect already
-	# running then may log in to the reloaded cmkit once, and is
-	# disconnected by that removal.
-	srpt_idle && await released_all ||
+	# ib_srp's removal (srp_delete(): its ids gone) was over before the
+	# reload: a fresh module, every counter from zero, nothing alive.
+	srpt_idle && stat_is channels_created 0 ||
 		why="${why:-srpt after the reload: $(srpt_stats)}"
 	note "$name: after the reload: $(srpt_stats)"
 	result "$name" "$why"
