@@ -240,18 +240,24 @@ KNOWN_LINES_SHOWN = 4     # per known issue, in the table (results.json has all)
 def splat_problems(console_text, package=None, version=None):
     """The bench guest's splat lines, sorted: (known, problems).
 
-    A splat line (results.scan_splats) that a known issue's family matches
-    (results.KnownIssue.family; only the issues that apply to the leg's
+    A splat line (as results.scan_splats finds them) that a known issue's
+    family matches, its anchor in the same splat (results.KnownIssue.in_family;
+    only the issues that apply to the leg's
     @package and @version when both are given, else any) is that known
     issue's: known is [{"ident", "line", "count"}], one entry per distinct
     line (timestamp, CPU and PID aside), in order.  Every other splat line
     is a problem: "<kind>: <line>", as before.
     """
-    kis = [ki for ki in results.KNOWN_ISSUES if ki.family and ki.anchored(console_text) and
+    kis = [ki for ki in results.KNOWN_ISSUES if ki.family and
            (package is None or version is None or ki.applies(package, version))]
     known, seen, problems = [], {}, []
-    for kind, line in results.scan_splats(console_text):
-        ki = next((k for k in kis if k.in_family(line)), None)
+    lines = console_text.splitlines()
+    for i, raw in enumerate(lines):
+        k = results.splat_kind(raw)
+        if not k:
+            continue
+        kind, line = k[0], raw.strip()
+        ki = next((x for x in kis if x.in_family(lines, i)), None)
         if ki is None:
             problems.append(f"{kind}: {line}")
             continue

@@ -131,6 +131,10 @@ def crash_excerpt(console_lines, start, limit=40):
 # Known kernel issues
 # --------------------------------------------------------------------------
 
+# The most lines a splat's trace is searched for a known issue's anchor.
+SPLAT_LINES = 80
+
+
 class KnownIssue:
     """A kernel bug outside cmkit, held to account.
 
@@ -148,9 +152,11 @@ class KnownIssue:
                   that do not carry the whole signature (a guest that goes on
                   after the WARN prints them one by one; make bench lists them
                   as this known issue, scripts/bench.py)
-    anchor:       regex (or None): the family counts only in a console where
-                  some line matches it too (a refcount underflow is KI-3's
-                  only beside siw_cep_put()'s own WARN)
+    anchor:       regex (or None): a family line counts only if its own
+                  splat shows it too: the line and those after it up to the
+                  splat's "---[ end trace" (at most SPLAT_LINES lines); a
+                  refcount underflow is KI-3's only with siw_cep_put() in
+                  its trace
     """
 
     def __init__(self, ident, packages, signature, what, outside, reproduction,
@@ -163,13 +169,19 @@ class KnownIssue:
     def applies(self, package, version):
         return version in self.packages.get(package, ())
 
-    def in_family(self, line):
-        """Whether console @line is one of this bug's WARN or splat lines."""
-        return bool(self.family and self.family.search(klog_message(line)))
-
-    def anchored(self, console_text):
-        """Whether the family may count in @console_text (see anchor)."""
-        return self.anchor is None or bool(self.anchor.search(console_text))
+    def in_family(self, lines, i):
+        """Whether console line @i of @lines is one of this bug's WARN or
+        splat lines: the family matches it, and the anchor its splat."""
+        if not (self.family and self.family.search(klog_message(lines[i]))):
+            return False
+        if self.anchor is None:
+            return True
+        for line in lines[i:i + SPLAT_LINES]:
+            if self.anchor.search(line):
+                return True
+            if "---[ end trace" in line:
+                return False
+        return False
 
 
 # rxe0 deleted and re-added while two rpings connect over it, in a loop:
@@ -246,14 +258,14 @@ KNOWN_ISSUES = [
         # and its WARN in refcount_warn_saturate() (make bench's siw0 churn).
         family=r"\bsiw_cep_put\b|\brefcount_t: underflow|\brefcount underflow|"
                r"\brefcount_warn_saturate\b",
-        anchor=r"WARNING: .*siw_cep_put\+"),
+        anchor=r"\bsiw_cep_put\+"),
     KnownIssue(
         "KI-5", {"linux-source-6.1": ["6.1.192-3"],
                  "linux-source-6.12": ["6.12.118-1~deb12u1"],
                  "linux-source-7.3": ["7.3.4-1~bpo13+1"]},
         r"(?:BUG: KASAN: [\w-]+ in |RIP: 0010:)ib_mad_post_receive_mads\+|"
         r"WARNING: CPU: \d+ PID: \d+ at drivers/infiniband/sw/rxe/rxe_verbs\.c:\d+ "
-        r"rxe_post_recv\+(?:.*\n){1,40}?.*\bib_mad_post_receive_mads\+",
+        r"rxe_post_recv\+(?:.*\n){1,80}?.*\bib_mad_post_receive_mads\+",
         "use after free in the MAD layer while an rxe device is unregistered: "
         "ib_mad_port_close() (drivers/infiniband/core/mad.c) destroys the MAD "
         "QPs before it frees their CQ, so the CQ's poll work can still take a "

@@ -389,10 +389,19 @@ KI3_CONSOLE = """[    6.100000] cmkit_bench: cm churn on siw0
 [    6.171914] WARNING: CPU: 0 PID: 100 at drivers/infiniband/sw/siw/siw_cm.c:449 \
 siw_cep_put+0xf/0x23
 [    6.172000] RIP: 0010:siw_cep_put+0xf/0x23
+[    6.172100] Call Trace:
+[    6.172200]  siw_destroy_listen+0x80/0x120
+[    6.172300] ---[ end trace 0000000000000000 ]---
+[    6.185600] ------------[ cut here ]------------
 [    6.185686] refcount_t: underflow; use-after-free.
 [    6.185861] WARNING: CPU: 0 PID: 100 at lib/refcount.c:28 refcount_warn_saturate+0xb5/0xf9
+[    6.185900] Call Trace:
+[    6.185950]  siw_cep_put+0x1a/0x23
+[    6.186000]  siw_destroy_listen+0x80/0x120
+[    6.186100] ---[ end trace 0000000000000000 ]---
 [    7.716357] WARNING: CPU: 1 PID: 131 at drivers/infiniband/sw/siw/siw_cm.c:449 \
 siw_cep_put+0xf/0x23
+[    7.716400] ---[ end trace 0000000000000000 ]---
 """
 OTHER_WARN = ("[    8.000000] WARNING: CPU: 0 PID: 140 at drivers/infiniband/core/cma.c:2100 "
               "cma_release_dev+0x20/0x90\n")
@@ -429,6 +438,22 @@ class KnownIssues(unittest.TestCase):
         known, problems = bench.splat_problems("".join(lines), *BENCH_6_12)
         self.assertEqual(known, [])
         self.assertTrue(problems)
+
+    def test_another_underflow_beside_siw_cep_put_is_still_a_problem(self):
+        # An underflow whose own trace is cmkit's, in a console that also
+        # has KI-3's WARN: only KI-3's own lines are the known issue.
+        cmkit = ("[    8.100000] ------------[ cut here ]------------\n"
+                 "[    8.100100] refcount_t: underflow; use-after-free.\n"
+                 "[    8.100200] WARNING: CPU: 1 PID: 150 at lib/refcount.c:28 "
+                 "refcount_warn_saturate+0xb5/0xf9\n"
+                 "[    8.100300] Call Trace:\n"
+                 "[    8.100400]  srpt_ch_put+0x20/0x40 [cmkit]\n"
+                 "[    8.100500] ---[ end trace 0000000000000000 ]---\n")
+        for console in (KI3_CONSOLE + cmkit, cmkit + KI3_CONSOLE):
+            known, problems = bench.splat_problems(console, *BENCH_6_12)
+            self.assertEqual(sum(k["count"] for k in known), 4)
+            self.assertEqual(len(problems), 2, problems)
+            self.assertTrue(all("8.100" in p for p in problems))
 
     def test_the_table_lists_known_issues_apart(self):
         known, problems = bench.splat_problems(KI3_CONSOLE + OTHER_WARN, *BENCH_6_12)
