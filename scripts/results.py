@@ -195,7 +195,9 @@ RXE_REMOVAL_UNDER_RPING = (
 
 KNOWN_ISSUES = [
     KnownIssue(
-        "KI-1", {"linux-source-7.3": ["7.3.4-1~bpo13+1"]},
+        "KI-1", {"linux-source-6.1": ["6.1.192-3"],
+                 "linux-source-6.12": ["6.12.118-1~deb12u1"],
+                 "linux-source-7.3": ["7.3.4-1~bpo13+1"]},
         r"^\[[\s\d.]+\]\s+free_gid_work\+",
         "NULL dereference in free_gid_work() (drivers/infiniband/core/cache.c): a "
         "RoCE GID table entry's last reference is put after its device was "
@@ -204,7 +206,10 @@ KNOWN_ISSUES = [
         "rdma_put_gid_attr() of whichever id or AH held the entry; cmkit holds no "
         "GID attribute of its own and the trace holds no cmkit frame.  It shows "
         "when rxe0 is deleted and re-added while connections over it are being "
-        "torn down, which the reproduction does with rdma-core's rping alone",
+        "torn down, which the reproduction does with rdma-core's rping alone.  "
+        "Seen on 7.3.4, and on 6.12.118 in "
+        "constructed_addr_change_when_connected_then_device_removal "
+        "(2026-12-05); free_gid_work() is the same in 6.1",
         RXE_REMOVAL_UNDER_RPING),
     KnownIssue(
         "KI-2", {"linux-source-6.1": ["6.1.192-3"],

@@ -561,6 +561,11 @@ class KnownIssues(Base):
         args = dict(KI_ARGS, version="7.3.5-1~bpo13+1")
         self.assertIsNone(self.verdict(self.ki_status(), KI1_CONSOLE, **args).known_issue)
 
+    def test_ki1_on_6_12_too(self):
+        args = dict(leg="6.12", package="linux-source-6.12", version="6.12.118-1~deb12u1")
+        self.assertEqual(self.verdict(self.ki_status(), KI1_CONSOLE, **args).known_issue.ident,
+                         "KI-1")
+
     def test_not_when_another_splat_came_first(self):
         console = KI1_CONSOLE.replace(
             "[   20.2]     ok 1", "[   20.15] kmemleak: 1 new suspected memory leaks\n"
