@@ -149,7 +149,7 @@ class Splats(unittest.TestCase):
         ki = results.known_issue("linux-source-7.3", "7.3.4-1~bpo13+1", oops)
         self.assertEqual(ki.ident, "KI-1")
         self.assertIsNone(results.known_issue("linux-source-7.3", "7.3.5-1", oops))
-        self.assertIsNone(results.known_issue("linux-source-6.12", "6.12.118-1~deb12u1", oops))
+        self.assertIsNone(results.known_issue("linux-source-6.12", "6.12.119-1~deb12u1", oops))
         self.assertIsNone(results.known_issue("linux-source-7.3", "7.3.4-1~bpo13+1",
                                               SPLAT_CONSOLE))
 
