@@ -1085,26 +1085,6 @@ static void device_removal_started_while_resolving_releases_the_id(struct kunit 
 	rt_expect_removed(&c, t.removal);
 }
 
-/*
- * KI-5 (scripts/results.py, README): while rxe is unregistered, the MAD
- * layer's CQ work can repost a receive on a MAD QP that ib_mad_port_close()
- * already destroyed, when a MAD (the IB CM's DREQ or REJ of an id the
- * removal destroys) arrives just before.  Under KASAN that read is fatal and
- * the rest of the boot is lost; on 6.12-debug it hit in 3 of 6 boots of
- * 2026-12-05, in whichever of these cases came first.  So on a KASAN kernel
- * these cases skip rxe (they run on the plain legs, and on siw here).
- */
-static const char rt_rxe_removal_kasan_skip[] =
-	"rxe under KASAN: KI-5, the MAD layer reposts a receive on a MAD QP the removal destroyed";
-
-static void rt_skip_rxe_removal_under_kasan(struct kunit *test)
-{
-	const struct cmkit_dev_param *p = test->param_value;
-
-	if (IS_ENABLED(CONFIG_KASAN) && p->transport == CMKIT_RXE)
-		cmkit_skip(test, "%s", rt_rxe_removal_kasan_skip);
-}
-
 static void device_removal_while_connecting_wakes_the_connect(struct kunit *test)
 {
 	struct cmkit_removal *removal;
@@ -1113,7 +1093,7 @@ static void device_removal_while_connecting_wakes_the_connect(struct kunit *test
 	struct rt_async *a;
 	struct rt_ctx c;
 
-	rt_skip_rxe_removal_under_kasan(test);
+	cmkit_skip_rxe_removal_under_kasan(test, test->param_value);
 	rt_setup(test, &c, false);
 	c.srv->hold_requests = true;
 	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
@@ -1140,7 +1120,7 @@ static void device_removal_while_connected_releases_the_id(struct kunit *test)
 	struct rt_decision d;
 	struct rt_ctx c;
 
-	rt_skip_rxe_removal_under_kasan(test);
+	cmkit_skip_rxe_removal_under_kasan(test, test->param_value);
 	rt_setup(test, &c, true);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	rt_calls_ok(&c, 1);
@@ -1184,7 +1164,7 @@ static void rt_constructed_connected_then_removal(struct kunit *test,
 	struct rt_decision d;
 	struct rt_ctx c;
 
-	rt_skip_rxe_removal_under_kasan(test);
+	cmkit_skip_rxe_removal_under_kasan(test, test->param_value);
 	rt_setup(test, &c, true);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	ep = c.xprt->rx_ep;
@@ -2348,7 +2328,7 @@ static void device_removal_with_calls_in_flight_aborts_them(struct kunit *test)
 	struct rt_calls *a;
 	struct rt_ctx c;
 
-	rt_skip_rxe_removal_under_kasan(test);
+	cmkit_skip_rxe_removal_under_kasan(test, test->param_value);
 	rt_setup(test, &c, true);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	removal = cmkit_test_remove_device(test, c.param);
