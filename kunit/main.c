@@ -281,9 +281,10 @@ void cmkit_skip_rxe_failed_create_qp(struct kunit *test)
  * layer's CQ work can repost a receive on a MAD QP that ib_mad_port_close()
  * already destroyed, when a MAD (the IB CM's DREQ or REJ of an id the
  * removal destroys) arrives just before.  Under KASAN that read is fatal and
- * the rest of the boot is lost: on 6.12-debug on 2026-12-05 it stopped 4 of
- * 7 boots that removed rxe with connections up or being made, in cmkit_rpcrdma
- * and cmkit_srpt.  Those cases skip rxe there (they run on the plain legs).
+ * the rest of the boot is lost: on 6.12-debug on 2026-12-05 it stopped 6 of
+ * 9 boots that removed rxe with connections up or being made, in cmkit_rpcrdma
+ * and cmkit_srpt.  Every KUnit case that removes rxe skips it there (they
+ * run on the plain legs).
  */
 void cmkit_skip_rxe_removal_under_kasan(struct kunit *test, const struct cmkit_dev_param *p)
 {
