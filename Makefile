@@ -5,7 +5,7 @@
 #   make help              every target, one line each
 #
 # Developer checks (against the 6.12 test kernel unless KVER= says otherwise):
-#   make checkpatch        the tree's checkpatch.pl --strict on cmkit's own sources
+#   make checkpatch        checkpatch.pl --strict on cmkit's own sources (CHECKPATCH=)
 #   make sparse            a C=2 build; fails if sparse warns in a cmkit file
 #   make W=1               a build with the kernel's extra warnings, shown
 #   make warnings          a W=1 build that fails on any warning in a cmkit file
@@ -18,7 +18,7 @@ TOP := $(CURDIR)
 # (these files, the probes, the kernel tree, its .config and Module.symvers,
 # the compiler) are those of the last one is skipped: kbuild's own no-op
 # walk costs seconds.  W= and C= builds always run.
-KSOURCES := Kbuild $(wildcard *.c *.h) include kunit
+KSOURCES := Kbuild $(wildcard *.c *.h) $(wildcard core rpcrdma srpt irdma lib) include kunit
 
 ifneq ($(KVER),)
 TAG := $(KVER)
@@ -33,7 +33,7 @@ MODDIR := $(TOP)/build/mod/$(TAG)
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' $(TOP)/dkms.conf)
 
 .PHONY: all modules install uninstall setup check test run shell bench kernels update-kernels \
-	fuzz clean help checkpatch sparse warnings compile_commands.json
+	fuzz clean help checkpatch symbols sparse warnings compile_commands.json
 
 all: modules
 
@@ -51,7 +51,8 @@ help:
 	@echo "make kernels              build every test kernel up front (KVERS= narrows)"
 	@echo "make update-kernels       move kunit/kernels.pin to the archive's newest packages"
 	@echo "make fuzz                 run every libFuzzer target long (FUZZ_SECONDS each)"
-	@echo "make checkpatch           the tree's checkpatch.pl --strict --no-tree on cmkit's sources"
+	@echo "make checkpatch           checkpatch.pl --strict --no-tree on cmkit's sources (CHECKPATCH=<path>; no kernel build)"
+	@echo "make symbols              every global symbol of cmkit.ko is cmkit_* or a handler (KVER=)"
 	@echo "make sparse               C=2 build against the 6.12 test kernel; fails on sparse warnings in cmkit files"
 	@echo "make warnings             W=1 build against the 6.12 test kernel; fails on any warning in cmkit files"
 	@echo "make compile_commands.json  compile database via the tree's gen_compile_commands.py"
@@ -160,17 +161,29 @@ clean:
 # ---- developer checks -------------------------------------------------------
 CHECK_KVER := $(or $(KVER),6.12)
 CHECK_MODDIR := $(TOP)/build/mod/$(CHECK_KVER)
-CMKIT_SOURCES = $(wildcard *.c *.h kunit/*.c kunit/*.h)
+CMKIT_SOURCES = $(wildcard *.c *.h $(addsuffix /*.[ch],core rpcrdma srpt irdma lib kunit))
 # A warning line of the compiler or sparse about one of cmkit's own files
 # (they are symlinked into build/mod/<kver>/).
 CMKIT_WARNING = '^(\./)?(build/mod/[^/]+/|$(TOP)/build/mod/[^/]+/)?[A-Za-z_./]+\.[ch]:[0-9]+(:[0-9]+)?: (warning|error):'
 
+# checkpatch.pl: CHECKPATCH=<path>, else the one on PATH, else an unpacked
+# kernel source of the cache; never builds or fetches a kernel.
+CHECKPATCH ?= $(or $(shell command -v checkpatch.pl 2>/dev/null),\
+	$(lastword $(sort $(wildcard $(or $(CMKIT_CACHE),$(HOME)/.cache/cmkit)/src/*/scripts/checkpatch.pl))))
+
 checkpatch:
-	@set -e; src=$$($(PYTHON) scripts/kernel.py source $(CHECK_KVER)); \
+	@set -e; cp='$(CHECKPATCH)'; \
+	if [ -z "$$cp" ] || [ ! -f "$$cp" ]; then \
+		echo "cmkit: no checkpatch.pl: give CHECKPATCH=<path> (any kernel tree's scripts/checkpatch.pl), or put it on PATH" >&2; exit 2; fi; \
 	out=build/checkpatch.txt; mkdir -p build; \
-	perl $$src/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+	perl $$cp --strict --no-tree --terse --show-types \
 		--ignore SPDX_LICENSE_TAG -f $(CMKIT_SOURCES) > $$out || true; \
 	$(PYTHON) scripts/lint.py checkpatch $$out
+
+# Every global symbol of cmkit.ko is cmkit_* or one of the three handlers.
+symbols:
+	@$(MAKE) --no-print-directory modules KVER=$(CHECK_KVER) >/dev/null
+	@$(PYTHON) scripts/lint.py symbols $(CHECK_MODDIR)/cmkit.ko
 
 sparse:
 	@set -e; mkdir -p build; log=build/sparse-$(CHECK_KVER).log; \

@@ -22,7 +22,7 @@
  *
  * cm_id->provider_data names a connection's node from a connect (or, set by
  * the consumer, from a CONNECT_REQUEST) until its last upcall or answer,
- * and is read and cleared only under irdma_cm_id_lock: the consumer API
+ * and is read and cleared only under cmkit_irdma_cm_id_lock: the consumer API
  * takes its node reference there, so a close racing the last upcall either
  * holds the node or finds the id empty (-EINVAL), never a freed node.
  */
@@ -33,11 +33,11 @@
 #include <linux/slab.h>
 #include <net/tcp.h>
 
-#include "cmkit.h"
-#include "irdma_cm.h"
+#include "core/cmkit.h"
+#include "irdma/irdma.h"
 
 #define CREATE_TRACE_POINTS
-#include "irdma_trace.h"
+#include "irdma/trace.h"
 
 /* Lets a test see whether cmkit_irdma's events are being traced. */
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_irdma_create_event);
@@ -59,94 +59,58 @@ MODULE_PARM_DESC(irdma_keepalive_idle,
 		 "irdma: idle seconds before TCP keepalive probes an established connection (0: off, default 60)");
 
 /* Orders the consumer API's reads of cm_id->provider_data with its clearing. */
-DEFINE_SPINLOCK(irdma_cm_id_lock);
-
-static const char * const irdma_fault_steps[] = {
-	[IRDMA_FAULT_EVENT_WQ] = "event_wq_alloc",
-	[IRDMA_FAULT_SOCK_WQ] = "sock_wq_alloc",
-	[IRDMA_FAULT_NODE_ALLOC] = "node_alloc",
-	[IRDMA_FAULT_EVENT_ALLOC] = "event_alloc",
-	[IRDMA_FAULT_LISTENER_ALLOC] = "listener_alloc",
-	[IRDMA_FAULT_SOCK_CREATE] = "sock_create",
-	[IRDMA_FAULT_BIND] = "bind",
-	[IRDMA_FAULT_CONNECT] = "connect",
-	[IRDMA_FAULT_LISTEN] = "listen",
-	[IRDMA_FAULT_ACCEPT] = "accept",
-	[IRDMA_FAULT_MPA_ALLOC] = "mpa_alloc",
-	[IRDMA_FAULT_SENDMSG] = "sendmsg",
-};
-
-/* The fault points of connect, listen and accept, on the kernel's framework. */
-struct cmkit_fault irdma_fault_points = CMKIT_FAULT_INIT("irdma", irdma_fault_steps);
-EXPORT_SYMBOL_IF_KUNIT(irdma_fault_points);
+DEFINE_SPINLOCK(cmkit_irdma_cm_id_lock);
 
 /**
- * irdma_fault - should this step fail now?
- * @step: the step about to run
- *
- * Armed from cmkit/irdma/fail_steps or by a test (cmkit_fault_arm()).
- *
- * Return: true if the caller must fail the step with the errno its real
- * failure would give (see enum irdma_fault).
- */
-bool irdma_fault(enum irdma_fault step)
-{
-	if (!cmkit_should_fail(&irdma_fault_points, step))
-		return false;
-	trace_cmkit_irdma_fault(step);
-	return true;
-}
-
-/**
- * irdma_cm_id_get_node - the node a consumer's id names, with a reference
+ * cmkit_irdma_cm_id_get_node - the node a consumer's id names, with a reference
  * @cm_id: an id given to the consumer API
  *
  * Return: the node, referenced, or NULL when the id names none (its
  * connection ended, or it never had one).
  */
-struct irdma_cm_node *irdma_cm_id_get_node(struct iw_cm_id *cm_id)
+struct irdma_cm_node *cmkit_irdma_cm_id_get_node(struct iw_cm_id *cm_id)
 {
 	struct irdma_cm_node *cm_node;
 
-	spin_lock(&irdma_cm_id_lock);
+	spin_lock(&cmkit_irdma_cm_id_lock);
 	cm_node = cm_id->provider_data;
 	if (cm_node && !refcount_inc_not_zero(&cm_node->refcnt))
 		cm_node = NULL;
-	spin_unlock(&irdma_cm_id_lock);
+	spin_unlock(&cmkit_irdma_cm_id_lock);
 	return cm_node;
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_cm_id_get_node);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cm_id_get_node);
 
 /**
- * irdma_cm_id_publish - have an id name a node or listener
+ * cmkit_irdma_cm_id_publish - have an id name a node or listener
  * @cm_id: the id
  * @obj: the node or listener
  */
-void irdma_cm_id_publish(struct iw_cm_id *cm_id, void *obj)
+void cmkit_irdma_cm_id_publish(struct iw_cm_id *cm_id, void *obj)
 {
-	spin_lock(&irdma_cm_id_lock);
+	spin_lock(&cmkit_irdma_cm_id_lock);
 	cm_id->provider_data = obj;
-	spin_unlock(&irdma_cm_id_lock);
+	spin_unlock(&cmkit_irdma_cm_id_lock);
 }
 
 /**
- * irdma_cm_id_clear - have an id name nothing, if it still names @obj
+ * cmkit_irdma_cm_id_clear - have an id name nothing, if it still names @obj
  * @cm_id: the id
  * @obj: the node or listener it may name
  */
-void irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj)
+void cmkit_irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj)
 {
-	spin_lock(&irdma_cm_id_lock);
+	spin_lock(&cmkit_irdma_cm_id_lock);
 	if (cm_id->provider_data == obj)
 		cm_id->provider_data = NULL;
-	spin_unlock(&irdma_cm_id_lock);
+	spin_unlock(&cmkit_irdma_cm_id_lock);
 }
 
 /**
- * irdma_cm_core_put - a node or listener of a core is gone
+ * cmkit_irdma_cm_core_put - a node or listener of a core is gone
  * @cm_core: the core; not touched after the last one (cleanup may return)
  */
-void irdma_cm_core_put(struct irdma_cm_core *cm_core)
+void cmkit_irdma_cm_core_put(struct irdma_cm_core *cm_core)
 {
 	if (atomic_dec_and_test(&cm_core->live))
 		wake_up_var(&cm_core->live);
@@ -164,12 +128,12 @@ struct irdma_cm_core *cmkit_irdma_cm_core(void)
 EXPORT_SYMBOL_NS_GPL(cmkit_irdma_cm_core, CMKIT_NS);
 
 /**
- * irdma_cm_event_name - the name of an irdma event type
+ * cmkit_irdma_cm_event_name - the name of an irdma event type
  * @type: the type
  *
  * Return: a static string, "unknown" for values outside the enum.
  */
-const char *irdma_cm_event_name(enum irdma_cm_event_type type)
+const char *cmkit_irdma_cm_event_name(enum irdma_cm_event_type type)
 {
 	static const char * const names[] = {
 		[IRDMA_CM_EVENT_UNKNOWN] = "UNKNOWN",
@@ -189,15 +153,15 @@ const char *irdma_cm_event_name(enum irdma_cm_event_type type)
 		return names[type];
 	return "unknown";
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_cm_event_name);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cm_event_name);
 
 /**
- * irdma_iw_event_name - the name of an iw_cm upcall type
+ * cmkit_irdma_iw_event_name - the name of an iw_cm upcall type
  * @type: the type
  *
  * Return: a static string, "unknown" for values outside the enum.
  */
-const char *irdma_iw_event_name(enum iw_cm_event_type type)
+const char *cmkit_irdma_iw_event_name(enum iw_cm_event_type type)
 {
 	switch (type) {
 	case IW_CM_EVENT_CONNECT_REQUEST:
@@ -215,12 +179,12 @@ const char *irdma_iw_event_name(enum iw_cm_event_type type)
 }
 
 /**
- * irdma_setup_cm_core - bring up a cm core
+ * cmkit_irdma_setup_cm_core - bring up a cm core
  * @cm_core: zeroed or previously cleaned-up core
  *
  * Return: 0, or -ENOMEM when a workqueue cannot be made.
  */
-int irdma_setup_cm_core(struct irdma_cm_core *cm_core)
+int cmkit_irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 {
 	memset(cm_core, 0, sizeof(*cm_core));
 	spin_lock_init(&cm_core->ht_lock);
@@ -245,10 +209,10 @@ int irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_setup_cm_core);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_setup_cm_core);
 
 /**
- * irdma_cm_default_offer - what a core offers when the consumer says nothing
+ * cmkit_irdma_cm_default_offer - what a core offers when the consumer says nothing
  * @cm_core: the core
  * @passive: for a listener (else for a connect)
  * @offer: filled in
@@ -262,8 +226,8 @@ EXPORT_SYMBOL_IF_KUNIT(irdma_setup_cm_core);
  * (which always do) all connect.  IRD and ORD are not specified (0x3fff):
  * the consumer's accept or connect sets them.
  */
-void irdma_cm_default_offer(const struct irdma_cm_core *cm_core, bool passive,
-			    struct cmkit_mpa_offer *offer)
+void cmkit_irdma_cm_default_offer(const struct irdma_cm_core *cm_core, bool passive,
+				  struct cmkit_mpa_offer *offer)
 {
 	memset(offer, 0, sizeof(*offer));
 	offer->rev = passive ? CMKIT_MPA_REV2 : cm_core->mpa_version;
@@ -274,7 +238,7 @@ void irdma_cm_default_offer(const struct irdma_cm_core *cm_core, bool passive,
 		offer->rtr = CMKIT_MPA_RTR_ALL;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_cm_default_offer);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cm_default_offer);
 
 /* Take a reference on the next node cleanup has not aborted yet. */
 static struct irdma_cm_node *irdma_cm_next_unreaped(struct irdma_cm_core *cm_core)
@@ -295,8 +259,8 @@ static struct irdma_cm_node *irdma_cm_next_unreaped(struct irdma_cm_core *cm_cor
 }
 
 /**
- * irdma_cleanup_cm_core - tear down every listener and connection of a core
- * @cm_core: a core set up by irdma_setup_cm_core()
+ * cmkit_irdma_cleanup_cm_core - tear down every listener and connection of a core
+ * @cm_core: a core set up by cmkit_irdma_setup_cm_core()
  *
  * Listeners stop; every live connection is reset and its upper layer gets
  * its last upcall (CONNECT_REPLY(-ECONNRESET) for a connect still waiting,
@@ -310,7 +274,7 @@ static struct irdma_cm_node *irdma_cm_next_unreaped(struct irdma_cm_core *cm_cor
  *
  * Context: process context; sleeps.
  */
-void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
+void cmkit_irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
 {
 	struct irdma_cm_node *cm_node;
 
@@ -318,10 +282,10 @@ void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
 	cm_core->dying = true;
 	spin_unlock(&cm_core->ht_lock);
 
-	irdma_cm_teardown_listeners(cm_core);
+	cmkit_irdma_cm_teardown_listeners(cm_core);
 	while ((cm_node = irdma_cm_next_unreaped(cm_core))) {
-		irdma_cm_node_abort(cm_node);
-		irdma_rem_ref_cm_node(cm_node);
+		cmkit_irdma_cm_node_abort(cm_node);
+		cmkit_irdma_rem_ref_cm_node(cm_node);
 	}
 	/*
 	 * Events still queued, socket work, a consumer's call in progress, an
@@ -340,23 +304,23 @@ void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
 	cm_core->sock_wq = NULL;
 	cm_core->event_wq = NULL;
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_cleanup_cm_core);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cleanup_cm_core);
 
 /**
- * irdma_make_cm_node - make a connection's node
+ * cmkit_irdma_make_cm_node - make a connection's node
  * @cm_core: its core
  * @cm_id: the upper layer to deliver to (may be NULL until known)
  * @info: local and remote address and port
  *
  * The node starts with its base reference, which the connection's end
- * drops (irdma_cm_node_put_base()).  No reference on @cm_id is taken here.
+ * drops (cmkit_irdma_cm_node_put_base()).  No reference on @cm_id is taken here.
  *
  * Context: process context.
  * Return: the node, or ERR_PTR(-ENOMEM) when memory is short, or
  * ERR_PTR(-ENODEV) when @cm_core is going away.
  */
-struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
-					 struct iw_cm_id *cm_id,
+struct irdma_cm_node *cmkit_irdma_make_cm_node(struct irdma_cm_core *cm_core,
+					       struct iw_cm_id *cm_id,
 					 const struct irdma_cm_info *info)
 {
 	struct irdma_cm_node *cm_node;
@@ -379,11 +343,11 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 	INIT_LIST_HEAD(&cm_node->ev_list);
 	INIT_WORK(&cm_node->event_work, irdma_cm_event_handler);
 	init_waitqueue_head(&cm_node->wait);
-	INIT_DELAYED_WORK(&cm_node->mpa_timer, irdma_cm_mpa_timeout);
+	INIT_DELAYED_WORK(&cm_node->mpa_timer, cmkit_irdma_cm_mpa_timeout);
 	cm_node->loc = info->loc;
 	cm_node->rem = info->rem;
 	cm_node->mpa_rev = cm_core->mpa_version;
-	irdma_cm_default_offer(cm_core, false, &cm_node->offer);
+	cmkit_irdma_cm_default_offer(cm_core, false, &cm_node->offer);
 
 	spin_lock(&cm_core->ht_lock);
 	if (cm_core->dying) {
@@ -399,38 +363,38 @@ struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
 	wake_up_all(&cm_core->wait);	/* for tests that wait for a peer's node */
 	return cm_node;
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_make_cm_node);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_make_cm_node);
 
 /**
- * irdma_add_ref_cm_node - take a reference on a node
+ * cmkit_irdma_add_ref_cm_node - take a reference on a node
  * @cm_node: a node the caller already holds a reference on
  */
-void irdma_add_ref_cm_node(struct irdma_cm_node *cm_node)
+void cmkit_irdma_add_ref_cm_node(struct irdma_cm_node *cm_node)
 {
 	refcount_inc(&cm_node->refcnt);
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_add_ref_cm_node);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_add_ref_cm_node);
 
 static void irdma_destroy_connection(struct irdma_cm_node *cm_node)
 {
 	struct irdma_cm_core *cm_core = cm_node->cm_core;
 
-	irdma_cm_node_release_sock(cm_node);
-	irdma_cm_node_unpend(cm_node);
+	cmkit_irdma_cm_node_release_sock(cm_node);
+	cmkit_irdma_cm_node_unpend(cm_node);
 	if (test_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags))
 		cm_node->cm_id->rem_ref(cm_node->cm_id);
 	if (cm_node->listener)
-		irdma_cm_put_listener(cm_node->listener);
+		cmkit_irdma_cm_put_listener(cm_node->listener);
 	kfree(cm_node->spare_event);
 	mutex_destroy(&cm_node->lock);
 	kfree(cm_node);
 	atomic_inc(&cm_core->stats.nodes_freed);
 	wake_up_all(&cm_core->wait);
-	irdma_cm_core_put(cm_core);	/* last: cleanup may return now */
+	cmkit_irdma_cm_core_put(cm_core);	/* last: cleanup may return now */
 }
 
 /**
- * irdma_rem_ref_cm_node - drop a reference on a node
+ * cmkit_irdma_rem_ref_cm_node - drop a reference on a node
  * @cm_node: the node
  *
  * The last reference unlinks the node, releases its socket, its hold on
@@ -438,7 +402,7 @@ static void irdma_destroy_connection(struct irdma_cm_node *cm_node)
  *
  * Context: process context (the last put may sleep).
  */
-void irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node)
+void cmkit_irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node)
 {
 	struct irdma_cm_core *cm_core = cm_node->cm_core;
 
@@ -451,21 +415,21 @@ void irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node)
 	irdma_cm_hook(cm_core, IRDMA_HOOK_NODE_UNLISTED, cm_node);
 	irdma_destroy_connection(cm_node);
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_rem_ref_cm_node);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_rem_ref_cm_node);
 
 /**
- * irdma_cm_node_put_base - drop the connection's base reference, once
+ * cmkit_irdma_cm_node_put_base - drop the connection's base reference, once
  * @cm_node: the node; the caller holds another reference or this may free
  *
  * Calls after the first do nothing, so each path that ends a connection
  * may call it without counting who else did.
  */
-void irdma_cm_node_put_base(struct irdma_cm_node *cm_node)
+void cmkit_irdma_cm_node_put_base(struct irdma_cm_node *cm_node)
 {
 	if (!test_and_set_bit(IRDMA_CM_NODE_BASE_PUT, &cm_node->flags))
-		irdma_rem_ref_cm_node(cm_node);
+		cmkit_irdma_rem_ref_cm_node(cm_node);
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_cm_node_put_base);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cm_node_put_base);
 
 static bool irdma_cm_event_ends_connection(enum irdma_cm_event_type type)
 {
@@ -474,7 +438,7 @@ static bool irdma_cm_event_ends_connection(enum irdma_cm_event_type type)
 }
 
 /**
- * irdma_cm_alloc_event - allocate an event, to queue later
+ * cmkit_irdma_cm_alloc_event - allocate an event, to queue later
  *
  * For a caller that must know it can post an event before it acts (an
  * accept allocates its ESTABLISHED before its reply goes out).
@@ -482,7 +446,7 @@ static bool irdma_cm_event_ends_connection(enum irdma_cm_event_type type)
  * Context: process context.
  * Return: the event, or NULL.
  */
-struct irdma_cm_event *irdma_cm_alloc_event(void)
+struct irdma_cm_event *cmkit_irdma_cm_alloc_event(void)
 {
 	struct irdma_cm_event *event;
 
@@ -491,10 +455,10 @@ struct irdma_cm_event *irdma_cm_alloc_event(void)
 		return NULL;
 	return kzalloc_obj(*event, GFP_KERNEL);
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_cm_alloc_event);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cm_alloc_event);
 
 /**
- * irdma_create_event - make an event for a node and post it
+ * cmkit_irdma_create_event - make an event for a node and post it
  * @cm_node: the node, which must have an upper layer (cm_id)
  * @type: what happened
  *
@@ -506,42 +470,42 @@ EXPORT_SYMBOL_IF_KUNIT(irdma_cm_alloc_event);
  * Return: the posted event, or NULL when it could not be made (nothing was
  * posted; the caller decides).
  */
-struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
-					  enum irdma_cm_event_type type)
+struct irdma_cm_event *cmkit_irdma_create_event(struct irdma_cm_node *cm_node,
+						enum irdma_cm_event_type type)
 {
 	struct irdma_cm_event *event;
 
 	if (!cm_node->cm_id)
 		return NULL;
-	event = irdma_cm_alloc_event();
+	event = cmkit_irdma_cm_alloc_event();
 	if (!event && irdma_cm_event_ends_connection(type))
 		event = xchg(&cm_node->spare_event, NULL);
 	if (!event) {
 		pr_warn_ratelimited("no memory for a %s event of %pISpc\n",
-				    irdma_cm_event_name(type), &cm_node->rem);
+				    cmkit_irdma_cm_event_name(type), &cm_node->rem);
 		return NULL;
 	}
-	irdma_cm_queue_event(cm_node, event, type);
+	cmkit_irdma_cm_queue_event(cm_node, event, type);
 	return event;
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_create_event);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_create_event);
 
 /**
- * irdma_cm_queue_event - fill an allocated event and post it
+ * cmkit_irdma_cm_queue_event - fill an allocated event and post it
  * @cm_node: the node, which must have an upper layer (cm_id)
- * @event: from irdma_cm_alloc_event(); the handler frees it
+ * @event: from cmkit_irdma_cm_alloc_event(); the handler frees it
  * @type: what happened
  */
-void irdma_cm_queue_event(struct irdma_cm_node *cm_node, struct irdma_cm_event *event,
-			  enum irdma_cm_event_type type)
+void cmkit_irdma_cm_queue_event(struct irdma_cm_node *cm_node, struct irdma_cm_event *event,
+				enum irdma_cm_event_type type)
 {
 	event->type = type;
 	event->cm_node = cm_node;
-	irdma_cm_post_event(event);
+	cmkit_irdma_cm_post_event(event);
 }
 
 /**
- * irdma_cm_post_event - queue an event for the handler
+ * cmkit_irdma_cm_post_event - queue an event for the handler
  * @event: a filled event; the handler frees it
  *
  * The event goes at the tail of its node's list, with its sequence number,
@@ -549,7 +513,7 @@ void irdma_cm_queue_event(struct irdma_cm_node *cm_node, struct irdma_cm_event *
  * already it is queued now, with a node reference of its own: the caller
  * holds one, the work's keeps the node alive until the list is empty.
  */
-void irdma_cm_post_event(struct irdma_cm_event *event)
+void cmkit_irdma_cm_post_event(struct irdma_cm_event *event)
 {
 	struct irdma_cm_node *cm_node = event->cm_node;
 	struct irdma_cm_core *cm_core = cm_node->cm_core;
@@ -566,10 +530,10 @@ void irdma_cm_post_event(struct irdma_cm_event *event)
 	}
 	spin_unlock(&cm_node->ev_lock);
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_cm_post_event);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cm_post_event);
 
 /**
- * irdma_send_cm_event - make one upcall to the upper layer
+ * cmkit_irdma_send_cm_event - make one upcall to the upper layer
  * @cm_node: the connection
  * @cm_id: the upper layer's id
  * @type: the iw_cm event
@@ -583,8 +547,8 @@ EXPORT_SYMBOL_IF_KUNIT(irdma_cm_post_event);
  *
  * Return: the upper layer's answer, or -EINVAL for other types (no upcall).
  */
-int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
-			enum iw_cm_event_type type, int status)
+int cmkit_irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
+			      enum iw_cm_event_type type, int status)
 {
 	struct iw_cm_event event = {
 		.event = type,
@@ -626,7 +590,7 @@ int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
 	atomic_inc(&cm_node->cm_core->stats.upcalls);
 	return cm_id->event_handler(cm_id, &event);
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_send_cm_event);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_send_cm_event);
 
 /*
  * The connection is over: tell the upper layer what its state calls for,
@@ -642,18 +606,18 @@ static void irdma_cm_event_closed(struct irdma_cm_node *cm_node,
 	switch (cm_node->ul_state) {
 	case IRDMA_CM_UL_CONN_SENT:
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
-		irdma_cm_id_clear(cm_id, cm_node);
+		cmkit_irdma_cm_id_clear(cm_id, cm_node);
 		irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_LAST_UPCALL, cm_node);
-		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CONNECT_REPLY,
-				    reply_status);
+		cmkit_irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CONNECT_REPLY,
+					  reply_status);
 		break;
 	case IRDMA_CM_UL_ESTABLISHED:
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
-		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_DISCONNECT,
-				    disconn_status);
-		irdma_cm_id_clear(cm_id, cm_node);
+		cmkit_irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_DISCONNECT,
+					  disconn_status);
+		cmkit_irdma_cm_id_clear(cm_id, cm_node);
 		irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_LAST_UPCALL, cm_node);
-		irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CLOSE, 0);
+		cmkit_irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CLOSE, 0);
 		break;
 	case IRDMA_CM_UL_CLOSED:
 		/* An end after the last upcall: nothing more to say. */
@@ -667,7 +631,7 @@ static void irdma_cm_event_closed(struct irdma_cm_node *cm_node,
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
 		break;
 	}
-	irdma_cm_node_put_base(cm_node);
+	cmkit_irdma_cm_node_put_base(cm_node);
 }
 
 /*
@@ -697,13 +661,13 @@ static void irdma_cm_event_mpa_req(struct irdma_cm_node *cm_node)
 		trace_cmkit_irdma_indicate(cm_node, -ENOENT);
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
 		set_bit(IRDMA_CM_NODE_ANSWERED, &cm_node->flags);
-		irdma_cm_node_reject(cm_node, NULL, 0);
-		irdma_cm_node_put_base(cm_node);
+		cmkit_irdma_cm_node_reject(cm_node, NULL, 0);
+		cmkit_irdma_cm_node_put_base(cm_node);
 		return;
 	}
 	cm_node->ul_state = IRDMA_CM_UL_REQ_INDICATED;
-	rc = irdma_send_cm_event(cm_node, cm_node->cm_id,
-				 IW_CM_EVENT_CONNECT_REQUEST, 0);
+	rc = cmkit_irdma_send_cm_event(cm_node, cm_node->cm_id,
+				       IW_CM_EVENT_CONNECT_REQUEST, 0);
 	trace_cmkit_irdma_indicate(cm_node, rc);
 	if (listener && atomic_dec_and_test(&listener->indicating))
 		wake_up_var(&listener->indicating);
@@ -734,15 +698,15 @@ static void irdma_cm_handle_event(struct irdma_cm_node *cm_node,
 	case IRDMA_CM_EVENT_CONNECTED:
 		if (cm_node->ul_state == IRDMA_CM_UL_CONN_SENT) {
 			cm_node->ul_state = IRDMA_CM_UL_ESTABLISHED;
-			irdma_send_cm_event(cm_node, cm_node->cm_id,
-					    IW_CM_EVENT_CONNECT_REPLY, 0);
+			cmkit_irdma_send_cm_event(cm_node, cm_node->cm_id,
+						  IW_CM_EVENT_CONNECT_REPLY, 0);
 		}
 		break;
 	case IRDMA_CM_EVENT_ESTABLISHED:
 		if (cm_node->ul_state == IRDMA_CM_UL_ACCEPTED) {
 			cm_node->ul_state = IRDMA_CM_UL_ESTABLISHED;
-			irdma_send_cm_event(cm_node, cm_node->cm_id,
-					    IW_CM_EVENT_ESTABLISHED, 0);
+			cmkit_irdma_send_cm_event(cm_node, cm_node->cm_id,
+						  IW_CM_EVENT_ESTABLISHED, 0);
 		}
 		break;
 	case IRDMA_CM_EVENT_MPA_REJECT:
@@ -818,7 +782,7 @@ void irdma_cm_event_handler(struct work_struct *work)
 		cm_node->ev_queued = false;
 	spin_unlock(&cm_node->ev_lock);
 	if (!more)
-		irdma_rem_ref_cm_node(cm_node);
+		cmkit_irdma_rem_ref_cm_node(cm_node);
 }
 EXPORT_SYMBOL_NS_GPL(irdma_cm_event_handler, CMKIT_NS);
 
@@ -829,7 +793,7 @@ EXPORT_SYMBOL_NS_GPL(irdma_cm_event_handler, CMKIT_NS);
  */
 int cmkit_irdma_init(void)
 {
-	return irdma_setup_cm_core(&cmkit_irdma_core);
+	return cmkit_irdma_setup_cm_core(&cmkit_irdma_core);
 }
 
 /**
@@ -837,5 +801,5 @@ int cmkit_irdma_init(void)
  */
 void cmkit_irdma_exit(void)
 {
-	irdma_cleanup_cm_core(&cmkit_irdma_core);
+	cmkit_irdma_cleanup_cm_core(&cmkit_irdma_core);
 }

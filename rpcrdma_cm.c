@@ -28,86 +28,34 @@
  * Every live ep pins the module, as upstream's does: rmmod cmkit fails
  * while one lives, and unload only checks that none is left.
  */
+#define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
+
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 
-#include "cmkit.h"
-#include "rpcrdma.h"
+#include "core/cmkit.h"
+#include "rpcrdma/rpcrdma.h"
 
 #define CREATE_TRACE_POINTS
-#include "rpcrdma_trace.h"
+#include "rpcrdma/trace.h"
 
 /* Tests observe the handler's decisions through its tracepoints. */
-EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_cm_event);
-EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_inline_thresh);
-EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_flush_disconnect);
-EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_credit_wait);
-EXPORT_TRACEPOINT_SYMBOL_GPL(rpcrdma_drain);
-
-struct rpcrdma_stats rpcrdma_stats;
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_stats);
-
-const char * const rpcrdma_fault_steps[RPCRDMA_FAULT_NR] = {
-	[RPCRDMA_FAULT_EP_ALLOC] = "ep_alloc",
-	[RPCRDMA_FAULT_ID_CREATE] = "id_create",
-	[RPCRDMA_FAULT_RESOLVE_ADDR] = "resolve_addr",
-	[RPCRDMA_FAULT_RESOLVE_ROUTE] = "resolve_route",
-	[RPCRDMA_FAULT_PD_ALLOC] = "pd_alloc",
-	[RPCRDMA_FAULT_CQ_ALLOC] = "cq_alloc",
-	[RPCRDMA_FAULT_QP_CREATE] = "qp_create",
-	[RPCRDMA_FAULT_RECV_ALLOC] = "recv_alloc",
-	[RPCRDMA_FAULT_RECV_MAP] = "recv_map",
-	[RPCRDMA_FAULT_POST_RECV] = "post_recv",
-	[RPCRDMA_FAULT_CONNECT] = "connect",
-	[RPCRDMA_FAULT_BUFFER_CREATE] = "buffer_create",
-	[RPCRDMA_FAULT_REGBUF_MAP] = "regbuf_map",
-	[RPCRDMA_FAULT_SENDCTX] = "sendctx",
-	[RPCRDMA_FAULT_POST_SEND] = "post_send",
-};
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_fault_steps);
-
-/* The fault points of a connect and a call, on the kernel's framework. */
-struct cmkit_fault rpcrdma_fault_points = CMKIT_FAULT_INIT("rpcrdma", rpcrdma_fault_steps);
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_fault_points);
-
-/**
- * rpcrdma_fault - should a step fail now?
- * @step: the step
- *
- * Armed from debugfs (cmkit/rpcrdma/fail_steps) or by a test.
- *
- * Return: true if the caller must fail as the step's real failure would.
- */
-bool rpcrdma_fault(enum rpcrdma_fault step)
-{
-	if (!cmkit_should_fail(&rpcrdma_fault_points, step))
-		return false;
-	trace_rpcrdma_fault(step);
-	return true;
-}
-
-/**
- * rpcrdma_count_end - count an object's end, and wake whoever waits for it
- * @counter: the counter of ends in rpcrdma_stats
- *
- * Teardown waits (the module's exit, tests) sleep on &rpcrdma_stats.
- */
-void rpcrdma_count_end(atomic_t *counter)
-{
-	atomic_inc(counter);
-	wake_up_var(&rpcrdma_stats);
-}
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_cm_event);
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_inline_thresh);
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_flush_disconnect);
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_credit_wait);
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_drain);
 
 static void rpcrdma_count_ep_freed(void)
 {
-	rpcrdma_count_end(&rpcrdma_stats.eps_freed);
+	cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.eps_freed);
 }
 
 static bool rpcrdma_all_released(void)
 {
-	struct rpcrdma_stats *s = &rpcrdma_stats;
+	struct cmkit_rpcrdma_stats *s = &cmkit_rpcrdma_stats;
 
 	return atomic_read(&s->eps_freed) == atomic_read(&s->eps_created) &&
 	       atomic_read(&s->ids_destroyed) + atomic_read(&s->ids_returned) ==
@@ -129,7 +77,7 @@ static void rpcrdma_ep_destroy(struct kref *kref)
 		ib_dealloc_pd(ep->re_pd);
 	kfree(ep);
 	rpcrdma_count_ep_freed();
-	module_put(THIS_MODULE);	/* taken in rpcrdma_ep_create() */
+	module_put(THIS_MODULE);	/* taken in cmkit_rpcrdma_ep_create() */
 }
 
 /* Return 1 if this put freed the ep: the caller must then see the id destroyed. */
@@ -190,7 +138,7 @@ static int rpcrdma_ep_put_final(struct rpcrdma_ep *ep, bool disconnecting)
 	rdma_unlock_handler(id);
 	if (freed) {
 		rdma_destroy_id(id);
-		rpcrdma_count_end(&rpcrdma_stats.ids_destroyed);
+		cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.ids_destroyed);
 	}
 	return freed;
 }
@@ -214,10 +162,10 @@ static void rpcrdma_ep_linger(struct work_struct *work)
 	if (freed)
 		id->context = NULL;
 	rdma_unlock_handler(id);
-	trace_rpcrdma_linger(xid, freed);
+	trace_cmkit_rpcrdma_linger(xid, freed);
 	if (freed) {
 		rdma_destroy_id(id);
-		rpcrdma_count_end(&rpcrdma_stats.ids_destroyed);
+		cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.ids_destroyed);
 	}
 }
 
@@ -235,7 +183,7 @@ static int rpcrdma_ep_put_connection(struct rpcrdma_ep *ep)
 }
 
 /**
- * rpcrdma_force_disconnect - ask the transport to close this ep, once
+ * cmkit_rpcrdma_force_disconnect - ask the transport to close this ep, once
  * @ep: an ep its transport still holds
  *
  * At most once per ep.  The work says which ep asked (its generation): by
@@ -244,16 +192,16 @@ static int rpcrdma_ep_put_connection(struct rpcrdma_ep *ep)
  * gate shuts before its transport lets go of it), so the work only ever
  * needs the latest.
  */
-void rpcrdma_force_disconnect(struct rpcrdma_ep *ep)
+void cmkit_rpcrdma_force_disconnect(struct rpcrdma_ep *ep)
 {
 	struct rpcrdma_xprt *r_xprt = ep->re_xprt;
 
 	/* The gate shuts before the transport lets go of the ep. */
 	if (!atomic_add_unless(&ep->re_force_disconnect, 1, 1))
 		return;
-	trace_rpcrdma_force_disconnect(ep->re_xid, ep->re_gen);
+	trace_cmkit_rpcrdma_force_disconnect(ep->re_xid, ep->re_gen);
 	atomic_inc(&r_xprt->rx_force_count);
-	atomic_inc(&rpcrdma_stats.force_disconnects);
+	atomic_inc(&cmkit_rpcrdma_stats.force_disconnects);
 	/* Seen by the work: queue_work() orders it before the work runs. */
 	WRITE_ONCE(r_xprt->rx_force_gen, ep->re_gen);
 	queue_work(system_unbound_wq, &r_xprt->rx_force_work);
@@ -271,28 +219,28 @@ static int rpcrdma_conn_failed(struct rpcrdma_ep *ep, int status)
 	if (old == 0)
 		wake_up_all(&ep->re_connect_wait);
 	if (test_bit(RPCRDMA_EP_ESTABLISHED, &ep->re_flags))
-		rpcrdma_force_disconnect(ep);
+		cmkit_rpcrdma_force_disconnect(ep);
 	return old;
 }
 
 /**
- * rpcrdma_flush_disconnect - a completion failed: close the transport
+ * cmkit_rpcrdma_flush_disconnect - a completion failed: close the transport
  * @r_xprt: the transport
  * @wc: the work completion
  *
  * Called from Send and Receive completion handlers (process context).
  */
-void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc)
+void cmkit_rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc)
 {
 	struct rpcrdma_ep *ep = READ_ONCE(r_xprt->rx_ep);
 
 	/* Flushes of our own teardown come with the gate already shut. */
 	if (wc->status == IB_WC_SUCCESS || !ep || atomic_read(&ep->re_force_disconnect))
 		return;
-	trace_rpcrdma_flush_disconnect(r_xprt->rx_xid, wc->status);
-	rpcrdma_force_disconnect(ep);
+	trace_cmkit_rpcrdma_flush_disconnect(r_xprt->rx_xid, wc->status);
+	cmkit_rpcrdma_force_disconnect(ep);
 }
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_flush_disconnect);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_flush_disconnect);
 
 static void rpcrdma_update_cm_private(struct rpcrdma_ep *ep, struct rdma_cm_id *id,
 				      const struct rdma_conn_param *param)
@@ -302,8 +250,8 @@ static void rpcrdma_update_cm_private(struct rpcrdma_ep *ep, struct rdma_cm_id *
 
 	ep->re_peer_cmp = cmkit_rpcrdma_cmp_negotiate(pdata, len, &ep->re_inline_send,
 						      &ep->re_inline_recv);
-	trace_rpcrdma_inline_thresh(ep->re_xid, ep->re_peer_cmp, ep->re_inline_send,
-				    ep->re_inline_recv);
+	trace_cmkit_rpcrdma_inline_thresh(ep->re_xid, ep->re_peer_cmp, ep->re_inline_send,
+					  ep->re_inline_recv);
 }
 
 /* STALE_CONN is an IB reject reason: on iWARP the status is an errno. */
@@ -336,13 +284,13 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	might_sleep();
 	if (!ep) {
 		/* The ep was freed; rdma_destroy_id() is on its way. */
-		trace_rpcrdma_cm_event(0, id, event, 0, 0, 0);
+		trace_cmkit_rpcrdma_cm_event(0, id, event, 0, 0, 0);
 		return 0;
 	}
 	xid = ep->re_xid;
 	r_xprt = ep->re_xprt;	/* NULL once the transport let go */
-	if (event->event < ARRAY_SIZE(rpcrdma_stats.events))
-		atomic_inc(&rpcrdma_stats.events[event->event]);
+	if (event->event < ARRAY_SIZE(cmkit_rpcrdma_stats.events))
+		atomic_inc(&cmkit_rpcrdma_stats.events[event->event]);
 	if (r_xprt && r_xprt->rx_ops && r_xprt->rx_ops->cm_event)
 		r_xprt->rx_ops->cm_event(r_xprt, id, event);
 	old = READ_ONCE(ep->re_connect_status);
@@ -370,7 +318,7 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		 * held, is dropped: rdma_cm delivers nothing after removal.
 		 * Log from @id: ep->re_id is not set until the id exists.
 		 */
-		pr_info("cmkit: rpcrdma: removing device %s for %pISpc\n",
+		pr_info("removing device %s for %pISpc\n",
 			id->device->name, &id->route.addr.dst_addr);
 		ep->re_async_rc = -ENODEV;
 		complete(&ep->re_done);
@@ -378,7 +326,7 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		new = -ENODEV;
 		if (old == 0)
 			wake_up_all(&ep->re_connect_wait);
-		rpcrdma_force_disconnect(ep);
+		cmkit_rpcrdma_force_disconnect(ep);
 		rc = rpcrdma_ep_put_connection(ep);
 		goto out_put;
 	case RDMA_CM_EVENT_ADDR_CHANGE:
@@ -411,7 +359,7 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	case RDMA_CM_EVENT_DISCONNECTED:
 		/* No wake: waiters only care about leaving 0. */
 		WRITE_ONCE(ep->re_connect_status, -ECONNABORTED);
-		rpcrdma_force_disconnect(ep);
+		cmkit_rpcrdma_force_disconnect(ep);
 		new = -ECONNABORTED;
 		rc = rpcrdma_ep_put_connection(ep);
 		goto out_put;
@@ -420,14 +368,14 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 		break;
 	}
 
-	trace_rpcrdma_cm_event(xid, id, event, old, READ_ONCE(ep->re_connect_status), 0);
+	trace_cmkit_rpcrdma_cm_event(xid, id, event, old, READ_ONCE(ep->re_connect_status), 0);
 	return 0;
 
 out_put:
 	/* After a put the ep may be gone: only @id and locals from here. */
-	trace_rpcrdma_cm_event(xid, id, event, old, new, rc);
+	trace_cmkit_rpcrdma_cm_event(xid, id, event, old, new, rc);
 	if (rc)
-		rpcrdma_count_end(&rpcrdma_stats.ids_returned);
+		cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.ids_returned);
 	return rc;
 }
 EXPORT_SYMBOL_NS_GPL(rpcrdma_cm_event_handler, CMKIT_NS);
@@ -460,7 +408,7 @@ static int rpcrdma_create_id(struct rpcrdma_xprt *r_xprt, struct rpcrdma_ep *ep)
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	atomic_inc(&rpcrdma_stats.ids_created);
+	atomic_inc(&cmkit_rpcrdma_stats.ids_created);
 	ep->re_id = id;
 
 	ep->re_async_rc = -ETIMEDOUT;
@@ -488,13 +436,13 @@ static int rpcrdma_create_id(struct rpcrdma_xprt *r_xprt, struct rpcrdma_ep *ep)
 
 out:
 	rdma_destroy_id(id);
-	rpcrdma_count_end(&rpcrdma_stats.ids_destroyed);
+	cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.ids_destroyed);
 	ep->re_id = NULL;
 	return rc;
 }
 
 /**
- * rpcrdma_ep_create - a new endpoint: resolved id, PD, CQ and QP
+ * cmkit_rpcrdma_ep_create - a new endpoint: resolved id, PD, CQ and QP
  * @r_xprt: the transport, which must have no endpoint
  *
  * On success @r_xprt->rx_ep holds the transport's reference, and
@@ -503,7 +451,7 @@ out:
  *
  * Return: 0, or a negative errno with nothing left behind.
  */
-int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
+int cmkit_rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 {
 	struct ib_qp_init_attr qp_attr = {
 		.cap = {
@@ -531,7 +479,7 @@ int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	init_waitqueue_head(&ep->re_connect_wait);
 	ep->re_inline_send = r_xprt->rx_inline_send;
 	ep->re_inline_recv = r_xprt->rx_inline_recv;
-	atomic_inc(&rpcrdma_stats.eps_created);
+	atomic_inc(&cmkit_rpcrdma_stats.eps_created);
 
 	rc = rpcrdma_create_id(r_xprt, ep);
 	if (rc) {
@@ -602,7 +550,7 @@ out_destroy:
 	rpcrdma_ep_put_final(ep, false);	/* the only reference */
 	return rc;
 }
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_ep_create);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_ep_create);
 
 /*
  * No more Receives are posted; every Send and Receive completes (flushed,
@@ -614,8 +562,8 @@ static void rpcrdma_xprt_drain(struct rpcrdma_xprt *r_xprt)
 
 	if (!ep->re_receives_posted)
 		return;
-	rpcrdma_recvs_close(r_xprt);
-	trace_rpcrdma_drain(r_xprt->rx_xid, READ_ONCE(r_xprt->rx_buf.rb_receive_count));
+	cmkit_rpcrdma_recvs_close(r_xprt);
+	trace_cmkit_rpcrdma_drain(r_xprt->rx_xid, READ_ONCE(r_xprt->rx_buf.rb_receive_count));
 	ib_drain_qp(ep->re_id->qp);
 	ep->re_receives_posted = false;
 	rpcrdma_ep_put(ep);	/* never the last: the transport holds one */
@@ -630,15 +578,15 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 		return;
 	/* Teardown flushes and CM events must not ask for another close. */
 	atomic_set(&ep->re_force_disconnect, 1);
-	rpcrdma_xprt_clear_connected(r_xprt);
+	cmkit_rpcrdma_xprt_clear_connected(r_xprt);
 	disconnecting = !rdma_disconnect(ep->re_id);
 	rpcrdma_xprt_drain(r_xprt);
-	rpcrdma_reqs_abort(r_xprt);
-	rpcrdma_reps_unmap(r_xprt);
-	rpcrdma_sendctxs_destroy(r_xprt);
-	rpcrdma_reqs_reset(r_xprt);
+	cmkit_rpcrdma_reqs_abort(r_xprt);
+	cmkit_rpcrdma_reps_unmap(r_xprt);
+	cmkit_rpcrdma_sendctxs_destroy(r_xprt);
+	cmkit_rpcrdma_reqs_reset(r_xprt);
 	r_xprt->rx_ep = NULL;
-	trace_rpcrdma_disconnect(r_xprt->rx_xid, rpcrdma_ep_put_final(ep, disconnecting));
+	trace_cmkit_rpcrdma_disconnect(r_xprt->rx_xid, rpcrdma_ep_put_final(ep, disconnecting));
 }
 
 /**
@@ -683,15 +631,15 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 	int rc;
 
 	mutex_lock(&r_xprt->rx_lock);
-	rc = r_xprt->rx_ep ? -EISCONN : rpcrdma_ep_create(r_xprt);
+	rc = r_xprt->rx_ep ? -EISCONN : cmkit_rpcrdma_ep_create(r_xprt);
 	if (rc)
 		goto out_unlock;
 	ep = r_xprt->rx_ep;
 
-	rpcrdma_reset_cwnd(r_xprt);
+	cmkit_rpcrdma_reset_cwnd(r_xprt);
 	rpcrdma_ep_get(ep);	/* for the Receives, dropped by the drain */
 	ep->re_receives_posted = true;
-	rc = rpcrdma_post_recvs(r_xprt, 1);
+	rc = cmkit_rpcrdma_post_recvs(r_xprt, 1);
 	if (rc)
 		goto out_disconnect;
 
@@ -710,7 +658,7 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 	if (rc < 0)
 		goto out_disconnect;
 	/* As upstream: a connection without its buffers is no connection. */
-	if (rpcrdma_xprt_set_connected(r_xprt)) {
+	if (cmkit_rpcrdma_xprt_set_connected(r_xprt)) {
 		rc = -ENOTCONN;
 		goto out_disconnect;
 	}
@@ -721,8 +669,8 @@ out_disconnect:
 	__rpcrdma_xprt_disconnect(r_xprt);
 out_unlock:
 	mutex_unlock(&r_xprt->rx_lock);
-	atomic_inc(rc ? &rpcrdma_stats.connects_failed : &rpcrdma_stats.connects);
-	trace_rpcrdma_connect(r_xprt->rx_xid, rc);
+	atomic_inc(rc ? &cmkit_rpcrdma_stats.connects_failed : &cmkit_rpcrdma_stats.connects);
+	trace_cmkit_rpcrdma_connect(r_xprt->rx_xid, rc);
 	return rc;
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_connect, CMKIT_NS);
@@ -744,7 +692,7 @@ static void rpcrdma_force_work(struct work_struct *work)
 	if (ep && ep->re_gen == gen)
 		__rpcrdma_xprt_disconnect(r_xprt);
 	else
-		trace_rpcrdma_force_stale(r_xprt->rx_xid, gen);
+		trace_cmkit_rpcrdma_force_stale(r_xprt->rx_xid, gen);
 	mutex_unlock(&r_xprt->rx_lock);
 }
 
@@ -779,7 +727,7 @@ struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst,
 	r_xprt->rx_inline_recv = clamp(inline_recv, RPCRDMA_MIN_INLINE, RPCRDMA_MAX_INLINE);
 	r_xprt->rx_connect_timeout = RPCRDMA_CONNECT_TIMEOUT;
 	r_xprt->rx_call_timeout = RPCRDMA_CALL_TIMEOUT;
-	if (rpcrdma_buffer_create(r_xprt)) {
+	if (cmkit_rpcrdma_buffer_create(r_xprt)) {
 		kfree(r_xprt);
 		return NULL;
 	}
@@ -802,21 +750,10 @@ static void rpcrdma_xprt_close(struct rpcrdma_xprt *r_xprt)
 void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt)
 {
 	rpcrdma_xprt_close(r_xprt);
-	rpcrdma_buffer_destroy(&r_xprt->rx_buf);
+	cmkit_rpcrdma_buffer_destroy(&r_xprt->rx_buf);
 	kfree(r_xprt);
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_destroy, CMKIT_NS);
-
-/**
- * rpcrdma_module_refs - the module's reference count, for tests
- *
- * Return: module_refcount() of cmkit.
- */
-unsigned int rpcrdma_module_refs(void)
-{
-	return module_refcount(THIS_MODULE);
-}
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_module_refs);
 
 /**
  * cmkit_rpcrdma_init - bring up the rpcrdma consumer
@@ -838,9 +775,9 @@ int cmkit_rpcrdma_init(void)
  */
 void cmkit_rpcrdma_exit(void)
 {
-	struct rpcrdma_stats *s = &rpcrdma_stats;
+	struct cmkit_rpcrdma_stats *s = &cmkit_rpcrdma_stats;
 
-	cmkit_wait_released(&rpcrdma_stats, rpcrdma_all_released(),
+	cmkit_wait_released(&cmkit_rpcrdma_stats, rpcrdma_all_released(),
 			    "rpcrdma: %d eps, %d ids, %d reqs, %d reps and %d DMA mappings alive at unload\n",
 			    atomic_read(&s->eps_created) - atomic_read(&s->eps_freed),
 			    atomic_read(&s->ids_created) - atomic_read(&s->ids_destroyed) -

@@ -44,11 +44,11 @@
 #include <rdma/ib_cm.h>
 #include <cmkit/srp.h>
 
-#include "cmkit.h"
-#include "srpt_int.h"
+#include "core/cmkit.h"
+#include "srpt/internal.h"
 
 #define CREATE_TRACE_POINTS
-#include "srpt_trace.h"
+#include "srpt/trace.h"
 
 static unsigned long long srpt_service_id;
 module_param(srpt_service_id, ullong, 0444);
@@ -100,77 +100,6 @@ static unsigned int srpt_nr_results;
 DECLARE_WAIT_QUEUE_HEAD(cmkit_srpt_wait);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_wait);
 
-static const char * const srpt_fault_steps[] = {
-	[SRPT_FAULT_CH_ALLOC] = "ch_alloc",
-	[SRPT_FAULT_CQ_CREATE] = "cq_create",
-	[SRPT_FAULT_QP_CREATE] = "qp_create",
-	[SRPT_FAULT_QP_INIT] = "qp_init",
-	[SRPT_FAULT_RECV_ALLOC] = "recv_alloc",
-	[SRPT_FAULT_RECV_POST] = "recv_post",
-	[SRPT_FAULT_QP_RTR] = "qp_rtr",
-	[SRPT_FAULT_REP_SEND] = "rep_send",
-	[SRPT_FAULT_QP_RTS] = "qp_rts",
-	[SRPT_FAULT_DREQ_SEND] = "dreq_send",
-	[SRPT_FAULT_DREP_SEND] = "drep_send",
-	[SRPT_FAULT_WQ_ALLOC] = "wq_alloc",
-	[SRPT_FAULT_CLIENT_REG] = "client_register",
-	[SRPT_FAULT_SEND_POST] = "send_post",
-	[SRPT_FAULT_RW_POST] = "rw_post",
-	[SRPT_FAULT_RECV_REPOST] = "recv_repost",
-};
-
-/* The fault points of the accept path and of start, on the kernel's framework. */
-struct cmkit_fault srpt_fault_points = CMKIT_FAULT_INIT("srpt", srpt_fault_steps);
-EXPORT_SYMBOL_IF_KUNIT(srpt_fault_points);
-
-/**
- * srpt_fault - should this step fail now?
- * @fault: the step about to run
- *
- * Armed from debugfs (cmkit/srpt/fail_steps) or by a test.
- *
- * Return: true if the caller must fail the step as if it had failed.
- */
-bool srpt_fault(enum srpt_fault fault)
-{
-	if (!cmkit_should_fail(&srpt_fault_points, fault))
-		return false;
-	trace_srpt_fault(fault);
-	return true;
-}
-
-#if IS_ENABLED(CONFIG_KUNIT)
-static srpt_hook_fn srpt_test_hook;
-
-/**
- * cmkit_srpt_set_hook - call @fn at each enum srpt_hook point
- * @fn: the test's hook, or NULL
- *
- * The caller makes sure no hook call is still running before the function
- * goes away (its case waits until every channel is freed).
- */
-void cmkit_srpt_set_hook(srpt_hook_fn fn)
-{
-	WRITE_ONCE(srpt_test_hook, fn);
-}
-EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_set_hook);
-
-/**
- * srpt_hook - let a KUnit case pin the order of a race here
- * @hook: the point reached
- * @tag: the login tag of the channel
- * @data: for SRPT_HOOK_RECV the IU, else NULL
- * @len: the length of @data
- */
-void srpt_hook(enum srpt_hook hook, u64 tag, const void *data, u32 len)
-{
-	srpt_hook_fn fn = READ_ONCE(srpt_test_hook);
-
-	if (fn)
-		fn(hook, tag, data, len);
-}
-#endif
-
 static void srpt_record_result(u64 tag, int ret)
 {
 	unsigned int i;
@@ -201,30 +130,13 @@ static u32 srpt_ch_id(const struct srpt_rdma_ch *ch)
 	return ch->id;
 }
 
-/**
- * srpt_get_ch_state - the state of a channel, now
- * @ch: the channel
- *
- * Return: an enum srpt_ch_state.
- */
-enum srpt_ch_state srpt_get_ch_state(struct srpt_rdma_ch *ch)
-{
-	enum srpt_ch_state state;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	state = ch->state;
-	spin_unlock_irqrestore(&ch->lock, flags);
-	return state;
-}
-
 /*
  * Move @ch up to @next.  Because states only move up, of all the paths that
  * race to close a channel exactly one wins each step.
  */
-static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state next)
+static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum cmkit_srpt_ch_state next)
 {
-	enum srpt_ch_state prev;
+	enum cmkit_srpt_ch_state prev;
 	unsigned long flags;
 	bool changed = false;
 
@@ -236,7 +148,7 @@ static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state next)
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (changed) {
-		trace_srpt_ch_state(srpt_ch_id(ch), ch->tag, prev, next);
+		trace_cmkit_srpt_ch_state(srpt_ch_id(ch), ch->tag, prev, next);
 		wake_up_all(&cmkit_srpt_wait);
 	}
 	return changed;
@@ -247,12 +159,12 @@ static bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state next)
  * (a flood of logins can make allocations fail).  @step is the fault
  * point of the step, SRPT_FAULT_NR for moving the QP to the error state.
  */
-static void srpt_step_failed(struct srpt_rdma_ch *ch, int step, int ret)
+static void cmkit_srpt_step_failed(struct srpt_rdma_ch *ch, int step, int ret)
 {
-	trace_srpt_step_failed(ch->id, ch->tag, step, ret);
+	trace_cmkit_srpt_step_failed(ch->id, ch->tag, step, ret);
 	pr_warn_ratelimited("%s: channel of tag %#llx: %s failed: %d\n",
 			    dev_name(&ch->sdev->device->dev), ch->tag,
-			    step < SRPT_FAULT_NR ? srpt_fault_steps[step] : "qp_err",
+			    step < SRPT_FAULT_NR ? cmkit_srpt_fault_points.steps[step] : "qp_err",
 			    ret);
 }
 
@@ -307,11 +219,11 @@ static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
 {
 	if (ch->qp_rtr)
 		ib_drain_qp(ch->qp);
-	srpt_release_ctxs(ch);
+	cmkit_srpt_release_ctxs(ch);
 	ib_destroy_qp(ch->qp);
 	ib_free_cq(ch->cq);
-	srpt_free_send_ring(ch);
-	srpt_free_recv_ring(ch);
+	cmkit_srpt_free_send_ring(ch);
+	cmkit_srpt_free_recv_ring(ch);
 }
 
 /* The release work item: the only place that destroys a channel's cm_id. */
@@ -321,7 +233,7 @@ static void srpt_release_channel_work(struct work_struct *work)
 					       release_work);
 	struct srpt_device *sdev = ch->sdev;
 
-	trace_srpt_release(srpt_ch_id(ch), ch->tag, srpt_get_ch_state(ch));
+	trace_cmkit_srpt_release(srpt_ch_id(ch), ch->tag, srpt_get_ch_state(ch));
 	if (WARN_ON_ONCE(ch->released)) {
 		atomic_inc(&srpt_nr_release_twice);
 		return;
@@ -333,7 +245,7 @@ static void srpt_release_channel_work(struct work_struct *work)
 	 * it (a relogin's single-channel policy, a disconnect, a removal) and
 	 * still finds the channel may use its cm_id until it lets go.
 	 */
-	srpt_hook(SRPT_HOOK_RELEASE, ch->tag, NULL, 0);
+	cmkit_srpt_hook(SRPT_HOOK_RELEASE, ch->tag, NULL, 0);
 	mutex_lock(&sdev->mutex);
 	list_del_rcu(&ch->list);
 	mutex_unlock(&sdev->mutex);
@@ -343,7 +255,7 @@ static void srpt_release_channel_work(struct work_struct *work)
 	 * waits for this work, so this cannot deadlock.  No handler sees @ch
 	 * after this.  An established connection gets a DREQ from ib_cm.
 	 */
-	srpt_hook(SRPT_HOOK_DESTROY, ch->tag, NULL, 0);
+	cmkit_srpt_hook(SRPT_HOOK_DESTROY, ch->tag, NULL, 0);
 	ib_destroy_cm_id(ch->cm_id);
 	atomic_inc(&srpt_nr_cm_id_destroyed);
 
@@ -371,7 +283,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 	kref_get(&ch->kref);
 	ret = srpt_ch_qp_modify(ch, IB_QPS_ERR);
 	if (ret)
-		srpt_step_failed(ch, SRPT_FAULT_NR, ret);
+		cmkit_srpt_step_failed(ch, SRPT_FAULT_NR, ret);
 	srpt_set_ch_state(ch, SRPT_CH_DISCONNECTED);
 	queue_work(srpt_wq, &ch->release_work);
 	kref_put(&ch->kref, srpt_free_ch);
@@ -379,7 +291,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_ch_close - close a channel from its data path
+ * cmkit_srpt_ch_close - close a channel from its data path
  * @ch: a channel that owns its cm_id, in its CQ work or CM handler
  *
  * As srpt_close_ch(): the QP goes to the error state, the release work
@@ -387,7 +299,7 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch)
  *
  * Return: true if this call closed @ch.
  */
-bool srpt_ch_close(struct srpt_rdma_ch *ch)
+bool cmkit_srpt_ch_close(struct srpt_rdma_ch *ch)
 {
 	return srpt_close_ch(ch);
 }
@@ -395,14 +307,14 @@ bool srpt_ch_close(struct srpt_rdma_ch *ch)
 static int srpt_disconnect_ch(struct srpt_rdma_ch *ch);
 
 /**
- * srpt_ch_logout - disconnect a channel from its data path (DREQ)
+ * cmkit_srpt_ch_logout - disconnect a channel from its data path (DREQ)
  * @ch: a channel that owns its cm_id, in its CQ work or CM handler
  *
  * Under sdev->mutex, a channel below DRAINING is still listed and its
  * release work (which must take the mutex to unlist it) cannot destroy
  * its cm_id meanwhile.
  */
-void srpt_ch_logout(struct srpt_rdma_ch *ch)
+void cmkit_srpt_ch_logout(struct srpt_rdma_ch *ch)
 {
 	mutex_lock(&ch->sdev->mutex);
 	if (srpt_get_ch_state(ch) < SRPT_CH_DRAINING)
@@ -429,13 +341,13 @@ static int srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 
 	if (!srpt_set_ch_state(ch, SRPT_CH_DISCONNECTING))
 		return -ENOTCONN;
-	srpt_hook(SRPT_HOOK_DISCONNECT, ch->tag, NULL, 0);
+	cmkit_srpt_hook(SRPT_HOOK_DISCONNECT, ch->tag, NULL, 0);
 	dreq = srpt_fault(SRPT_FAULT_DREQ_SEND) ? -ENOMEM :
 	       ib_send_cm_dreq(ch->cm_id, NULL, 0);
 	if (dreq)
 		drep = srpt_fault(SRPT_FAULT_DREP_SEND) ? -ENOMEM :
 		       ib_send_cm_drep(ch->cm_id, NULL, 0);
-	trace_srpt_disconnect(srpt_ch_id(ch), ch->tag, dreq, drep);
+	trace_cmkit_srpt_disconnect(srpt_ch_id(ch), ch->tag, dreq, drep);
 	if (drep)
 		srpt_close_ch(ch);
 	return 0;
@@ -525,16 +437,16 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	if (ret)
 		goto destroy_qp;
 	step = SRPT_FAULT_RECV_ALLOC;
-	ret = srpt_alloc_recv_ring(ch);
+	ret = cmkit_srpt_alloc_recv_ring(ch);
 	if (ret)
 		goto destroy_qp;
-	ret = srpt_alloc_send_ring(ch);
+	ret = cmkit_srpt_alloc_send_ring(ch);
 	if (ret) {
-		srpt_free_recv_ring(ch);
+		cmkit_srpt_free_recv_ring(ch);
 		goto destroy_qp;
 	}
 	step = SRPT_FAULT_RECV_POST;
-	ret = srpt_post_recv_ring(ch);
+	ret = cmkit_srpt_post_recv_ring(ch);
 	if (ret)
 		goto destroy_ib;
 	return 0;
@@ -547,7 +459,7 @@ destroy_qp:
 free_cq:
 	ib_free_cq(ch->cq);
 fail:
-	srpt_step_failed(ch, step, ret);
+	cmkit_srpt_step_failed(ch, step, ret);
 	return ret;
 }
 
@@ -566,7 +478,7 @@ static void srpt_send_rej(struct ib_cm_id *cm_id,
 	cmkit_srp_encode_login_rej(buf, &rej);
 	ret = ib_send_cm_rej(cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
 			     buf, sizeof(buf));
-	trace_srpt_login_reject(cm_id, tag, reason, ret);
+	trace_cmkit_srpt_login_reject(cm_id, tag, reason, ret);
 	atomic_inc(&srpt_nr_req_rejected);
 }
 
@@ -588,7 +500,7 @@ static u8 srpt_apply_multichan(struct srpt_device *sdev,
 			continue;
 		if (srpt_disconnect_ch(old) < 0)
 			continue;
-		trace_srpt_relogin(srpt_ch_id(old), old->tag, req->tag);
+		trace_cmkit_srpt_relogin(srpt_ch_id(old), old->tag, req->tag);
 		flags = CMKIT_SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
 	}
 	return flags;
@@ -669,7 +581,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 					 rdma_cm, &hdr, req);
 	if (what != CMKIT_SRP_PDATA_OK) {
 		/* No tag to answer with: ib_cm sends a plain REJ. */
-		trace_srpt_login_malformed(cm_id, rdma_cm, what);
+		trace_cmkit_srpt_login_malformed(cm_id, rdma_cm, what);
 		atomic_inc(&srpt_nr_req_rejected);
 		return -EINVAL;
 	}
@@ -746,7 +658,7 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 	cm_id->context = ch;
 	atomic_inc(&srpt_nr_ch_handed_over);
 	mutex_unlock(&sdev->mutex);
-	trace_srpt_handover(srpt_ch_id(ch), ch->tag, srpt_get_ch_state(ch));
+	trace_cmkit_srpt_handover(srpt_ch_id(ch), ch->tag, srpt_get_ch_state(ch));
 
 	if (srpt_fault(SRPT_FAULT_QP_RTR))
 		ret = -EIO;
@@ -754,18 +666,18 @@ static int srpt_cm_req_recv(struct srpt_device *sdev, struct ib_cm_id *cm_id,
 		ret = srpt_ch_qp_modify(ch, IB_QPS_RTR);
 	ch->qp_rtr = !ret;
 	if (ret) {
-		srpt_step_failed(ch, SRPT_FAULT_QP_RTR, ret);
+		cmkit_srpt_step_failed(ch, SRPT_FAULT_QP_RTR, ret);
 		goto reject_close;
 	}
 	ret = srpt_send_rep(ch, req, rsp_flags);
 	if (ret) {
-		srpt_step_failed(ch, SRPT_FAULT_REP_SEND, ret);
+		cmkit_srpt_step_failed(ch, SRPT_FAULT_REP_SEND, ret);
 		goto reject_close;
 	}
 	/* Accepted once its REP is out; a REJ after the hand-over rejects. */
 	atomic_inc(&srpt_nr_req_accepted);
-	trace_srpt_login_accept(srpt_ch_id(ch), ch->tag,
-				srpt_get_ch_state(ch));
+	trace_cmkit_srpt_login_accept(srpt_ch_id(ch), ch->tag,
+				      srpt_get_ch_state(ch));
 	return 0;
 
 reject_close:
@@ -792,7 +704,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	else
 		ret = srpt_ch_qp_modify(ch, IB_QPS_RTS);
 	if (ret) {
-		srpt_step_failed(ch, SRPT_FAULT_QP_RTS, ret);
+		cmkit_srpt_step_failed(ch, SRPT_FAULT_QP_RTS, ret);
 		srpt_close_ch(ch);
 		return;
 	}
@@ -802,7 +714,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	 */
 	mutex_lock(&ch->io_mutex);
 	srpt_set_ch_state(ch, SRPT_CH_LIVE);
-	srpt_ch_live(ch);
+	cmkit_srpt_ch_live(ch);
 	mutex_unlock(&ch->io_mutex);
 }
 
@@ -846,21 +758,21 @@ int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 	struct srpt_rdma_ch *ch;
 	int ret;
 
-	trace_srpt_cm_event(cm_id, event->event, cm_id->context);
+	trace_cmkit_srpt_cm_event(cm_id, event->event, cm_id->context);
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
 		/* cm_id->context is the listener's device, not a channel. */
 		ret = srpt_cm_req_recv(cm_id->context, cm_id,
 				       &event->param.req_rcvd,
 				       event->private_data, &req);
-		trace_srpt_req_done(cm_id, req.tag, ret);
+		trace_cmkit_srpt_req_done(cm_id, req.tag, ret);
 		srpt_record_result(req.tag, ret);
 		return ret;
 	case IB_CM_SIDR_REQ_RECEIVED:
 		/* The listener's device again: no channel, none to come. */
 		ret = ib_send_cm_sidr_rep(cm_id, &(struct ib_cm_sidr_rep_param){
 						.status = IB_SIDR_REJECT });
-		trace_srpt_sidr_reject(cm_id, ret);
+		trace_cmkit_srpt_sidr_reject(cm_id, ret);
 		return -EOPNOTSUPP;
 	default:
 		break;
@@ -870,8 +782,8 @@ int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 	ch = cm_id->context;
 	switch (event->event) {
 	case IB_CM_REJ_RECEIVED:
-		trace_srpt_rej_recv(srpt_ch_id(ch), ch->tag,
-				    event->param.rej_rcvd.reason);
+		trace_cmkit_srpt_rej_recv(srpt_ch_id(ch), ch->tag,
+					  event->param.rej_rcvd.reason);
 		srpt_close_ch(ch);
 		break;
 	case IB_CM_RTU_RECEIVED:
@@ -1035,9 +947,9 @@ void cmkit_srpt_counters(struct srpt_counters *c)
 	c->release_twice = atomic_read(&srpt_nr_release_twice);
 	c->req_rejected = atomic_read(&srpt_nr_req_rejected);
 	c->req_accepted = atomic_read(&srpt_nr_req_accepted);
-	c->faults_fired = atomic_read(&srpt_fault_points.fired);
-	c->iu_received = srpt_nr_received();
-	srpt_io_counters(c);
+	c->faults_fired = atomic_read(&cmkit_srpt_fault_points.fired);
+	c->iu_received = cmkit_srpt_nr_received();
+	cmkit_srpt_io_counters(c);
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_counters);
 
@@ -1086,7 +998,7 @@ void cmkit_srpt_test_reset(void)
 	memset(srpt_results, 0, sizeof(srpt_results));
 	srpt_nr_results = 0;
 	spin_unlock(&srpt_lock);
-	cmkit_fault_disarm(&srpt_fault_points);
+	cmkit_fault_disarm(&cmkit_srpt_fault_points);
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_test_reset);
 
@@ -1125,7 +1037,7 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_req_results);
  *
  * Does not sleep: usable as a wait_event() condition.
  *
- * Return: an enum srpt_ch_state, or -ENOENT once the channel is released
+ * Return: an enum cmkit_srpt_ch_state, or -ENOENT once the channel is released
  * (or if it never took over its cm_id).
  */
 int cmkit_srpt_ch_state(u64 tag)
@@ -1277,12 +1189,12 @@ void *cmkit_srpt_listen_context(struct ib_device *device)
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_listen_context);
 
 /**
- * srpt_show_targets - one line per device with listeners, for debugfs
+ * cmkit_srpt_show_targets - one line per device with listeners, for debugfs
  * @m: the seq_file
  *
  * Each line: device, native service id, rdma_cm port, target port id.
  */
-void srpt_show_targets(struct seq_file *m)
+void cmkit_srpt_show_targets(struct seq_file *m)
 {
 	struct srpt_device *sdev;
 
@@ -1337,7 +1249,7 @@ static int srpt_start_locked(void)
 		       CMKIT_SRP_MIN_IT_IU_LEN);
 		return -EINVAL;
 	}
-	ret = srpt_lun_init();
+	ret = cmkit_srpt_lun_init();
 	if (ret)
 		return ret;
 	if (srpt_fault(SRPT_FAULT_WQ_ALLOC))
@@ -1345,7 +1257,7 @@ static int srpt_start_locked(void)
 	else
 		srpt_wq = alloc_workqueue("cmkit_srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!srpt_wq) {
-		srpt_lun_exit();
+		cmkit_srpt_lun_exit();
 		return -ENOMEM;
 	}
 	if (srpt_fault(SRPT_FAULT_CLIENT_REG))
@@ -1355,7 +1267,7 @@ static int srpt_start_locked(void)
 	if (ret) {
 		destroy_workqueue(srpt_wq);
 		srpt_wq = NULL;
-		srpt_lun_exit();
+		cmkit_srpt_lun_exit();
 		return ret;
 	}
 	srpt_registered = true;
@@ -1374,7 +1286,7 @@ static int srpt_stop_locked(void)
 	ib_unregister_client(&srpt_client);
 	destroy_workqueue(srpt_wq);
 	srpt_wq = NULL;
-	srpt_lun_exit();
+	cmkit_srpt_lun_exit();
 	srpt_registered = false;
 	return 0;
 }

@@ -14,7 +14,7 @@
  *
  * Two modes.  "concurrent": the events are handled while they are posted;
  * one thread posts, so on TCG the posting loop is the whole time on both
- * sides (what it measures is the cost of posting: irdma_create_event()
+ * sides (what it measures is the cost of posting: cmkit_irdma_create_event()
  * against a kzalloc() and a queue_work() per event).  "backlog": the
  * workqueue is held up by a work item of the runner's while every event is
  * posted, then let go; the time from there to the last connection's end is
@@ -31,7 +31,7 @@
 #include <rdma/iw_cm.h>
 
 #include "bench.h"
-#include "irdma_cm.h"
+#include "irdma/irdma.h"
 
 #define BENCH_IRDMA_MAX_NODES	100000
 #define BENCH_IRDMA_MAX_EVENTS	1000000
@@ -131,7 +131,7 @@ static void bench_hold_end(struct bench_hold *hold)
 	destroy_work_on_stack(&hold->work);
 }
 
-/* ---- cmkit's pipeline: irdma_create_event() -> irdma_cm_event_handler() - */
+/* ---- cmkit's pipeline: cmkit_irdma_create_event() -> irdma_cm_event_handler() - */
 
 static int bench_irdma_cmkit(struct bench_ul *uls, u32 nodes, u32 events, bool backlog,
 			     struct bench_irdma_res *res)
@@ -146,14 +146,14 @@ static int bench_irdma_cmkit(struct bench_ul *uls, u32 nodes, u32 events, bool b
 
 	core = kzalloc_obj(*core, GFP_KERNEL);
 	cm_nodes = kvcalloc(nodes, sizeof(*cm_nodes), GFP_KERNEL);
-	rc = core && cm_nodes ? irdma_setup_cm_core(core) : -ENOMEM;
+	rc = core && cm_nodes ? cmkit_irdma_setup_cm_core(core) : -ENOMEM;
 	if (rc) {
 		kvfree(cm_nodes);
 		kfree(core);
 		return rc;
 	}
 	for (i = 0; i < nodes && !rc; i++) {
-		cm_nodes[i] = irdma_make_cm_node(core, &uls[i].id, &info);
+		cm_nodes[i] = cmkit_irdma_make_cm_node(core, &uls[i].id, &info);
 		if (IS_ERR(cm_nodes[i]))
 			rc = PTR_ERR(cm_nodes[i]);
 		else
@@ -165,7 +165,7 @@ static int bench_irdma_cmkit(struct bench_ul *uls, u32 nodes, u32 events, bool b
 	t0 = ktime_get();
 	for (k = 0; k < events && !rc; k++)
 		for (i = 0; i < nodes && !rc; i++)
-			if (!irdma_create_event(cm_nodes[i], bench_event_type(k, events)))
+			if (!cmkit_irdma_create_event(cm_nodes[i], bench_event_type(k, events)))
 				rc = -ENOMEM;
 	res->posted = ktime_to_ns(ktime_sub(ktime_get(), t0));
 	if (backlog)
@@ -181,7 +181,7 @@ static int bench_irdma_cmkit(struct bench_ul *uls, u32 nodes, u32 events, bool b
 		rc = -EPROTO;
 
 	/* A failed run's nodes are still alive: cleanup ends them. */
-	irdma_cleanup_cm_core(core);
+	cmkit_irdma_cleanup_cm_core(core);
 	kvfree(cm_nodes);
 	kfree(core);
 	return rc;
@@ -235,7 +235,7 @@ static void bench_node_close(struct bench_node *node)
 	wake_up_all(&pipe->wait);
 }
 
-/* The same upcall as irdma_send_cm_event() makes. */
+/* The same upcall as cmkit_irdma_send_cm_event() makes. */
 static void bench_upcall(struct bench_node *node, enum iw_cm_event_type type)
 {
 	struct iw_cm_id *id = &node->ul->id;

@@ -20,10 +20,10 @@
 #include <linux/umh.h>
 #include <net/sock.h>
 
-#include "cmkit/mpa_fpdu.h"
+#include <cmkit/mpa_fpdu.h>
 #include "cmkit_test.h"
-#include "irdma_cm.h"
-#include "irdma_trace.h"
+#include "irdma/irdma.h"
+#include "irdma/trace.h"
 
 static const struct cmkit_dev_param *siw_param = &cmkit_dev_params[CMKIT_SIW];
 
@@ -428,7 +428,7 @@ static void core_res_free(struct kunit_resource *res)
 	struct irdma_cm_core *core = res->data;
 
 	if (core->event_wq)	/* the test ended before its own cleanup */
-		irdma_cleanup_cm_core(core);
+		cmkit_irdma_cleanup_cm_core(core);
 	kfree(core);
 }
 
@@ -438,12 +438,12 @@ static struct irdma_cm_core *private_core(struct kunit *test)
 	struct irdma_cm_core *core = kzalloc_obj(*core, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, core);
-	if (irdma_setup_cm_core(core)) {
+	if (cmkit_irdma_setup_cm_core(core)) {
 		kfree(core);
-		KUNIT_ASSERT_TRUE_MSG(test, false, "irdma_setup_cm_core failed");
+		KUNIT_ASSERT_TRUE_MSG(test, false, "cmkit_irdma_setup_cm_core failed");
 	}
 	if (!kunit_alloc_resource(test, ul_res_init, core_res_free, GFP_KERNEL, core)) {
-		irdma_cleanup_cm_core(core);
+		cmkit_irdma_cleanup_cm_core(core);
 		kfree(core);
 		KUNIT_ASSERT_TRUE_MSG(test, false, "no memory for a KUnit resource");
 	}
@@ -518,14 +518,14 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 
 		ul = ul_create(test, "constructed", c->role, NULL, NULL);
 		ul->accepted = c->ul_state == IRDMA_CM_UL_ACCEPTED;
-		node = irdma_make_cm_node(core, &ul->id, &info);
+		node = cmkit_irdma_make_cm_node(core, &ul->id, &info);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, node);
 		node->ul_state = c->ul_state;
 		node->passive = c->role == UL_LISTEN;	/* a listener's node */
-		irdma_add_ref_cm_node(node);	/* keep it to look at */
+		cmkit_irdma_add_ref_cm_node(node);	/* keep it to look at */
 		if (c->connected)
-			KUNIT_ASSERT_NOT_NULL(test, irdma_create_event(node, connected));
-		KUNIT_ASSERT_NOT_NULL(test, irdma_create_event(node, c->type));
+			KUNIT_ASSERT_NOT_NULL(test, cmkit_irdma_create_event(node, connected));
+		KUNIT_ASSERT_NOT_NULL(test, cmkit_irdma_create_event(node, c->type));
 		/*
 		 * Not flush_workqueue(): when the work already runs the
 		 * CONNECTED when c->type is posted, it queues itself again
@@ -535,12 +535,12 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 		first = c->connected ? 1 : 0;
 
 		KUNIT_EXPECT_EQ_MSG(test, refcount_read(&node->refcnt), c->ends ? 1 : 2,
-				    "case %u (%s)", i, irdma_cm_event_name(c->type));
+				    "case %u (%s)", i, cmkit_irdma_cm_event_name(c->type));
 		KUNIT_EXPECT_EQ_MSG(test, test_bit(IRDMA_CM_NODE_BASE_PUT, &node->flags),
 				    c->ends, "case %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, ul->nr,
 				    first + (c->up1 ? 1U : 0U) + (c->up2 ? 1U : 0U),
-				    "case %u (%s)", i, irdma_cm_event_name(c->type));
+				    "case %u (%s)", i, cmkit_irdma_cm_event_name(c->type));
 		if (c->connected) {
 			KUNIT_EXPECT_EQ(test, ul->rec[0].event, IW_CM_EVENT_CONNECT_REPLY);
 			KUNIT_EXPECT_EQ(test, ul->rec[0].status, 0);
@@ -559,14 +559,14 @@ static void irdma_every_event_type_releases_its_reference(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&child, NULL, 0), 0);
 		}
 		KUNIT_EXPECT_EQ_MSG(test, ul->violations, 0U, "%s", ul->why);
-		irdma_cm_node_put_base(node);
-		irdma_rem_ref_cm_node(node);
+		cmkit_irdma_cm_node_put_base(node);
+		cmkit_irdma_rem_ref_cm_node(node);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.events_posted),
 			atomic_read(&core->stats.events_handled));
 	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.nodes_made), (int)i);
 	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.nodes_freed), (int)i);
-	irdma_cleanup_cm_core(core);
+	cmkit_irdma_cleanup_cm_core(core);
 }
 
 #define ORDER_NODES	100
@@ -604,7 +604,7 @@ static void irdma_10000_events_keep_per_node_order(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, uls);
 	for (i = 0; i < ORDER_NODES; i++) {
 		uls[i] = ul_create(test, "ordered", UL_ACTIVE, NULL, NULL);
-		nodes[i] = irdma_make_cm_node(core, &uls[i]->id, &info);
+		nodes[i] = cmkit_irdma_make_cm_node(core, &uls[i]->id, &info);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nodes[i]);
 		nodes[i]->ul_state = IRDMA_CM_UL_CONN_SENT;
 	}
@@ -612,7 +612,7 @@ static void irdma_10000_events_keep_per_node_order(struct kunit *test)
 		enum irdma_cm_event_type type = ordered_event_type(k, ORDER_EVENTS);
 
 		for (i = 0; i < ORDER_NODES; i++)
-			KUNIT_ASSERT_NOT_NULL(test, irdma_create_event(nodes[i], type));
+			KUNIT_ASSERT_NOT_NULL(test, cmkit_irdma_create_event(nodes[i], type));
 	}
 	/* The DISCONN of each node drops its base reference: all are freed. */
 	freed = wait_event_timeout(core->wait,
@@ -633,7 +633,7 @@ static void irdma_10000_events_keep_per_node_order(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ul->rec[1].event, IW_CM_EVENT_DISCONNECT);
 		KUNIT_EXPECT_EQ(test, ul->rec[2].event, IW_CM_EVENT_CLOSE);
 	}
-	irdma_cleanup_cm_core(core);
+	cmkit_irdma_cleanup_cm_core(core);
 }
 
 /*
@@ -678,9 +678,11 @@ static void batch_post(struct kunit *test, struct irdma_cm_node *node, int event
 {
 	int k;
 
-	for (k = 0; k < events; k++)
-		KUNIT_EXPECT_NOT_NULL(test,
-				      irdma_create_event(node, ordered_event_type(k, events)));
+	for (k = 0; k < events; k++) {
+		enum irdma_cm_event_type type = ordered_event_type(k, events);
+
+		KUNIT_EXPECT_NOT_NULL(test, cmkit_irdma_create_event(node, type));
+	}
 }
 
 static void irdma_batches_keep_node_order_and_yield_after_the_bound(struct kunit *test)
@@ -704,7 +706,7 @@ static void irdma_batches_keep_node_order_and_yield_after_the_bound(struct kunit
 	INIT_WORK(&rec->blocker, batch_blocker);
 	for (i = 0; i < 2; i++) {
 		uls[i] = ul_create(test, i ? "batch B" : "batch A", UL_ACTIVE, NULL, NULL);
-		nodes[i] = irdma_make_cm_node(core, &uls[i]->id, &info);
+		nodes[i] = cmkit_irdma_make_cm_node(core, &uls[i]->id, &info);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nodes[i]);
 		nodes[i]->ul_state = IRDMA_CM_UL_CONN_SENT;
 	}
@@ -734,7 +736,7 @@ static void irdma_batches_keep_node_order_and_yield_after_the_bound(struct kunit
 		KUNIT_EXPECT_EQ_MSG(test, uls[i]->violations, 0U, "%s", uls[i]->why);
 		KUNIT_EXPECT_EQ(test, uls[i]->nr, 3U);
 	}
-	irdma_cleanup_cm_core(core);
+	cmkit_irdma_cleanup_cm_core(core);
 }
 
 /* ---- cmkit connects to siw ---------------------------------------------- */
@@ -1097,7 +1099,7 @@ static void raw_listen(struct kunit *test, struct raw_peer *raw, struct sockaddr
 					       IPPROTO_TCP, &raw->lsock), 0);
 	sock_set_reuseaddr(raw->lsock->sk);
 	raw_timeouts(raw->lsock);
-	KUNIT_ASSERT_EQ(test, kernel_bind(raw->lsock, CMKIT_SA(addr), sizeof(*addr)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(raw->lsock, CMKIT_KSOCKADDR(addr), sizeof(*addr)), 0);
 	KUNIT_ASSERT_EQ(test, kernel_listen(raw->lsock, 4), 0);
 }
 
@@ -1112,7 +1114,8 @@ static void raw_connect(struct kunit *test, struct raw_peer *raw, struct sockadd
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
 					       IPPROTO_TCP, &raw->sock), 0);
 	raw_timeouts(raw->sock);
-	KUNIT_ASSERT_EQ(test, kernel_connect(raw->sock, CMKIT_SA(addr), sizeof(*addr), 0), 0);
+	KUNIT_ASSERT_EQ(test, kernel_connect(raw->sock, CMKIT_KSOCKADDR(addr), sizeof(*addr), 0),
+			0);
 }
 
 static int raw_send(struct raw_peer *raw, const void *buf, size_t len)
@@ -1211,7 +1214,7 @@ static void raw_connect_expect_reset(struct kunit *test, struct raw_peer *raw,
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
 					       IPPROTO_TCP, &raw->sock), 0);
 	raw_timeouts(raw->sock);
-	rc = kernel_connect(raw->sock, CMKIT_SA(addr), sizeof(*addr), 0);
+	rc = kernel_connect(raw->sock, CMKIT_KSOCKADDR(addr), sizeof(*addr), 0);
 	if (rc != -ECONNRESET) {
 		KUNIT_ASSERT_EQ(test, rc, 0);
 		raw_expect_reset(test, raw);
@@ -1708,7 +1711,7 @@ static void irdma_connect_syn_timeout_reports_etimedout(struct kunit *test)
  * @at: where to stop (the first time only)
  * @fired: @at was reached
  * @cleanup: cleanup runs on @work, started at @at
- * @work: runs irdma_cleanup_cm_core() for @cleanup
+ * @work: runs cmkit_irdma_cleanup_cm_core() for @cleanup
  * @settled: cleanup reached a wait for live objects, or returned
  * @done: cleanup returned
  * @core: the core
@@ -1740,7 +1743,7 @@ static void pin_cleanup_work(struct work_struct *work)
 {
 	struct pin *pin = container_of(work, struct pin, work);
 
-	irdma_cleanup_cm_core(pin->core);
+	cmkit_irdma_cleanup_cm_core(pin->core);
 	pin->refs_at_return = pin->ul ? ul_refs(pin->ul) : 0;
 	pin->freed_at_return = atomic_read(&pin->core->stats.nodes_freed);
 	complete_all(&pin->settled);
@@ -1937,13 +1940,13 @@ static void irdma_cleanup_waits_for_a_node_being_destroyed(struct kunit *test)
 	struct ul *ul;
 
 	ul = ul_create(test, "node vs cleanup", UL_ACTIVE, NULL, NULL);
-	node = irdma_make_cm_node(core, &ul->id, &info);
+	node = cmkit_irdma_make_cm_node(core, &ul->id, &info);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, node);
 	ul->id.add_ref(&ul->id);	/* as a connect does */
 	set_bit(IRDMA_CM_NODE_ID_HELD, &node->flags);
 	pin = pin_core(test, core, IRDMA_HOOK_NODE_UNLISTED, NULL);
 	pin->ul = ul;
-	irdma_cm_node_put_base(node);	/* the last reference */
+	cmkit_irdma_cm_node_put_base(node);	/* the last reference */
 	pin_wait_cleanup(test, pin);
 	KUNIT_EXPECT_EQ(test, pin->refs_at_return, 0);
 	KUNIT_EXPECT_EQ(test, pin->freed_at_return, 1);
@@ -2075,7 +2078,7 @@ static void expect_core_idle(struct kunit *test, struct irdma_cm_core *core)
 }
 
 enum fault_role {
-	FAULT_CORE,	/* irdma_setup_cm_core() */
+	FAULT_CORE,	/* cmkit_irdma_setup_cm_core() */
 	FAULT_CONNECT,	/* cmkit_irdma_connect() and what follows, to a raw peer */
 	FAULT_ACCEPT,	/* create_listen, a raw peer's request, cmkit_irdma_accept() */
 };
@@ -2124,7 +2127,7 @@ static void fault_param_desc(const struct fault_param *p, char *desc)
 	static const char * const roles[] = { "core", "connect", "accept" };
 
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s %s", roles[p->role],
-		 irdma_fault_points.steps[p->step], p->what);
+		 cmkit_irdma_fault_points.steps[p->step], p->what);
 }
 
 KUNIT_ARRAY_PARAM(irdma_fault, fault_params, fault_param_desc);
@@ -2132,9 +2135,9 @@ KUNIT_ARRAY_PARAM(irdma_fault, fault_params, fault_param_desc);
 /* Fail @step once, after @skip passes that succeed. */
 static void fault_arm(const struct fault_param *p)
 {
-	cmkit_fault_arm(&irdma_fault_points, BIT(p->step), 1);
+	cmkit_fault_arm(&cmkit_irdma_fault_points, BIT(p->step), 1);
 #ifdef CONFIG_FAULT_INJECTION
-	atomic_set(&irdma_fault_points.attr.space, p->skip ? p->skip + 1 : 0);
+	atomic_set(&cmkit_irdma_fault_points.attr.space, p->skip ? p->skip + 1 : 0);
 #endif
 }
 
@@ -2232,7 +2235,7 @@ static void fault_accept(struct kunit *test, const struct fault_param *p,
 
 /*
  * A failure injected at each step of connect, listen and accept, through
- * the kernel's fault framework (irdma_fault_points): the caller gets a clean
+ * the kernel's fault framework (cmkit_irdma_fault_points): the caller gets a clean
  * error, or the upper layer exactly the upcalls iw_cm allows (one failed
  * CONNECT_REPLY for a connect; none, or CONNECT_REQUEST and no more, for an
  * accept); the peer is reset; nothing is left.
@@ -2240,7 +2243,7 @@ static void fault_accept(struct kunit *test, const struct fault_param *p,
 static void irdma_failure_injected(struct kunit *test)
 {
 	const struct fault_param *p = test->param_value;
-	int fired = atomic_read(&irdma_fault_points.fired);
+	int fired = atomic_read(&cmkit_irdma_fault_points.fired);
 	struct irdma_cm_core *core, *bad;
 
 	if (!IS_ENABLED(CONFIG_FAULT_INJECTION))
@@ -2249,10 +2252,10 @@ static void irdma_failure_injected(struct kunit *test)
 		bad = kunit_kzalloc(test, sizeof(*bad), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, bad);
 		fault_arm(p);
-		KUNIT_EXPECT_EQ(test, irdma_setup_cm_core(bad), p->rc);
+		KUNIT_EXPECT_EQ(test, cmkit_irdma_setup_cm_core(bad), p->rc);
 		KUNIT_EXPECT_NULL(test, bad->event_wq);
 		KUNIT_EXPECT_NULL(test, bad->sock_wq);
-		KUNIT_EXPECT_EQ(test, atomic_read(&irdma_fault_points.fired), fired + 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_irdma_fault_points.fired), fired + 1);
 		return;
 	}
 	cmkit_test_device(test, siw_param);
@@ -2261,9 +2264,9 @@ static void irdma_failure_injected(struct kunit *test)
 		fault_connect(test, p, core);
 	else
 		fault_accept(test, p, core);
-	KUNIT_EXPECT_EQ(test, atomic_read(&irdma_fault_points.fired), fired + 1);
-	cmkit_fault_disarm(&irdma_fault_points);
-	irdma_cleanup_cm_core(core);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_irdma_fault_points.fired), fired + 1);
+	cmkit_fault_disarm(&cmkit_irdma_fault_points);
+	cmkit_irdma_cleanup_cm_core(core);
 	expect_core_idle(test, core);
 }
 
@@ -2485,7 +2488,7 @@ static void irdma_failslab_nth_over_a_connection(struct kunit *test)
 	kunit_info(test, "%u allocations failed in turn, then a clean run\n", hits);
 	KUNIT_EXPECT_LT(test, n, (unsigned int)NTH_MAX);
 	KUNIT_EXPECT_GT(test, hits, 0U);
-	irdma_cleanup_cm_core(core);
+	cmkit_irdma_cleanup_cm_core(core);
 	expect_core_idle(test, core);
 }
 
@@ -2523,7 +2526,7 @@ static void irdma_cleanup_tears_down_live_connections(struct kunit *test)
 	/* cmkit -> a peer that never answers the MPA request */
 	pending = raw_server_gets_request(test, core, raw, &raw_addr);
 
-	irdma_cleanup_cm_core(core);
+	cmkit_irdma_cleanup_cm_core(core);
 	KUNIT_EXPECT_NULL(test, lul->id.provider_data);	/* the listener is gone */
 
 	KUNIT_EXPECT_EQ(test, ul_count(active, IW_CM_EVENT_DISCONNECT), 1U);
@@ -2549,7 +2552,7 @@ static void irdma_cleanup_tears_down_live_connections(struct kunit *test)
 /* A private core's end: every node and listener gone, every event handled. */
 static void end_core(struct kunit *test, struct irdma_cm_core *core)
 {
-	irdma_cleanup_cm_core(core);
+	cmkit_irdma_cleanup_cm_core(core);
 	expect_core_idle(test, core);
 }
 
@@ -2601,7 +2604,7 @@ static struct cmkit_irdma_mpa_info ul_mpa(struct kunit *test, struct ul *ul)
 /* Is TCP keepalive on for @ul's connection's socket? */
 static bool ul_keepalive(struct ul *ul)
 {
-	struct irdma_cm_node *node = irdma_cm_id_get_node(&ul->id);
+	struct irdma_cm_node *node = cmkit_irdma_cm_id_get_node(&ul->id);
 	bool on = false;
 
 	if (!node)
@@ -2610,7 +2613,7 @@ static bool ul_keepalive(struct ul *ul)
 	if (node->sock)
 		on = sock_flag(node->sock->sk, SOCK_KEEPOPEN);
 	mutex_unlock(&node->lock);
-	irdma_rem_ref_cm_node(node);
+	cmkit_irdma_rem_ref_cm_node(node);
 	return on;
 }
 
@@ -2769,7 +2772,7 @@ static void irdma_p2p_cmkit_to_cmkit(struct kunit *test)
 	pcore = private_core(test);
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	/* The default listener (any RTR type), asking for CRC when the case says. */
-	irdma_cm_default_offer(pcore, true, &loffer);
+	cmkit_irdma_cm_default_offer(pcore, true, &loffer);
 	loffer.crc = p->crc == 2;
 	lul = cmkit_listen_mpa(test, pcore, &addr, 4, &loffer);
 	ul = cmkit_connect_mpa(test, acore, &addr, &offer);
@@ -3598,7 +3601,7 @@ static struct kunit_case irdma_cases[] = {
 /* No fault a case armed outlives it, whether or not it fired. */
 static void irdma_case_exit(struct kunit *test)
 {
-	cmkit_fault_disarm(&irdma_fault_points);
+	cmkit_fault_disarm(&cmkit_irdma_fault_points);
 }
 
 struct kunit_suite cmkit_irdma_suite = {

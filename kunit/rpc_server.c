@@ -19,7 +19,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "cmkit_test.h"
-#include "cmkit/rpcrdma_msg.h"
+#include <cmkit/rpcrdma_msg.h>
 
 #define RPC_SRV_RECVS		40	/* above the client's ring (32) */
 #define RPC_SRV_SENDS		40

@@ -10,7 +10,7 @@
  * those cases say "constructed" in their names.
  *
  * The handler's decisions are read from its own tracepoint
- * (cmkit_rpcrdma:rpcrdma_cm_event: event, old and new connect status,
+ * (cmkit_rpcrdma:cmkit_rpcrdma_cm_event: event, old and new connect status,
  * return value); object lifetimes from cmkit's counters: at the end of each
  * case every ep allocated was freed once, every id created was destroyed
  * once, either by cmkit or by rdma_cm after the handler returned 1, every
@@ -38,9 +38,9 @@
 #include <rdma/ib_cm.h>
 
 #include "cmkit_test.h"
-#include "../cmkit.h"
-#include "../rpcrdma.h"
-#include "../rpcrdma_trace.h"
+#include "core/cmkit.h"
+#include "rpcrdma/rpcrdma.h"
+#include "rpcrdma/trace.h"
 
 #define RT_INLINE	4096U
 #define RT_LOG_MAX	64
@@ -121,7 +121,7 @@ static struct rt_decision rt_wait_decision(struct kunit *test, enum rdma_cm_even
 /* ---- the transport's decisions, from its tracepoints ---------------------- */
 
 static struct {
-	atomic_t flush_disconnects;	/* rpcrdma_flush_disconnect asked for a close */
+	atomic_t flush_disconnects;	/* cmkit_rpcrdma_flush_disconnect asked for a close */
 	atomic_t credit_waits;		/* a call waited for a credit */
 	atomic_t drains;		/* a disconnect began its drain */
 	wait_queue_head_t wait;
@@ -167,7 +167,7 @@ struct rt_counts {
 
 static struct rt_counts rt_counts_now(void)
 {
-	struct rpcrdma_stats *s = &rpcrdma_stats;
+	struct cmkit_rpcrdma_stats *s = &cmkit_rpcrdma_stats;
 
 	return (struct rt_counts){
 		.eps_created = atomic_read(&s->eps_created),
@@ -194,7 +194,7 @@ static struct rt_counts rt_counts_now(void)
 		.replies_short = atomic_read(&s->replies_short),
 		.replies_bad_vers = atomic_read(&s->replies_bad_vers),
 		.unknown_xid = atomic_read(&s->replies_unknown_xid),
-		.module_refs = rpcrdma_module_refs(),
+		.module_refs = cmkit_rpcrdma_module_refs(),
 	};
 }
 
@@ -244,7 +244,7 @@ static void rt_expect_all_released(struct rt_ctx *c)
 	struct kunit *test = c->test;
 	struct rt_counts now;
 
-	KUNIT_EXPECT_TRUE_MSG(test, wait_var_event_timeout(&rpcrdma_stats,
+	KUNIT_EXPECT_TRUE_MSG(test, wait_var_event_timeout(&cmkit_rpcrdma_stats,
 							   rt_all_released(c),
 							   cmkit_test_timeout()),
 			      "something the case made was never released");
@@ -653,7 +653,7 @@ static const struct rpcrdma_xprt_ops rt_pub_ops = {
 	.cm_event = rt_pub_established,
 };
 
-/* rpcrdma_inline_thresh fires inside the handler once the sizes are final. */
+/* cmkit_rpcrdma_inline_thresh fires inside the handler once the sizes are final. */
 static void rt_pub_probe(void *data, u32 xid, bool peer_valid, u32 send, u32 recv)
 {
 	struct rpcrdma_ep *ep = READ_ONCE(rt_pub.ep);
@@ -672,9 +672,9 @@ static void established_publishes_connected_only_after_negotiating(struct kunit 
 	memset(&rt_pub, 0, sizeof(rt_pub));
 	rt_pub.status_at_negotiation = -1000;
 	c.xprt->rx_ops = &rt_pub_ops;
-	KUNIT_ASSERT_EQ(test, register_trace_rpcrdma_inline_thresh(rt_pub_probe, NULL), 0);
+	KUNIT_ASSERT_EQ(test, register_trace_cmkit_rpcrdma_inline_thresh(rt_pub_probe, NULL), 0);
 	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
-	unregister_trace_rpcrdma_inline_thresh(rt_pub_probe, NULL);
+	unregister_trace_cmkit_rpcrdma_inline_thresh(rt_pub_probe, NULL);
 	tracepoint_synchronize_unregister();
 
 	/* A waiter that saw 1 must find the negotiated sizes: 1 comes after. */
@@ -1243,7 +1243,7 @@ static void rt_waiter_expect_woken(struct kunit *test, struct rt_waiter *w)
 /* A resolved, unconnected endpoint: the state in which connect waits. */
 static struct rpcrdma_ep *rt_connecting_ep(struct rt_ctx *c)
 {
-	KUNIT_ASSERT_EQ(c->test, rpcrdma_ep_create(c->xprt), 0);
+	KUNIT_ASSERT_EQ(c->test, cmkit_rpcrdma_ep_create(c->xprt), 0);
 	KUNIT_ASSERT_NOT_NULL(c->test, c->xprt->rx_ep);
 	return c->xprt->rx_ep;
 }
@@ -1365,11 +1365,11 @@ static void live_endpoints_pin_the_module(struct kunit *test)
 	rt_calls_ok(&c, 1);
 	rt_expect_calls_ok(test, x2, rpc2, 1);
 	/* rmmod cmkit now fails with EBUSY instead of waiting on the eps. */
-	KUNIT_EXPECT_EQ(test, rpcrdma_module_refs(), c.base.module_refs + 2);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_module_refs(), c.base.module_refs + 2);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	cmkit_rpcrdma_xprt_disconnect(x2);
 	rt_expect_all_released(&c);
-	KUNIT_EXPECT_EQ(test, rpcrdma_module_refs(), c.base.module_refs);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_module_refs(), c.base.module_refs);
 }
 
 /* ---- the control plane ---------------------------------------------------- */
@@ -1384,7 +1384,7 @@ static int rt_ctl(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
-	return rpcrdma_ctl_exec(cmd);
+	return cmkit_rpcrdma_ctl_exec(cmd);
 }
 
 /* What `cat xprts` (or another show function) shows, into @buf. */
@@ -1399,7 +1399,7 @@ static void rt_show(int (*show)(struct seq_file *m, void *v), char *buf, size_t 
 
 static void rt_xprts(char *buf, size_t size)
 {
-	rt_show(rpcrdma_xprts_show, buf, size);
+	rt_show(cmkit_rpcrdma_xprts_show, buf, size);
 }
 
 /* The transport numbers `cat xprts` lists, in order, into @nr; how many. */
@@ -1510,7 +1510,7 @@ static void rt_cmd_work(struct work_struct *work)
 {
 	struct rt_cmd *cmd = container_of(work, struct rt_cmd, work);
 
-	cmd->rc = rpcrdma_ctl_exec(cmd->line);
+	cmd->rc = cmkit_rpcrdma_ctl_exec(cmd->line);
 	if (cmd->xprts)
 		rt_xprts(cmd->xprts, PAGE_SIZE);
 	complete(&cmd->done);
@@ -1690,7 +1690,7 @@ static void rt_fault_params_init(void)
 static void rt_fault_desc(struct rt_fault_param *p, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s",
-		 cmkit_dev_name(&cmkit_dev_params[p->dev]), rpcrdma_fault_steps[p->step]);
+		 cmkit_dev_name(&cmkit_dev_params[p->dev]), cmkit_rpcrdma_fault_steps[p->step]);
 }
 
 KUNIT_ARRAY_PARAM(rt_fault, rt_fault_params, rt_fault_desc);
@@ -1741,8 +1741,8 @@ static void failure_injected_at_each_connect_step(struct kunit *test)
 	rt_setup_dev(test, &c, &cmkit_dev_params[p->dev], true);
 	if (!IS_ENABLED(CONFIG_FAULT_INJECTION))
 		cmkit_skip(test, "kernel without CONFIG_FAULT_INJECTION");
-	fired = atomic_read(&rpcrdma_fault_points.fired);
-	cmkit_fault_arm(&rpcrdma_fault_points, BIT(p->step), 1);
+	fired = atomic_read(&cmkit_rpcrdma_fault_points.fired);
+	cmkit_fault_arm(&cmkit_rpcrdma_fault_points, BIT(p->step), 1);
 	if (p->step == RPCRDMA_FAULT_BUFFER_CREATE) {
 		x = cmkit_rpcrdma_xprt_create((struct sockaddr *)&c.addr, RT_INLINE, RT_INLINE);
 		rc = x ? 0 : -ENOMEM;
@@ -1751,9 +1751,9 @@ static void failure_injected_at_each_connect_step(struct kunit *test)
 	} else {
 		rc = rt_connect_call_disconnect(&c, &res);
 	}
-	cmkit_fault_disarm(&rpcrdma_fault_points);
+	cmkit_fault_disarm(&cmkit_rpcrdma_fault_points);
 	KUNIT_EXPECT_EQ(test, rc, p->err);
-	KUNIT_EXPECT_EQ(test, atomic_read(&rpcrdma_fault_points.fired) - fired, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_fault_points.fired) - fired, 1);
 	KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
 	if (p->step < RPCRDMA_FAULT_BUFFER_CREATE) {
 		KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_ESTABLISHED), 0U);
@@ -1769,8 +1769,8 @@ static void failure_injected_at_each_connect_step(struct kunit *test)
 	if (p->step == RPCRDMA_FAULT_BUFFER_CREATE) {
 		struct rt_counts now = rt_counts_now();
 
-		KUNIT_EXPECT_EQ(test, atomic_read(&rpcrdma_stats.reqs_created),
-				atomic_read(&rpcrdma_stats.reqs_freed) +
+		KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_stats.reqs_created),
+				atomic_read(&cmkit_rpcrdma_stats.reqs_freed) +
 				(int)c.xprt->rx_buf.rb_reqs);
 		KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, reqs_got), 0);
 	}
@@ -1815,7 +1815,7 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 	if (cmkit_test_sh("cd " RT_FAILSLAB " && echo N > ignore-gfp-wait && echo 0 > verbose"))
 		kunit_info(test, "no failslab knobs: only cmkit's own fault points count");
 	/* Armed, but only the task's fail-nth makes them fail (times 0). */
-	cmkit_fault_arm(&rpcrdma_fault_points, BIT(RPCRDMA_FAULT_NR) - 1, 0);
+	cmkit_fault_arm(&cmkit_rpcrdma_fault_points, BIT(RPCRDMA_FAULT_NR) - 1, 0);
 	for (n = 1; n <= RT_FAIL_NTH_MAX; n++) {
 		/* Each connect that reached the server used up its one accept. */
 		if (cmkit_peer_count(c.srv, BIT(RDMA_CM_EVENT_CONNECT_REQUEST))) {
@@ -1834,7 +1834,7 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 		if (!rc)
 			KUNIT_EXPECT_EQ_MSG(test, res.accepted, 1U, "N=%u", n);
 		KUNIT_EXPECT_PTR_EQ(test, c.xprt->rx_ep, NULL);
-		if (!wait_var_event_timeout(&rpcrdma_stats, rt_all_released(&c),
+		if (!wait_var_event_timeout(&cmkit_rpcrdma_stats, rt_all_released(&c),
 					    cmkit_test_timeout())) {
 			KUNIT_FAIL(test, "N=%u (rc %d): an ep, an id or a module reference was left",
 				   n, rc);
@@ -1847,7 +1847,7 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 		if (left)	/* no failure injected: the sweep is over */
 			break;
 	}
-	cmkit_fault_disarm(&rpcrdma_fault_points);
+	cmkit_fault_disarm(&cmkit_rpcrdma_fault_points);
 	cmkit_test_sh("cd " RT_FAILSLAB " && echo Y > ignore-gfp-wait && echo 2 > verbose");
 	kunit_info(test, "%u passes: %u failed cleanly, %u connected", n, failed, connected);
 	KUNIT_EXPECT_LE_MSG(test, n, RT_FAIL_NTH_MAX, "the sweep did not end");
@@ -2296,7 +2296,7 @@ static const struct rpcrdma_xprt_ops rt_flush_first_ops = {
 
 /*
  * The client's QP breaks with calls in flight: every Receive flushes, the
- * first flush asks for the close (rpcrdma_flush_disconnect() once, however
+ * first flush asks for the close (cmkit_rpcrdma_flush_disconnect() once, however
  * many flush), and the close aborts the calls.
  */
 static void completion_error_with_calls_in_flight_closes_once(struct kunit *test)
@@ -2453,7 +2453,7 @@ static void destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module(s
 	call = rt_cmd_start(test, line, false);
 	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, RT_IN_FLIGHT), 0);
 	/* The ep and the control plane's transport: rmmod gets EBUSY now. */
-	KUNIT_EXPECT_EQ(test, rpcrdma_module_refs(), c.base.module_refs + 2);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_module_refs(), c.base.module_refs + 2);
 	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&call->done, cmkit_test_timeout()));
 	KUNIT_EXPECT_EQ(test, call->rc, -ECONNABORTED);
@@ -2461,7 +2461,7 @@ static void destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module(s
 	KUNIT_EXPECT_STREQ(test, xprts, "");
 	c.xprt = NULL;	/* the case's own transport was never used */
 	rt_expect_all_released(&c);
-	KUNIT_EXPECT_EQ(test, rpcrdma_module_refs(), c.base.module_refs);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_module_refs(), c.base.module_refs);
 }
 
 /*
@@ -2499,7 +2499,7 @@ static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
 	/* The syntax, last on the line: the round trips are in calls. */
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=5 replies=5 errors=0 credits=32\n"),
 				  "xprts: '%s'", buf);
-	rt_show(rpcrdma_calls_show, buf, PAGE_SIZE);
+	rt_show(cmkit_rpcrdma_calls_show, buf, PAGE_SIZE);
 	snprintf(want, sizeof(want),
 		 "{\"xprt\":%u,\"rpc\":\"summary\",\"status\":\"ok\",\"errno\":0,", nr);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "calls: '%s'", buf);
@@ -2516,7 +2516,7 @@ static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
 	rt_xprts(buf, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=6 replies=5 errors=1 credits=32"),
 				  "xprts: '%s'", buf);
-	rt_show(rpcrdma_calls_show, buf, PAGE_SIZE);
+	rt_show(cmkit_rpcrdma_calls_show, buf, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\"status\":\"rejected\",\"errno\":-71,"),
 				  "calls: '%s'", buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\"results\":{\"E_PROG_MISMATCH\":1}"));
@@ -2597,16 +2597,16 @@ static int rt_init(struct kunit *test)
  */
 static void rt_exit(struct kunit *test)
 {
-	cmkit_fault_disarm(&rpcrdma_fault_points);
-	rpcrdma_ctl_exec("destroy all");
+	cmkit_fault_disarm(&cmkit_rpcrdma_fault_points);
+	cmkit_rpcrdma_ctl_exec("destroy all");
 }
 
 static void rt_unregister_probes(void)
 {
-	unregister_trace_rpcrdma_cm_event(rt_probe, NULL);
-	unregister_trace_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
-	unregister_trace_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
-	unregister_trace_rpcrdma_drain(rt_drain_probe, NULL);
+	unregister_trace_cmkit_rpcrdma_cm_event(rt_probe, NULL);
+	unregister_trace_cmkit_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
+	unregister_trace_cmkit_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
+	unregister_trace_cmkit_rpcrdma_drain(rt_drain_probe, NULL);
 	tracepoint_synchronize_unregister();
 }
 
@@ -2618,10 +2618,10 @@ static int rt_suite_init(struct kunit_suite *suite)
 	init_waitqueue_head(&rt_log.wait);
 	init_waitqueue_head(&rt_xp.wait);
 	rt_fault_params_init();
-	rc = register_trace_rpcrdma_cm_event(rt_probe, NULL);
-	rc = rc ?: register_trace_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
-	rc = rc ?: register_trace_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
-	rc = rc ?: register_trace_rpcrdma_drain(rt_drain_probe, NULL);
+	rc = register_trace_cmkit_rpcrdma_cm_event(rt_probe, NULL);
+	rc = rc ?: register_trace_cmkit_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
+	rc = rc ?: register_trace_cmkit_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
+	rc = rc ?: register_trace_cmkit_rpcrdma_drain(rt_drain_probe, NULL);
 	if (rc)
 		rt_unregister_probes();
 	return rc;

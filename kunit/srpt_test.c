@@ -54,7 +54,7 @@
 
 #include "cmkit_test.h"
 #include "srp_peer.h"
-#include "srpt.h"
+#include "srpt/srpt.h"
 
 #define SRPT_TEST_IU_LEN	4096
 #define SRPT_TEST_MAX_INI	64
@@ -102,7 +102,7 @@ KUNIT_ARRAY_PARAM(srpt_form, srpt_forms, srpt_form_desc);
  * @go: completed by the case to let srpt go on
  */
 struct srpt_stop {
-	enum srpt_hook hook;
+	enum cmkit_srpt_hook hook;
 	u64 tag;
 	bool hold;
 	bool by_cmd;
@@ -132,7 +132,7 @@ static struct {
 	.rx_wait = __WAIT_QUEUE_HEAD_INITIALIZER(srpt_hk.rx_wait),
 };
 
-static bool srpt_stop_matches(const struct srpt_stop *stop, enum srpt_hook hook,
+static bool srpt_stop_matches(const struct srpt_stop *stop, enum cmkit_srpt_hook hook,
 			      u64 tag, const void *data, u32 len)
 {
 	u64 cmd_tag;
@@ -147,7 +147,7 @@ static bool srpt_stop_matches(const struct srpt_stop *stop, enum srpt_hook hook,
 	return cmd_tag == stop->cmd_tag;
 }
 
-static void srpt_test_hook(enum srpt_hook hook, u64 tag, const void *data, u32 len)
+static void srpt_test_hook(enum cmkit_srpt_hook hook, u64 tag, const void *data, u32 len)
 {
 	struct srpt_stop *stop = NULL;
 	unsigned long flags;
@@ -182,7 +182,7 @@ static void srpt_test_hook(enum srpt_hook hook, u64 tag, const void *data, u32 l
 }
 
 /* Arm stop @i: srpt signals (and with @hold waits) at @hook for @tag. */
-static struct srpt_stop *srpt_stop_arm(int i, enum srpt_hook hook, u64 tag, bool hold)
+static struct srpt_stop *srpt_stop_arm(int i, enum cmkit_srpt_hook hook, u64 tag, bool hold)
 {
 	struct srpt_stop *stop = &srpt_hk.stop[i];
 	unsigned long flags;
@@ -205,7 +205,7 @@ static struct srpt_stop *srpt_stop_arm(int i, enum srpt_hook hook, u64 tag, bool
  * must not block) of channel @tag, for the command of SRP tag @cmd_tag
  * only: it signals, and runs @act(@arg) there if @act is set.
  */
-static struct srpt_stop *srpt_stop_arm_cmd(int i, enum srpt_hook hook, u64 tag,
+static struct srpt_stop *srpt_stop_arm_cmd(int i, enum cmkit_srpt_hook hook, u64 tag,
 					   u64 cmd_tag, void (*act)(void *),
 					   void *arg)
 {
@@ -228,7 +228,7 @@ static struct srpt_stop *srpt_stop_arm_cmd(int i, enum srpt_hook hook, u64 tag,
 }
 
 /* How often @hook fired for the channel srpt_rx_watch() watches. */
-static unsigned int srpt_hook_hits(enum srpt_hook hook)
+static unsigned int srpt_hook_hits(enum cmkit_srpt_hook hook)
 {
 	unsigned long flags;
 	unsigned int n;
@@ -240,7 +240,7 @@ static unsigned int srpt_hook_hits(enum srpt_hook hook)
 }
 
 /* Wait until @hook fired @n times for the watched channel. */
-static int srpt_hook_wait_hits(enum srpt_hook hook, unsigned int n)
+static int srpt_hook_wait_hits(enum cmkit_srpt_hook hook, unsigned int n)
 {
 	if (!wait_event_timeout(srpt_hk.rx_wait, srpt_hook_hits(hook) >= n,
 				cmkit_test_timeout()))
@@ -1443,7 +1443,7 @@ static void srpt_restart_res_free(struct kunit_resource *res)
 	struct ib_device *dev = res->data;
 	int ret;
 
-	cmkit_fault_disarm(&srpt_fault_points);
+	cmkit_fault_disarm(&cmkit_srpt_fault_points);
 	ret = cmkit_srpt_ctl("start");
 	if (!cmkit_srpt_listen_context(dev))
 		ret = cmkit_srpt_restart();
@@ -2226,7 +2226,7 @@ static void srpt_failure_injected(struct kunit *test)
 	case SRPT_FAULT_DREQ_SEND:
 	case SRPT_FAULT_DREP_SEND:
 		srpt_login_live(test, ini, CMKIT_SRP_LOGIN_RSP_MULTICHAN_NO_CHAN);
-		cmkit_fault_arm(&srpt_fault_points, BIT(p->fault), 1);
+		cmkit_fault_arm(&cmkit_srpt_fault_points, BIT(p->fault), 1);
 		if (p->fault == SRPT_FAULT_DREQ_SEND) {
 			/*
 			 * No DREQ, and no DREP outside DREQ_RCVD: the channel
@@ -2244,7 +2244,7 @@ static void srpt_failure_injected(struct kunit *test)
 		acc = 1;
 		break;
 	case SRPT_FAULT_QP_RTS:
-		cmkit_fault_arm(&srpt_fault_points, BIT(p->fault), 1);
+		cmkit_fault_arm(&cmkit_srpt_fault_points, BIT(p->fault), 1);
 		KUNIT_ASSERT_EQ(test, srpt_ini_connect(ini, -1), 0);
 		KUNIT_ASSERT_EQ(test, srpt_ini_wait_outcome(ini, &o), 0);
 		KUNIT_EXPECT_EQ(test, srpt_req_ret(test, tag, 1), 0);
@@ -2260,7 +2260,7 @@ static void srpt_failure_injected(struct kunit *test)
 		 * -ENOMEM before the hand-over: ib_cm sends no REJ, so the
 		 * initiator retries its REQ, and the retry is accepted.
 		 */
-		cmkit_fault_arm(&srpt_fault_points, BIT(p->fault), 1);
+		cmkit_fault_arm(&cmkit_srpt_fault_points, BIT(p->fault), 1);
 		KUNIT_ASSERT_EQ(test, srpt_ini_connect(ini, -1), 0);
 		KUNIT_EXPECT_EQ(test, srpt_req_ret(test, tag, 1), -ENOMEM);
 		KUNIT_ASSERT_EQ(test, srpt_ini_wait_outcome(ini, &o), 0);
@@ -2275,7 +2275,7 @@ static void srpt_failure_injected(struct kunit *test)
 	case SRPT_FAULT_QP_RTR:
 	case SRPT_FAULT_REP_SEND:
 		/* After the hand-over: REJ, close, 0; the release destroys. */
-		cmkit_fault_arm(&srpt_fault_points, BIT(p->fault), 1);
+		cmkit_fault_arm(&cmkit_srpt_fault_points, BIT(p->fault), 1);
 		KUNIT_ASSERT_EQ(test, srpt_ini_connect(ini, -1), 0);
 		KUNIT_ASSERT_EQ(test, srpt_ini_wait_outcome(ini, &o), 0);
 		KUNIT_EXPECT_EQ(test, srpt_req_ret(test, tag, 1), 0);
@@ -2287,7 +2287,7 @@ static void srpt_failure_injected(struct kunit *test)
 		break;
 	default:
 		/* Before the hand-over: REJ, non-zero, ib_cm destroys the id. */
-		cmkit_fault_arm(&srpt_fault_points, BIT(p->fault), 1);
+		cmkit_fault_arm(&cmkit_srpt_fault_points, BIT(p->fault), 1);
 		KUNIT_ASSERT_EQ(test, srpt_ini_connect(ini, -1), 0);
 		KUNIT_ASSERT_EQ(test, srpt_ini_wait_outcome(ini, &o), 0);
 		KUNIT_EXPECT_EQ(test, srpt_req_ret(test, tag, 1), -ECONNREFUSED);
@@ -2315,7 +2315,7 @@ static void srpt_failure_injected(struct kunit *test)
 static void srpt_failslab_res_free(struct kunit_resource *res)
 {
 	current->fail_nth = 0;
-	cmkit_fault_disarm(&srpt_fault_points);
+	cmkit_fault_disarm(&cmkit_srpt_fault_points);
 	/* failslab's defaults. */
 	cmkit_test_sh("cd " SRPT_FAILSLAB " && echo Y > ignore-gfp-wait && echo 2 > verbose");
 }
@@ -2328,7 +2328,7 @@ static void srpt_failslab_res_free(struct kunit_resource *res)
  */
 static void srpt_fail_nth_setup(struct kunit *test)
 {
-	struct fault_attr *attr = &srpt_fault_points.attr;
+	struct fault_attr *attr = &cmkit_srpt_fault_points.attr;
 
 	/* The resource's data is only a non-NULL token here. */
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, srpt_bg_res_init,
@@ -2341,7 +2341,7 @@ static void srpt_fail_nth_setup(struct kunit *test)
 	attr->verbose = 0;
 	attr->task_filter = false;
 	atomic_set(&attr->times, -1);
-	WRITE_ONCE(srpt_fault_points.armed,
+	WRITE_ONCE(cmkit_srpt_fault_points.armed,
 		   GENMASK(SRPT_FAULT_DREP_SEND, SRPT_FAULT_CH_ALLOC) &
 		   ~BIT(SRPT_FAULT_QP_RTS));
 }
@@ -2529,14 +2529,14 @@ static void srpt_release_vs_ctl_disconnect(struct kunit *test)
 	srpt_expect_clean(&ctx, 1, 1);
 }
 
-struct srpt_relogin {
+struct cmkit_srpt_relogin {
 	struct srpt_relay *relay;
 	struct ib_device *dev;
 };
 
 static int srpt_relay_deliver_fn(void *arg)
 {
-	struct srpt_relogin *rl = arg;
+	struct cmkit_srpt_relogin *rl = arg;
 
 	return srpt_relay_deliver(rl->relay, rl->dev);
 }
@@ -2553,7 +2553,7 @@ static void srpt_release_vs_relayed_multichannel_login(struct kunit *test)
 	struct cmkit_srp_login_rsp rsp;
 	struct srpt_stop *walk, *rel, *dst;
 	struct srpt_ini *held, *ini;
-	struct srpt_relogin *rl;
+	struct cmkit_srpt_relogin *rl;
 	struct srpt_outcome o;
 	struct srpt_ctx ctx;
 	struct srpt_bg *bg;
@@ -2740,7 +2740,7 @@ static void srpt_failed_restart_leaves_start_usable(struct kunit *test)
 
 	srpt_setup(&ctx, test, true);
 	srpt_leave_listening(test, ctx.dev);
-	cmkit_fault_arm(&srpt_fault_points, BIT(p->value), 1);
+	cmkit_fault_arm(&cmkit_srpt_fault_points, BIT(p->value), 1);
 	KUNIT_EXPECT_EQ(test, cmkit_srpt_restart(), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, srpt_stat(test, "listening"), 0U);
 	KUNIT_EXPECT_EQ(test, cmkit_srpt_target(ctx.dev, &sid, tport), -ENODEV);
@@ -4039,13 +4039,13 @@ static void srpt_io_failed_send_post_answers_busy(struct kunit *test)
 			srpt_io_cmd_write(io, &cmd, cdb, lba, 8, SRPT_IO_OUT);
 			break;
 		}
-		cmkit_fault_arm(&srpt_fault_points, BIT(faults[i]), 1);
+		cmkit_fault_arm(&cmkit_srpt_fault_points, BIT(faults[i]), 1);
 		srpt_io_run(test, io, &cmd, &rsp);
 		KUNIT_EXPECT_EQ_MSG(test, rsp.rsp.status, SRPT_IO_STATUS_BUSY, "step %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, rsp.rsp.req_lim_delta, 1U, "step %u", i);
 		KUNIT_EXPECT_EQ(test, srpt_io_now().faults_fired - ctx.base.faults_fired, i + 1);
 		KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, busy), i + 1);
-		cmkit_fault_disarm(&srpt_fault_points);
+		cmkit_fault_disarm(&cmkit_srpt_fault_points);
 	}
 	cmkit_srp_peer_sync_for_cpu(io->srp);
 	for (j = 0; j < 4096; j++)
@@ -4094,7 +4094,7 @@ static void srpt_io_failed_repost_closes_the_channel(struct kunit *test)
 	io = srpt_io_login(&ctx, "srp initiator", 0x7c01, 1);
 	tag = io->ini->req.tag;
 	srpt_log_mark(&it);
-	cmkit_fault_arm(&srpt_fault_points, BIT(SRPT_FAULT_RECV_REPOST), 1);
+	cmkit_fault_arm(&cmkit_srpt_fault_points, BIT(SRPT_FAULT_RECV_REPOST), 1);
 	srpt_io_cmd(io, &cmd, cdb);
 	KUNIT_ASSERT_EQ(test, srpt_io_send(io, &cmd), 0);
 	/* Closed: the release destroys the cm_id (ib_cm's best-effort DREQ). */
@@ -4670,7 +4670,7 @@ static void srpt_suite_exit(struct kunit_suite *suite)
 /* No fault or stop a case armed outlives it, whether or not it fired. */
 static void srpt_case_exit(struct kunit *test)
 {
-	cmkit_fault_disarm(&srpt_fault_points);
+	cmkit_fault_disarm(&cmkit_srpt_fault_points);
 	srpt_stops_reset();
 }
 

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """cmkit's lint verdicts, for `make checkpatch` and make test's lint check.
 
+    lint.py symbols KO       fail on a global symbol of KO (nm) that is not
+                             cmkit_* or one of the three handlers
     lint.py checkpatch OUT   judge checkpatch's --terse output OUT (a file)
                              against scripts/checkpatch-exceptions.txt:
                              exit 1 on a finding not excepted (or beyond its
@@ -12,6 +14,7 @@ Findings not excepted are written to OUT.findings, one per line.
 import collections
 import os
 import re
+import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,7 +57,47 @@ def judge(text, exceptions):
     return bad, stale
 
 
+# The three handlers keep their upstream names; everything else cmkit.ko
+# defines globally starts with cmkit_.  Symbols the kernel's own macros make
+# are judged by the name they are made from (a tracepoint's event name).
+HANDLERS = ("rpcrdma_cm_event_handler", "irdma_cm_event_handler", "srpt_cm_handler")
+GENERATED_PREFIXES = ("__tracepoint_", "__traceiter_", "__SCK__tp_func_", "__SCT__tp_func_",
+                      "__probestub_", "__kstrtab_", "__kstrtabns_", "__ksymtab_",
+                      "__export_symbol_", "__cmkit_")
+MODULE_SYMBOLS = ("__this_module", "init_module", "cleanup_module",
+                  "__start_alloc_tags", "__stop_alloc_tags")
+
+
+def judge_symbols(nm_text):
+    """Global symbols in `nm` output that are neither cmkit_* nor a handler."""
+    bad = []
+    for line in nm_text.splitlines():
+        parts = line.split()
+        if len(parts) != 3 or not parts[1].isupper() or parts[1] == "U":
+            continue
+        name = parts[2]
+        if name in HANDLERS or name in MODULE_SYMBOLS:
+            continue
+        for prefix in GENERATED_PREFIXES:
+            if name.startswith(prefix):
+                name = ("cmkit_" if prefix == "__cmkit_" else "") + name[len(prefix):]
+                break
+        if not name.startswith("cmkit_") and name not in HANDLERS:
+            bad.append(parts[2])
+    return sorted(set(bad))
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "symbols":
+        nm = subprocess.run(["nm", argv[2]], stdout=subprocess.PIPE, text=True, check=True)
+        bad = judge_symbols(nm.stdout)
+        for name in bad:
+            print(f"{argv[2]}: global symbol outside cmkit_* and the three handlers: {name}")
+        if bad:
+            return 1
+        print(f"symbols: clean (every global symbol of {os.path.basename(argv[2])} is cmkit_* "
+              "or one of the three handlers)")
+        return 0
     if len(argv) != 3 or argv[1] != "checkpatch":
         print(__doc__, file=sys.stderr)
         return 2

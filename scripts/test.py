@@ -127,7 +127,8 @@ def lint_checks(kver):
     checkpatch keeps on purpose is in scripts/checkpatch-exceptions.txt)."""
     cases = []
     for target, name in (("checkpatch", "checkpatch --strict"),
-                         ("warnings", "W=1 build"), ("sparse", "sparse (C=2) build")):
+                         ("warnings", "W=1 build"), ("sparse", "sparse (C=2) build"),
+                         ("symbols", "cmkit_ symbol names")):
         r = subprocess.run(["make", "--no-print-directory", "-C", TOP, target, f"KVER={kver}"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         last = (r.stdout.strip().splitlines() or [""])[-1]

@@ -24,7 +24,7 @@ step_failed() { say "  !! $*"; rc=1; }
 # per-call events are off for the 100.
 EV=/sys/kernel/tracing/events/cmkit_rpcrdma
 per_call_events() {	# 0 or 1
-	for e in rpcrdma_call_sent rpcrdma_reply rpcrdma_call_done rpcrdma_post_recvs; do
+	for e in cmkit_rpcrdma_call_sent cmkit_rpcrdma_reply cmkit_rpcrdma_call_done cmkit_rpcrdma_post_recvs; do
 		[ -e $EV/$e/enable ] && echo "$1" > $EV/$e/enable
 	done
 }

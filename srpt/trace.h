@@ -13,7 +13,7 @@
 #include <rdma/ib_cm.h>
 #include <cmkit/srp.h>
 
-#include "srpt.h"
+#include "srpt/srpt.h"
 
 #define srpt_show_cm_event(e)						\
 	__print_symbolic(e,						\
@@ -59,7 +59,7 @@ TRACE_DEFINE_ENUM(SRPT_CH_DRAINING);
 TRACE_DEFINE_ENUM(SRPT_CH_DISCONNECTED);
 
 /* Every event srpt_cm_handler() is called with, before it acts. */
-TRACE_EVENT(srpt_cm_event,
+TRACE_EVENT(cmkit_srpt_cm_event,
 	    TP_PROTO(const struct ib_cm_id *cm_id, int event,
 		     const void *context),
 	    TP_ARGS(cm_id, event, context),
@@ -85,7 +85,7 @@ TRACE_EVENT(srpt_cm_event,
 );
 
 /* What srpt_cm_handler() returned for a REQ: non-zero destroys the id. */
-TRACE_EVENT(srpt_req_done,
+TRACE_EVENT(cmkit_srpt_req_done,
 	    TP_PROTO(const struct ib_cm_id *cm_id, u64 tag, int ret),
 	    TP_ARGS(cm_id, tag, ret),
 	    TP_STRUCT__entry(__field(u32, local_id)
@@ -100,7 +100,7 @@ TRACE_EVENT(srpt_req_done,
 );
 
 /* A REQ whose private data holds no login this listener understands. */
-TRACE_EVENT(srpt_login_malformed,
+TRACE_EVENT(cmkit_srpt_login_malformed,
 	    TP_PROTO(const struct ib_cm_id *cm_id, bool rdma_cm, int what),
 	    TP_ARGS(cm_id, rdma_cm, what),
 	    TP_STRUCT__entry(__field(u32, local_id)
@@ -116,7 +116,7 @@ TRACE_EVENT(srpt_login_malformed,
 );
 
 /* A SIDR REQ refused: srpt has no UD service; ib_cm destroys the id. */
-TRACE_EVENT(srpt_sidr_reject,
+TRACE_EVENT(cmkit_srpt_sidr_reject,
 	    TP_PROTO(const struct ib_cm_id *cm_id, int rep_ret),
 	    TP_ARGS(cm_id, rep_ret),
 	    TP_STRUCT__entry(__field(u32, local_id)
@@ -130,7 +130,7 @@ TRACE_EVENT(srpt_sidr_reject,
 );
 
 /* A login answered with an SRP_LOGIN_REJ. */
-TRACE_EVENT(srpt_login_reject,
+TRACE_EVENT(cmkit_srpt_login_reject,
 	    TP_PROTO(const struct ib_cm_id *cm_id, u64 tag, u32 reason,
 		     int rej_ret),
 	    TP_ARGS(cm_id, tag, reason, rej_ret),
@@ -161,21 +161,21 @@ DECLARE_EVENT_CLASS(srpt_ch_class,
 );
 
 /* The cm_id now belongs to the channel. */
-DEFINE_EVENT(srpt_ch_class, srpt_handover,
+DEFINE_EVENT(srpt_ch_class, cmkit_srpt_handover,
 	     TP_PROTO(u32 local_id, u64 tag, int state),
 	     TP_ARGS(local_id, tag, state));
 
 /* The REP carrying the SRP_LOGIN_RSP is on its way. */
-DEFINE_EVENT(srpt_ch_class, srpt_login_accept,
+DEFINE_EVENT(srpt_ch_class, cmkit_srpt_login_accept,
 	     TP_PROTO(u32 local_id, u64 tag, int state),
 	     TP_ARGS(local_id, tag, state));
 
 /* The release work: destroys the cm_id, the QP and the CQ. */
-DEFINE_EVENT(srpt_ch_class, srpt_release,
+DEFINE_EVENT(srpt_ch_class, cmkit_srpt_release,
 	     TP_PROTO(u32 local_id, u64 tag, int state),
 	     TP_ARGS(local_id, tag, state));
 
-TRACE_EVENT(srpt_ch_state,
+TRACE_EVENT(cmkit_srpt_ch_state,
 	    TP_PROTO(u32 local_id, u64 tag, int prev, int next),
 	    TP_ARGS(local_id, tag, prev, next),
 	    TP_STRUCT__entry(__field(u32, local_id)
@@ -192,7 +192,7 @@ TRACE_EVENT(srpt_ch_state,
 );
 
 /* A disconnect: what sending the DREQ and, if that failed, the DREP gave. */
-TRACE_EVENT(srpt_disconnect,
+TRACE_EVENT(cmkit_srpt_disconnect,
 	    TP_PROTO(u32 local_id, u64 tag, int dreq_ret, int drep_ret),
 	    TP_ARGS(local_id, tag, dreq_ret, drep_ret),
 	    TP_STRUCT__entry(__field(u32, local_id)
@@ -208,7 +208,7 @@ TRACE_EVENT(srpt_disconnect,
 );
 
 /* A receive IU arrived: its length and first byte (the SRP opcode). */
-TRACE_EVENT(srpt_recv,
+TRACE_EVENT(cmkit_srpt_recv,
 	    TP_PROTO(u32 local_id, u64 tag, u32 len, u8 opcode),
 	    TP_ARGS(local_id, tag, len, opcode),
 	    TP_STRUCT__entry(__field(u32, local_id)
@@ -225,7 +225,7 @@ TRACE_EVENT(srpt_recv,
 );
 
 /* A single-channel login disconnected an older channel of its initiator. */
-TRACE_EVENT(srpt_relogin,
+TRACE_EVENT(cmkit_srpt_relogin,
 	    TP_PROTO(u32 local_id, u64 tag, u64 new_tag),
 	    TP_ARGS(local_id, tag, new_tag),
 	    TP_STRUCT__entry(__field(u32, local_id)
@@ -253,17 +253,17 @@ DECLARE_EVENT_CLASS(srpt_ch_value_class,
 );
 
 /* A posted receive completed in error (its status): flushed, closing. */
-DEFINE_EVENT(srpt_ch_value_class, srpt_recv_err,
+DEFINE_EVENT(srpt_ch_value_class, cmkit_srpt_recv_err,
 	     TP_PROTO(u32 local_id, u64 tag, int value),
 	     TP_ARGS(local_id, tag, value));
 
 /* The initiator rejected srpt's REP (the IB reason): the channel closes. */
-DEFINE_EVENT(srpt_ch_value_class, srpt_rej_recv,
+DEFINE_EVENT(srpt_ch_value_class, cmkit_srpt_rej_recv,
 	     TP_PROTO(u32 local_id, u64 tag, int value),
 	     TP_ARGS(local_id, tag, value));
 
 /* A step of a channel's life failed (SRPT_FAULT_NR: QP to error). */
-TRACE_EVENT(srpt_step_failed,
+TRACE_EVENT(cmkit_srpt_step_failed,
 	    TP_PROTO(u32 local_id, u64 tag, int step, int ret),
 	    TP_ARGS(local_id, tag, step, ret),
 	    TP_STRUCT__entry(__field(u32, local_id)
@@ -280,7 +280,7 @@ TRACE_EVENT(srpt_step_failed,
 );
 
 /* An SRP_CMD decoded and decided: its CDB's opcode, where, how much, which way. */
-TRACE_EVENT(srpt_cmd,
+TRACE_EVENT(cmkit_srpt_cmd,
 	    TP_PROTO(u32 local_id, u64 tag, u64 srp_tag, u8 opcode, u64 offset,
 		     u64 len, int dir),
 	    TP_ARGS(local_id, tag, srp_tag, opcode, offset, len, dir),
@@ -306,7 +306,7 @@ TRACE_EVENT(srpt_cmd,
 );
 
 /* An SRP_RSP posted: its SCSI status and the credits it returns. */
-TRACE_EVENT(srpt_rsp,
+TRACE_EVENT(cmkit_srpt_rsp,
 	    TP_PROTO(u32 local_id, u64 tag, u64 srp_tag, u8 status, u32 delta),
 	    TP_ARGS(local_id, tag, srp_tag, status, delta),
 	    TP_STRUCT__entry(__field(u32, local_id)
@@ -325,7 +325,7 @@ TRACE_EVENT(srpt_rsp,
 );
 
 /* A task management request: its function, the task, the answer. */
-TRACE_EVENT(srpt_tmf,
+TRACE_EVENT(cmkit_srpt_tmf,
 	    TP_PROTO(u32 local_id, u64 tag, u64 srp_tag, u8 func, u64 task_tag,
 		     u8 code),
 	    TP_ARGS(local_id, tag, srp_tag, func, task_tag, code),
@@ -369,50 +369,41 @@ DECLARE_EVENT_CLASS(srpt_iu_class,
 		     TP_ARGS(local_id, tag, srp_tag, value))
 
 /* An IU that does not decode (the decoder's error, or the opcode). */
-SRPT_IU_EVENT(srpt_bad_iu);
+SRPT_IU_EVENT(cmkit_srpt_bad_iu);
 /* Answered BUSY (why: 0 no context, 1 over credit, else the post's errno). */
-SRPT_IU_EVENT(srpt_busy);
+SRPT_IU_EVENT(cmkit_srpt_busy);
 /* An IU that came while the initiator held no credit (its opcode). */
-SRPT_IU_EVENT(srpt_over_credit);
+SRPT_IU_EVENT(cmkit_srpt_over_credit);
 /* SRP_I_LOGOUT, SRP_CRED_RSP or SRP_AER_RSP received (the opcode). */
-SRPT_IU_EVENT(srpt_iu_other);
+SRPT_IU_EVENT(cmkit_srpt_iu_other);
 /*
  * An IU kept (its bytes): srp_tag 0: it came before the RTU, until the
  * channel is LIVE; 1: until a send context is free.
  */
-SRPT_IU_EVENT(srpt_iu_parked);
+SRPT_IU_EVENT(cmkit_srpt_iu_parked);
 /* An SRP_T_LOGOUT posted (the reason). */
-SRPT_IU_EVENT(srpt_t_logout);
+SRPT_IU_EVENT(cmkit_srpt_t_logout);
 /* A data-in command's RDMA Writes posted, chained with its SRP_RSP (WRs). */
-SRPT_IU_EVENT(srpt_rdma_write);
+SRPT_IU_EVENT(cmkit_srpt_rdma_write);
 /* A data-out command's RDMA Reads posted (WRs). */
-SRPT_IU_EVENT(srpt_rdma_read);
+SRPT_IU_EVENT(cmkit_srpt_rdma_read);
 /* A data-out command's RDMA Reads completed (the status). */
-SRPT_IU_EVENT(srpt_rdma_read_done);
+SRPT_IU_EVENT(cmkit_srpt_rdma_read_done);
 /* A command marked aborted by a TMF (value 0), and freed (value 1). */
-SRPT_IU_EVENT(srpt_abort);
+SRPT_IU_EVENT(cmkit_srpt_abort);
 /* A send completed in error other than a flush (the status). */
-SRPT_IU_EVENT(srpt_send_err);
+SRPT_IU_EVENT(cmkit_srpt_send_err);
 /* Reposting a receive IU failed (the errno): the channel closes. */
-SRPT_IU_EVENT(srpt_repost_failed);
+SRPT_IU_EVENT(cmkit_srpt_repost_failed);
 /*
  * A completion in error (the status) while the channel was below DRAINING:
  * the QP left RTS behind srpt's back, the channel closes.
  */
-SRPT_IU_EVENT(srpt_wc_close);
-
-/* A failure a test injected. */
-TRACE_EVENT(srpt_fault,
-	    TP_PROTO(int step),
-	    TP_ARGS(step),
-	    TP_STRUCT__entry(__field(int, step)),
-	    TP_fast_assign(__entry->step = step;),
-	    TP_printk("injected failure at step %d", __entry->step)
-);
+SRPT_IU_EVENT(cmkit_srpt_wc_close);
 
 #endif /* CMKIT_SRPT_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH .
-#define TRACE_INCLUDE_FILE srpt_trace
+#define TRACE_INCLUDE_PATH srpt
+#define TRACE_INCLUDE_FILE trace
 #include <trace/define_trace.h>

@@ -9,7 +9,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
-#include "cmkit.h"
+#include "core/cmkit.h"
 
 struct ib_cm_id;
 struct ib_cm_event;
@@ -19,14 +19,14 @@ struct ib_qp_attr;
 int srpt_cm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event);
 
 /**
- * enum srpt_ch_state - channel states; a channel only ever moves up
+ * enum cmkit_srpt_ch_state - channel states; a channel only ever moves up
  * @SRPT_CH_CONNECTING: REQ accepted, REP sent or about to be
  * @SRPT_CH_LIVE: RTU or COMM_EST seen, QP in RTS
  * @SRPT_CH_DISCONNECTING: DREQ sent, or DREP sent for a received DREQ
  * @SRPT_CH_DRAINING: closing: the QP is moving to the error state
  * @SRPT_CH_DISCONNECTED: closed, queued for release
  */
-enum srpt_ch_state {
+enum cmkit_srpt_ch_state {
 	SRPT_CH_CONNECTING,
 	SRPT_CH_LIVE,
 	SRPT_CH_DISCONNECTING,
@@ -35,7 +35,7 @@ enum srpt_ch_state {
 };
 
 /**
- * enum srpt_fault - steps that can be made to fail (srpt_fault_points:
+ * enum srpt_fault - steps that can be made to fail (cmkit_srpt_fault_points:
  * cmkit/srpt/fail_steps, cmkit_fault_arm())
  * @SRPT_FAULT_CH_ALLOC: channel allocation (a login, before the hand-over)
  * @SRPT_FAULT_CQ_CREATE: CQ creation (before the hand-over)
@@ -77,7 +77,7 @@ enum srpt_fault {
 };
 
 /**
- * enum srpt_hook - points where a KUnit case can pin the order of a race
+ * enum cmkit_srpt_hook - points where a KUnit case can pin the order of a race
  * (cmkit_srpt_set_hook(); only in kernels built with KUnit)
  * @SRPT_HOOK_DISCONNECT: srpt_disconnect_ch() moved a channel to
  *	DISCONNECTING and is about to use its cm_id (DREQ, DREP)
@@ -93,7 +93,7 @@ enum srpt_fault {
  * @SRPT_HOOK_TMF: an SRP_TSK_MGMT found a command of the channel it
  *	aborts, before marking it aborted (data: the command's SRP tag)
  */
-enum srpt_hook {
+enum cmkit_srpt_hook {
 	SRPT_HOOK_DISCONNECT,
 	SRPT_HOOK_RELEASE,
 	SRPT_HOOK_DESTROY,
@@ -104,7 +104,7 @@ enum srpt_hook {
 };
 
 /*
- * Called at each enum srpt_hook point with the channel's login tag and
+ * Called at each enum cmkit_srpt_hook point with the channel's login tag and
  * @data: for SRPT_HOOK_RECV the IU's bytes (@len of them); for
  * SRPT_HOOK_CMD_READ_POSTED, _CMD_RESPOND and _TMF a const u64 (@len 8)
  * holding the command's SRP tag as cmkit_srp_decode_cmd() reads it (the
@@ -117,7 +117,7 @@ enum srpt_hook {
  * of the channel waits behind it.  A test pins a race from there without
  * sleeping (queue a work, complete a completion, post a WR).
  */
-typedef void (*srpt_hook_fn)(enum srpt_hook hook, u64 tag, const void *data,
+typedef void (*srpt_hook_fn)(enum cmkit_srpt_hook hook, u64 tag, const void *data,
 			     u32 len);
 
 /**
@@ -181,7 +181,7 @@ struct srpt_counters {
 };
 
 extern wait_queue_head_t cmkit_srpt_wait;
-extern struct cmkit_fault srpt_fault_points;
+extern struct cmkit_fault cmkit_srpt_fault_points;
 
 void cmkit_srpt_counters(struct srpt_counters *c);
 void cmkit_srpt_test_reset(void);
@@ -205,6 +205,6 @@ u64 cmkit_srpt_lun_bytes(void);
 void *cmkit_srpt_lun_data(void);
 
 struct seq_file;
-void srpt_show_targets(struct seq_file *m);
+void cmkit_srpt_show_targets(struct seq_file *m);
 
 #endif /* CMKIT_SRPT_H */

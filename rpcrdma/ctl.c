@@ -29,15 +29,18 @@
  * destroyed while a call runs on it is disconnected at once (the call
  * ends with -ECONNABORTED) and freed when the call returns.
  */
+#define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
+
 #include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/math64.h>
 #include <linux/sort.h>
 
-#include "cmkit.h"
-#include "rpcrdma.h"
+#include "core/cmkit.h"
+#include "rpcrdma/rpcrdma.h"
 
 /* How many transports the control plane may hold at once. */
 #define RPCRDMA_CTL_MAX		64
@@ -64,15 +67,13 @@ struct rpcrdma_ctl_batch {
 struct rpcrdma_ctl_xprt {
 	struct list_head list;
 	struct rpcrdma_xprt *xprt;
-	bool connecting;	/* its connect runs without rpcrdma_ctl.lock */
+	bool connecting;	/* its connect runs without cmkit_rpcrdma_control.lock */
 	bool listed;		/* on rpcrdma_ctl_xprts */
-	unsigned int callers;	/* call commands running without rpcrdma_ctl.lock */
+	unsigned int callers;	/* call commands running without cmkit_rpcrdma_control.lock */
 	struct rpcrdma_ctl_batch *last;	/* the last call command's */
 };
 
-static struct cmkit_ctl rpcrdma_ctl;
-
-/* Under rpcrdma_ctl.lock. */
+/* Under cmkit_rpcrdma_control.lock. */
 static LIST_HEAD(rpcrdma_ctl_xprts);
 static unsigned int rpcrdma_ctl_nr;
 
@@ -124,7 +125,7 @@ static void rpcrdma_ctl_forget(struct rpcrdma_ctl_xprt *cx)
  * the ctl file open, which pins the module.
  */
 static int rpcrdma_ctl_connect(char *args)
-	__must_hold(&rpcrdma_ctl.lock)
+	__must_hold(&cmkit_rpcrdma_control.lock)
 {
 	char *addr = strsep(&args, " "), *port = strsep(&args, " ");
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -159,12 +160,12 @@ static int rpcrdma_ctl_connect(char *args)
 	list_add_tail(&cx->list, &rpcrdma_ctl_xprts);
 	rpcrdma_ctl_nr++;
 
-	mutex_unlock(&rpcrdma_ctl.lock);
+	mutex_unlock(&cmkit_rpcrdma_control.lock);
 	rc = cmkit_rpcrdma_xprt_connect(cx->xprt);
-	mutex_lock(&rpcrdma_ctl.lock);
+	mutex_lock(&cmkit_rpcrdma_control.lock);
 
 	cx->connecting = false;
-	pr_info_ratelimited("cmkit: rpcrdma: xprt %u connect to %pISpc: %d\n",
+	pr_info_ratelimited("xprt %u connect to %pISpc: %d\n",
 			    cx->xprt->rx_xid, &sin, rc);
 	if (rc)
 		rpcrdma_ctl_forget(cx);
@@ -219,8 +220,8 @@ static void rpcrdma_ctl_summarize(struct rpcrdma_ctl_batch *b)
 	memcpy(sorted, b->res.rtt_ns, n * sizeof(*sorted));
 	sort(sorted, n, sizeof(*sorted), rpcrdma_ctl_cmp_u32, NULL);
 	b->min_ns = sorted[0];
-	b->median_ns = sorted[max_t(u64, DIV_ROUND_UP((u64)n * 50, 100), 1) - 1];
-	b->p99_ns = sorted[max_t(u64, DIV_ROUND_UP((u64)n * 99, 100), 1) - 1];
+	b->median_ns = sorted[max_t(u64, div_u64((u64)n * 50 + 99, 100), 1) - 1];
+	b->p99_ns = sorted[max_t(u64, div_u64((u64)n * 99 + 99, 100), 1) - 1];
 	b->max_ns = sorted[n - 1];
 	kvfree(sorted);
 }
@@ -231,7 +232,7 @@ static void rpcrdma_ctl_summarize(struct rpcrdma_ctl_batch *b)
  * transport kept alive by cx->callers.
  */
 static int rpcrdma_ctl_call(char *args)
-	__must_hold(&rpcrdma_ctl.lock)
+	__must_hold(&cmkit_rpcrdma_control.lock)
 {
 	char *n = strsep(&args, " "), *count = strsep(&args, " ");
 	u32 nr, prog = CMKIT_RPC_PROG_NFS, vers = 3;
@@ -263,10 +264,10 @@ static int rpcrdma_ctl_call(char *args)
 		   msecs_to_jiffies(clamp(READ_ONCE(rpcrdma_call_timeout_ms), 100U, 600000U)));
 	cx->callers++;
 
-	mutex_unlock(&rpcrdma_ctl.lock);
+	mutex_unlock(&cmkit_rpcrdma_control.lock);
 	rc = cmkit_rpcrdma_xprt_call(cx->xprt, prog, vers, nr, &b->res);
 	rpcrdma_ctl_summarize(b);
-	mutex_lock(&rpcrdma_ctl.lock);
+	mutex_lock(&cmkit_rpcrdma_control.lock);
 
 	swap(cx->last, b);
 	rpcrdma_ctl_batch_free(b);
@@ -302,13 +303,13 @@ static int rpcrdma_ctl_command(char *line)
 	return 0;
 }
 
-static struct cmkit_ctl rpcrdma_ctl =
-	CMKIT_CTL_INIT(rpcrdma_ctl, "rpcrdma", rpcrdma_ctl_command);
-
 /* Microseconds with one decimal, from nanoseconds. */
 static void rpcrdma_ctl_us(struct seq_file *m, u64 ns)
 {
-	seq_printf(m, "%llu.%llu", ns / 1000, (ns % 1000) / 100);
+	u32 rem;
+	u64 us = div_u64_rem(ns, 1000, &rem);
+
+	seq_printf(m, "%llu.%u", us, rem / 100);
 }
 
 /* What every xprts line ends with: the transport's calls and credits. */
@@ -330,17 +331,17 @@ static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *
 }
 
 /**
- * rpcrdma_xprts_show - the xprts file: one line per transport
+ * cmkit_rpcrdma_xprts_show - the xprts file: one line per transport
  * @m: the seq_file
  * @v: unused
  *
  * Return: 0.
  */
-VISIBLE_IF_KUNIT int rpcrdma_xprts_show(struct seq_file *m, void *v)
+VISIBLE_IF_KUNIT int cmkit_rpcrdma_xprts_show(struct seq_file *m, void *v)
 {
 	struct rpcrdma_ctl_xprt *cx;
 
-	mutex_lock(&rpcrdma_ctl.lock);
+	mutex_lock(&cmkit_rpcrdma_control.lock);
 	list_for_each_entry(cx, &rpcrdma_ctl_xprts, list) {
 		struct rpcrdma_xprt *x = cx->xprt;
 		struct rpcrdma_ep *ep;
@@ -362,11 +363,11 @@ VISIBLE_IF_KUNIT int rpcrdma_xprts_show(struct seq_file *m, void *v)
 		mutex_unlock(&x->rx_lock);
 		rpcrdma_ctl_show_calls(m, cx);
 	}
-	mutex_unlock(&rpcrdma_ctl.lock);
+	mutex_unlock(&cmkit_rpcrdma_control.lock);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_xprts_show);
-DEFINE_SHOW_ATTRIBUTE(rpcrdma_xprts);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_xprts_show);
+DEFINE_SHOW_ATTRIBUTE(cmkit_rpcrdma_xprts);
 
 /* How a call command ended, in cmkit-peer call's words. */
 static const char *rpcrdma_ctl_status(const struct cmkit_rpcrdma_calls *res)
@@ -433,7 +434,7 @@ static void rpcrdma_ctl_show_batch(struct seq_file *m, u32 xprt,
 }
 
 /**
- * rpcrdma_calls_show - the calls file: each transport's last call command
+ * cmkit_rpcrdma_calls_show - the calls file: each transport's last call command
  * @m: the seq_file
  * @v: unused
  *
@@ -443,23 +444,23 @@ static void rpcrdma_ctl_show_batch(struct seq_file *m, u32 xprt,
  *
  * Return: 0.
  */
-VISIBLE_IF_KUNIT int rpcrdma_calls_show(struct seq_file *m, void *v)
+VISIBLE_IF_KUNIT int cmkit_rpcrdma_calls_show(struct seq_file *m, void *v)
 {
 	struct rpcrdma_ctl_xprt *cx;
 
-	mutex_lock(&rpcrdma_ctl.lock);
+	mutex_lock(&cmkit_rpcrdma_control.lock);
 	list_for_each_entry(cx, &rpcrdma_ctl_xprts, list)
 		if (cx->last)
 			rpcrdma_ctl_show_batch(m, cx->xprt->rx_xid, cx->last);
-	mutex_unlock(&rpcrdma_ctl.lock);
+	mutex_unlock(&cmkit_rpcrdma_control.lock);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_calls_show);
-DEFINE_SHOW_ATTRIBUTE(rpcrdma_calls);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_calls_show);
+DEFINE_SHOW_ATTRIBUTE(cmkit_rpcrdma_calls);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
- * rpcrdma_ctl_exec - run one control command as a write to ctl would
+ * cmkit_rpcrdma_ctl_exec - run one control command as a write to ctl would
  * @cmd: the command line
  *
  * For tests: the same lock and the same refusal during unload as
@@ -467,23 +468,23 @@ DEFINE_SHOW_ATTRIBUTE(rpcrdma_calls);
  *
  * Return: 0, or the command's negative errno.
  */
-int rpcrdma_ctl_exec(const char *cmd)
+int cmkit_rpcrdma_ctl_exec(const char *cmd)
 {
 	char buf[128];
 	int rc;
 
 	if (strscpy(buf, cmd, sizeof(buf)) < 0)
 		return -EINVAL;
-	mutex_lock(&rpcrdma_ctl.lock);
-	rc = rpcrdma_ctl.closing ? -ESHUTDOWN : rpcrdma_ctl_command(strim(buf));
-	mutex_unlock(&rpcrdma_ctl.lock);
+	mutex_lock(&cmkit_rpcrdma_control.lock);
+	rc = cmkit_rpcrdma_control.closing ? -ESHUTDOWN : rpcrdma_ctl_command(strim(buf));
+	mutex_unlock(&cmkit_rpcrdma_control.lock);
 	return rc;
 }
-EXPORT_SYMBOL_IF_KUNIT(rpcrdma_ctl_exec);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_ctl_exec);
 #endif
 
 /* The transport's objects and decisions, "name value" per line. */
-static void rpcrdma_stats_show_transport(struct seq_file *m, struct rpcrdma_stats *s)
+static void rpcrdma_stats_show_transport(struct seq_file *m, struct cmkit_rpcrdma_stats *s)
 {
 	const struct {
 		const char *name;
@@ -526,9 +527,9 @@ static void rpcrdma_stats_show_transport(struct seq_file *m, struct rpcrdma_stat
 		seq_printf(m, "%s %d\n", counts[i].name, atomic_read(counts[i].v));
 }
 
-static int rpcrdma_stats_show(struct seq_file *m, void *v)
+static int cmkit_rpcrdma_stats_show(struct seq_file *m, void *v)
 {
-	struct rpcrdma_stats *s = &rpcrdma_stats;
+	struct cmkit_rpcrdma_stats *s = &cmkit_rpcrdma_stats;
 	int created = atomic_read(&s->eps_created);
 	int freed = atomic_read(&s->eps_freed);
 	int ids = atomic_read(&s->ids_created);
@@ -550,30 +551,20 @@ static int rpcrdma_stats_show(struct seq_file *m, void *v)
 				   atomic_read(&s->events[i]));
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(rpcrdma_stats);
+DEFINE_SHOW_ATTRIBUTE(cmkit_rpcrdma_stats);
 
 static const struct cmkit_ctl_file rpcrdma_ctl_files[] = {
-	{ "xprts", &rpcrdma_xprts_fops },
-	{ "calls", &rpcrdma_calls_fops },
-	{ "stats", &rpcrdma_stats_fops },
+	{ "xprts", &cmkit_rpcrdma_xprts_fops },
+	{ "calls", &cmkit_rpcrdma_calls_fops },
+	{ "stats", &cmkit_rpcrdma_stats_fops },
 };
 
-/**
- * rpcrdma_ctl_init - create cmkit/rpcrdma/ in debugfs
- */
-void rpcrdma_ctl_init(void)
-{
-	cmkit_ctl_register(&rpcrdma_ctl, rpcrdma_ctl_files, ARRAY_SIZE(rpcrdma_ctl_files));
-	cmkit_fault_debugfs(&rpcrdma_fault_points, rpcrdma_ctl.dir);
-}
-
-/**
- * rpcrdma_ctl_exit - refuse further commands and remove cmkit/rpcrdma/
- *
- * Listed transports pin the module, so none is left when this runs.
- */
-void rpcrdma_ctl_exit(void)
-{
-	cmkit_ctl_close(&rpcrdma_ctl);
-	cmkit_ctl_unregister(&rpcrdma_ctl);
-}
+/* cmkit/rpcrdma/: the control plane core/main.c brings up and down. */
+struct cmkit_ctl cmkit_rpcrdma_control = {
+	.name = "rpcrdma",
+	.lock = __MUTEX_INITIALIZER(cmkit_rpcrdma_control.lock),
+	.command = rpcrdma_ctl_command,
+	.files = rpcrdma_ctl_files,
+	.nr_files = ARRAY_SIZE(rpcrdma_ctl_files),
+	.fault = &cmkit_rpcrdma_fault_points,
+};

@@ -9,7 +9,7 @@
  * When the channel closes its QP moves to the error state, which flushes
  * the ring; the release work drains the QP before the ring is freed.
  *
- * What an IU says is srpt_io.c's business (srpt_handle_recv()), which
+ * What an IU says is srpt_io.c's business (cmkit_srpt_handle_recv()), which
  * also reposts it.
  *
  * The send contexts are a bounded ring of @rq_size + SRPT_CTX_RESERVE
@@ -25,28 +25,28 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "srpt_int.h"
-#include "srpt_trace.h"
+#include "srpt/internal.h"
+#include "srpt/trace.h"
 
 static atomic_t srpt_nr_iu_received = ATOMIC_INIT(0);
 static atomic_t srpt_nr_ctx_alive = ATOMIC_INIT(0);
 
 /**
- * srpt_ctx_alive - send contexts in use on any channel now
+ * cmkit_srpt_ctx_alive - send contexts in use on any channel now
  *
  * Return: the count.
  */
-unsigned int srpt_ctx_alive(void)
+unsigned int cmkit_srpt_ctx_alive(void)
 {
 	return atomic_read(&srpt_nr_ctx_alive);
 }
 
 /**
- * srpt_nr_received - receive IUs that arrived on any channel since loading
+ * cmkit_srpt_nr_received - receive IUs that arrived on any channel since loading
  *
  * Return: the count.
  */
-unsigned int srpt_nr_received(void)
+unsigned int cmkit_srpt_nr_received(void)
 {
 	return atomic_read(&srpt_nr_iu_received);
 }
@@ -54,7 +54,7 @@ unsigned int srpt_nr_received(void)
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /**
- * srpt_post_recv - post one receive IU
+ * cmkit_srpt_post_recv - post one receive IU
  * @ch: its channel
  * @ioctx: the IU
  *
@@ -63,7 +63,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
  *
  * Return: 0, or ib_post_recv()'s error.
  */
-int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx)
+int cmkit_srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx)
 {
 	struct ib_sge sge = {
 		.addr = ioctx->dma,
@@ -82,7 +82,7 @@ int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx)
 }
 
 /**
- * srpt_wc_failed - a work request of a channel completed in error
+ * cmkit_srpt_wc_failed - a work request of a channel completed in error
  * @ch: the channel
  * @wc: the completion, its status not IB_WC_SUCCESS
  * @srp_tag: the SRP tag of the IU it was for (0: none)
@@ -94,15 +94,15 @@ int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx)
  * it, the flushes that follow are expected and stay silent.  Called from
  * the channel's CQ work, with or without its io_mutex.
  */
-void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
-		    u64 srp_tag, const char *what)
+void cmkit_srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
+			  u64 srp_tag, const char *what)
 {
 	if (srpt_get_ch_state(ch) >= SRPT_CH_DRAINING)
 		return;
-	trace_srpt_wc_close(ch->id, ch->tag, srp_tag, wc->status);
+	trace_cmkit_srpt_wc_close(ch->id, ch->tag, srp_tag, wc->status);
 	pr_warn_ratelimited("channel of tag %#llx: %s failed: %s; closing\n",
 			    ch->tag, what, ib_wc_status_msg(wc->status));
-	srpt_ch_close(ch);
+	cmkit_srpt_ch_close(ch);
 }
 
 /* An IU arrived, or a posted receive failed or was flushed. */
@@ -113,26 +113,26 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct srpt_recv_ioctx, cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
-		trace_srpt_recv_err(ch->id, ch->tag, wc->status);
-		srpt_wc_failed(ch, wc, 0, "receive");
+		trace_cmkit_srpt_recv_err(ch->id, ch->tag, wc->status);
+		cmkit_srpt_wc_failed(ch, wc, 0, "receive");
 		return;
 	}
 	ib_dma_sync_single_for_cpu(ch->sdev->device, ioctx->dma,
 				   ch->max_it_iu_len, DMA_FROM_DEVICE);
 	atomic_inc(&srpt_nr_iu_received);
-	trace_srpt_recv(ch->id, ch->tag, wc->byte_len,
-			wc->byte_len ? *(u8 *)ioctx->buf : 0);
-	srpt_hook(SRPT_HOOK_RECV, ch->tag, ioctx->buf, wc->byte_len);
-	srpt_handle_recv(ch, ioctx, wc->byte_len);
+	trace_cmkit_srpt_recv(ch->id, ch->tag, wc->byte_len,
+			      wc->byte_len ? *(u8 *)ioctx->buf : 0);
+	cmkit_srpt_hook(SRPT_HOOK_RECV, ch->tag, ioctx->buf, wc->byte_len);
+	cmkit_srpt_handle_recv(ch, ioctx, wc->byte_len);
 }
 
 /**
- * srpt_alloc_recv_ring - allocate and map a channel's receive IUs
+ * cmkit_srpt_alloc_recv_ring - allocate and map a channel's receive IUs
  * @ch: a channel whose @rq_size and @max_it_iu_len are set
  *
  * Return: 0, or -ENOMEM (then nothing is left allocated).
  */
-int srpt_alloc_recv_ring(struct srpt_rdma_ch *ch)
+int cmkit_srpt_alloc_recv_ring(struct srpt_rdma_ch *ch)
 {
 	struct ib_device *dev = ch->sdev->device;
 	struct srpt_recv_ioctx *ioctx;
@@ -161,15 +161,15 @@ int srpt_alloc_recv_ring(struct srpt_rdma_ch *ch)
 	return 0;
 
 free:
-	srpt_free_recv_ring(ch);
+	cmkit_srpt_free_recv_ring(ch);
 	return -ENOMEM;
 }
 
 /**
- * srpt_free_recv_ring - unmap and free a channel's receive IUs
+ * cmkit_srpt_free_recv_ring - unmap and free a channel's receive IUs
  * @ch: a channel whose QP is drained or was never given the ring
  */
-void srpt_free_recv_ring(struct srpt_rdma_ch *ch)
+void cmkit_srpt_free_recv_ring(struct srpt_rdma_ch *ch)
 {
 	struct ib_device *dev = ch->sdev->device;
 	struct srpt_recv_ioctx *ioctx;
@@ -190,7 +190,7 @@ void srpt_free_recv_ring(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_post_recv_ring - post every receive IU of a channel
+ * cmkit_srpt_post_recv_ring - post every receive IU of a channel
  * @ch: a channel whose QP is in INIT or later
  *
  * On failure the IUs posted so far stay posted; they are flushed when the
@@ -198,7 +198,7 @@ void srpt_free_recv_ring(struct srpt_rdma_ch *ch)
  *
  * Return: 0, or the first failing post's error.
  */
-int srpt_post_recv_ring(struct srpt_rdma_ch *ch)
+int cmkit_srpt_post_recv_ring(struct srpt_rdma_ch *ch)
 {
 	u32 i;
 	int ret;
@@ -206,7 +206,7 @@ int srpt_post_recv_ring(struct srpt_rdma_ch *ch)
 	for (i = 0; i < ch->rq_size; i++) {
 		if (srpt_fault(SRPT_FAULT_RECV_POST))
 			return -ENOMEM;
-		ret = srpt_post_recv(ch, &ch->recv_ring[i]);
+		ret = cmkit_srpt_post_recv(ch, &ch->recv_ring[i]);
 		if (ret)
 			return ret;
 	}
@@ -214,12 +214,12 @@ int srpt_post_recv_ring(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_alloc_send_ring - allocate and map a channel's send contexts
+ * cmkit_srpt_alloc_send_ring - allocate and map a channel's send contexts
  * @ch: a channel whose @rq_size is set
  *
  * Return: 0, or -ENOMEM (then nothing is left allocated).
  */
-int srpt_alloc_send_ring(struct srpt_rdma_ch *ch)
+int cmkit_srpt_alloc_send_ring(struct srpt_rdma_ch *ch)
 {
 	struct ib_device *dev = ch->sdev->device;
 	struct srpt_send_ioctx *ctx;
@@ -251,15 +251,15 @@ int srpt_alloc_send_ring(struct srpt_rdma_ch *ch)
 	return 0;
 
 free:
-	srpt_free_send_ring(ch);
+	cmkit_srpt_free_send_ring(ch);
 	return -ENOMEM;
 }
 
 /**
- * srpt_free_send_ring - unmap and free a channel's send contexts
- * @ch: a channel whose contexts are all free again (srpt_release_ctxs())
+ * cmkit_srpt_free_send_ring - unmap and free a channel's send contexts
+ * @ch: a channel whose contexts are all free again (cmkit_srpt_release_ctxs())
  */
-void srpt_free_send_ring(struct srpt_rdma_ch *ch)
+void cmkit_srpt_free_send_ring(struct srpt_rdma_ch *ch)
 {
 	struct ib_device *dev = ch->sdev->device;
 	struct srpt_send_ioctx *ctx;
@@ -280,7 +280,7 @@ void srpt_free_send_ring(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_get_send_ctx - take a free send context of a channel
+ * cmkit_srpt_get_send_ctx - take a free send context of a channel
  * @ch: the channel
  * @reserve: the context may be one of the last SRPT_CTX_FLOOR (for a BUSY
  *	answer or an SRP_T_LOGOUT)
@@ -288,7 +288,7 @@ void srpt_free_send_ring(struct srpt_rdma_ch *ch)
  * Return: the context, in state NEW, or NULL if none is left for the
  * caller.
  */
-struct srpt_send_ioctx *srpt_get_send_ctx(struct srpt_rdma_ch *ch, bool reserve)
+struct srpt_send_ioctx *cmkit_srpt_get_send_ctx(struct srpt_rdma_ch *ch, bool reserve)
 {
 	struct srpt_send_ioctx *ctx = NULL;
 	unsigned long flags;
@@ -327,10 +327,10 @@ struct srpt_send_ioctx *srpt_get_send_ctx(struct srpt_rdma_ch *ch, bool reserve)
 }
 
 /**
- * srpt_put_send_ctx - give a send context back to its channel
+ * cmkit_srpt_put_send_ctx - give a send context back to its channel
  * @ctx: a context whose RDMA contexts are destroyed and data freed
  */
-void srpt_put_send_ctx(struct srpt_send_ioctx *ctx)
+void cmkit_srpt_put_send_ctx(struct srpt_send_ioctx *ctx)
 {
 	struct srpt_rdma_ch *ch = ctx->ch;
 	unsigned long flags;

@@ -21,7 +21,7 @@
 #include <cmkit/srp.h>
 #include <cmkit/srp_iu.h>
 
-#include "srpt.h"
+#include "srpt/srpt.h"
 
 /**
  * struct srpt_device - the srpt consumer's state for one RDMA device
@@ -123,7 +123,7 @@ struct srpt_rw {
 /**
  * struct srpt_send_ioctx - what a channel needs to answer one IU
  * @send_cqe: completion of the IU it sends (srpt_send_done())
- * @read_cqe: completion of its RDMA Reads (srpt_rdma_read_done())
+ * @read_cqe: completion of its RDMA Reads (cmkit_srpt_rdma_read_done())
  * @ch: its channel
  * @entry: in @ch->free_list while free
  * @buf: the IU to send, SRPT_SEND_BUF_LEN bytes
@@ -226,7 +226,7 @@ struct srpt_send_ioctx {
  * @lock: protects @state, @free_list, @nr_free, @req_lim, @req_lim_delta,
  *	@sq_wr_avail, @wait_list, @ctx_wait_list, and every post on @qp (no post once
  *	@state reached DRAINING)
- * @state: an enum srpt_ch_state; only moves up
+ * @state: an enum cmkit_srpt_ch_state; only moves up
  * @list: in @sdev->ch_list
  * @release_work: unlists the channel, destroys @cm_id, drains and destroys
  *	@qp and @cq, frees @recv_ring, then drops the reference
@@ -262,7 +262,7 @@ struct srpt_rdma_ch {
 	struct list_head ctx_wait_list;
 	struct kref kref;
 	spinlock_t lock;	/* @state, contexts, credits, posts */
-	enum srpt_ch_state state;
+	enum cmkit_srpt_ch_state state;
 	struct list_head list;
 	struct work_struct release_work;
 	struct rcu_head rcu;
@@ -273,44 +273,71 @@ struct srpt_rdma_ch {
 	u8 i_port_id[CMKIT_SRP_PORT_ID_LEN];
 };
 
-bool srpt_fault(enum srpt_fault fault);
-enum srpt_ch_state srpt_get_ch_state(struct srpt_rdma_ch *ch);
+/**
+ * srpt_fault - should this step fail now?
+ * @step: the step about to run
+ *
+ * Armed from cmkit/srpt/fail_steps or by a test (cmkit_fault_arm()).
+ *
+ * Return: true if the caller must fail the step as its real failure would.
+ */
+static inline bool srpt_fault(enum srpt_fault step)
+{
+	return cmkit_should_fail(&cmkit_srpt_fault_points, step);
+}
 
-bool srpt_ch_close(struct srpt_rdma_ch *ch);
-void srpt_ch_logout(struct srpt_rdma_ch *ch);
+/**
+ * srpt_get_ch_state - the state of a channel, now
+ * @ch: the channel
+ *
+ * Return: an enum cmkit_srpt_ch_state.
+ */
+static inline enum cmkit_srpt_ch_state srpt_get_ch_state(struct srpt_rdma_ch *ch)
+{
+	enum cmkit_srpt_ch_state state;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	state = ch->state;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return state;
+}
+
+bool cmkit_srpt_ch_close(struct srpt_rdma_ch *ch);
+void cmkit_srpt_ch_logout(struct srpt_rdma_ch *ch);
 
 /* The receive and send rings (srpt_ioctx.c). */
-int srpt_alloc_recv_ring(struct srpt_rdma_ch *ch);
-void srpt_free_recv_ring(struct srpt_rdma_ch *ch);
-int srpt_post_recv_ring(struct srpt_rdma_ch *ch);
-int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx);
-unsigned int srpt_nr_received(void);
-int srpt_alloc_send_ring(struct srpt_rdma_ch *ch);
-void srpt_free_send_ring(struct srpt_rdma_ch *ch);
-struct srpt_send_ioctx *srpt_get_send_ctx(struct srpt_rdma_ch *ch, bool reserve);
-void srpt_put_send_ctx(struct srpt_send_ioctx *ctx);
-unsigned int srpt_ctx_alive(void);
-void srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
-		    u64 srp_tag, const char *what);
+int cmkit_srpt_alloc_recv_ring(struct srpt_rdma_ch *ch);
+void cmkit_srpt_free_recv_ring(struct srpt_rdma_ch *ch);
+int cmkit_srpt_post_recv_ring(struct srpt_rdma_ch *ch);
+int cmkit_srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx);
+unsigned int cmkit_srpt_nr_received(void);
+int cmkit_srpt_alloc_send_ring(struct srpt_rdma_ch *ch);
+void cmkit_srpt_free_send_ring(struct srpt_rdma_ch *ch);
+struct srpt_send_ioctx *cmkit_srpt_get_send_ctx(struct srpt_rdma_ch *ch, bool reserve);
+void cmkit_srpt_put_send_ctx(struct srpt_send_ioctx *ctx);
+unsigned int cmkit_srpt_ctx_alive(void);
+void cmkit_srpt_wc_failed(struct srpt_rdma_ch *ch, const struct ib_wc *wc,
+			  u64 srp_tag, const char *what);
 
 /* The IUs (srpt_io.c). */
-void srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,
-		      u32 byte_len);
-void srpt_ch_live(struct srpt_rdma_ch *ch);
-void srpt_release_ctxs(struct srpt_rdma_ch *ch);
-void srpt_io_counters(struct srpt_counters *c);
+void cmkit_srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,
+			    u32 byte_len);
+void cmkit_srpt_ch_live(struct srpt_rdma_ch *ch);
+void cmkit_srpt_release_ctxs(struct srpt_rdma_ch *ch);
+void cmkit_srpt_io_counters(struct srpt_counters *c);
 
 /* LUN 0 (srpt_lun.c). */
-int srpt_lun_init(void);
-void srpt_lun_exit(void);
-const struct cmkit_scsi_disk *srpt_lun_disk_get(void);
-void *srpt_lun_addr(u64 offset);
+int cmkit_srpt_lun_init(void);
+void cmkit_srpt_lun_exit(void);
+const struct cmkit_scsi_disk *cmkit_srpt_lun_disk_get(void);
+void *cmkit_srpt_lun_addr(u64 offset);
 
 #if IS_ENABLED(CONFIG_KUNIT)
-void srpt_hook(enum srpt_hook hook, u64 tag, const void *data, u32 len);
+void cmkit_srpt_hook(enum cmkit_srpt_hook hook, u64 tag, const void *data, u32 len);
 #else
-static inline void srpt_hook(enum srpt_hook hook, u64 tag, const void *data,
-			     u32 len)
+static inline void cmkit_srpt_hook(enum cmkit_srpt_hook hook, u64 tag, const void *data,
+				   u32 len)
 {
 }
 #endif

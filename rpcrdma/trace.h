@@ -53,7 +53,7 @@ TRACE_DEFINE_ENUM(RDMA_CM_EVENT_TIMEWAIT_EXIT);
 		{ RDMA_CM_EVENT_ADDR_CHANGE, "ADDR_CHANGE" },		\
 		{ RDMA_CM_EVENT_TIMEWAIT_EXIT, "TIMEWAIT_EXIT" })
 
-TRACE_EVENT(rpcrdma_cm_event,
+TRACE_EVENT(cmkit_rpcrdma_cm_event,
 	    TP_PROTO(u32 xid, const struct rdma_cm_id *id,
 		     const struct rdma_cm_event *event, int old_status,
 		     int new_status, int rc),
@@ -79,7 +79,7 @@ TRACE_EVENT(rpcrdma_cm_event,
 		      __entry->rc)
 );
 
-TRACE_EVENT(rpcrdma_inline_thresh,
+TRACE_EVENT(cmkit_rpcrdma_inline_thresh,
 	    TP_PROTO(u32 xid, bool peer_valid, u32 send, u32 recv),
 	    TP_ARGS(xid, peer_valid, send, recv),
 	    TP_STRUCT__entry(__field(u32, xid)
@@ -112,21 +112,21 @@ DECLARE_EVENT_CLASS(rpcrdma_xprt_class,
 		     TP_ARGS(xid, rc))
 
 /* rc: the generation of the ep that asked (traced when its one-shot gate opens) */
-DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_force_disconnect);
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_force_disconnect);
 /* rc: the generation asked for; the transport's ep is another one, or none */
-DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_force_stale);
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_force_stale);
 /* rc: the connect result */
-DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_connect);
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_connect);
 /* rc: 1 if the final put freed the ep and the id was destroyed here */
-DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_disconnect);
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_disconnect);
 /* rc: 1 if the linger work freed the ep and destroyed the id */
-DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_linger);
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_linger);
 /* rc: the work completion status that asked for a disconnect */
-DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_flush_disconnect);
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_flush_disconnect);
 
 /* ---- the transport ------------------------------------------------------- */
 
-TRACE_EVENT(rpcrdma_call_sent,
+TRACE_EVENT(cmkit_rpcrdma_call_sent,
 	    TP_PROTO(u32 xprt, u32 xid, u32 credits, u32 outstanding, bool signaled),
 	    TP_ARGS(xprt, xid, credits, outstanding, signaled),
 	    TP_STRUCT__entry(__field(u32, xprt)
@@ -147,10 +147,10 @@ TRACE_EVENT(rpcrdma_call_sent,
 /*
  * A reply matched, in the reply handler (the Receive completion's context):
  * matched_ns is from the call's Send to here.  The call's round trip
- * (rpcrdma_call_done's rtt_ns) ends later, when its caller runs with the
+ * (cmkit_rpcrdma_call_done's rtt_ns) ends later, when its caller runs with the
  * reply; the difference is the caller's wake-up.
  */
-TRACE_EVENT(rpcrdma_reply,
+TRACE_EVENT(cmkit_rpcrdma_reply,
 	    TP_PROTO(u32 xprt, u32 xid, u32 grant, u32 credits, int result, ktime_t sent),
 	    TP_ARGS(xprt, xid, grant, credits, result, sent),
 	    TP_STRUCT__entry(__field(u32, xprt)
@@ -189,13 +189,13 @@ DECLARE_EVENT_CLASS(rpcrdma_reply_drop_class,
 		     TP_ARGS(xprt, xid, len))
 
 /* shorter than a transport header (xid not read: 0) */
-DEFINE_RPCRDMA_REPLY_DROP_EVENT(rpcrdma_reply_short);
+DEFINE_RPCRDMA_REPLY_DROP_EVENT(cmkit_rpcrdma_reply_short);
 /* rdma_vers other than 1 */
-DEFINE_RPCRDMA_REPLY_DROP_EVENT(rpcrdma_reply_vers);
+DEFINE_RPCRDMA_REPLY_DROP_EVENT(cmkit_rpcrdma_reply_vers);
 /* no call waits for this xid */
-DEFINE_RPCRDMA_REPLY_DROP_EVENT(rpcrdma_reply_unknown_xid);
+DEFINE_RPCRDMA_REPLY_DROP_EVENT(cmkit_rpcrdma_reply_unknown_xid);
 
-TRACE_EVENT(rpcrdma_credits,
+TRACE_EVENT(cmkit_rpcrdma_credits,
 	    TP_PROTO(u32 xprt, u32 old, u32 credits, u32 grant),
 	    TP_ARGS(xprt, old, credits, grant),
 	    TP_STRUCT__entry(__field(u32, xprt)
@@ -210,7 +210,7 @@ TRACE_EVENT(rpcrdma_credits,
 		      __entry->credits, __entry->grant)
 );
 
-TRACE_EVENT(rpcrdma_credit_wait,
+TRACE_EVENT(cmkit_rpcrdma_credit_wait,
 	    TP_PROTO(u32 xprt, u32 outstanding, u32 credits, u32 receives),
 	    TP_ARGS(xprt, outstanding, credits, receives),
 	    TP_STRUCT__entry(__field(u32, xprt)
@@ -225,7 +225,7 @@ TRACE_EVENT(rpcrdma_credit_wait,
 		      __entry->xprt, __entry->outstanding, __entry->credits, __entry->receives)
 );
 
-TRACE_EVENT(rpcrdma_sendctx_exhausted,
+TRACE_EVENT(cmkit_rpcrdma_sendctx_exhausted,
 	    TP_PROTO(u32 xprt, u32 outstanding),
 	    TP_ARGS(xprt, outstanding),
 	    TP_STRUCT__entry(__field(u32, xprt)
@@ -236,7 +236,7 @@ TRACE_EVENT(rpcrdma_sendctx_exhausted,
 		      __entry->xprt, __entry->outstanding)
 );
 
-TRACE_EVENT(rpcrdma_post_recvs,
+TRACE_EVENT(cmkit_rpcrdma_post_recvs,
 	    TP_PROTO(u32 xprt, u32 posted, u32 total, u32 target, int rc),
 	    TP_ARGS(xprt, posted, total, target, rc),
 	    TP_STRUCT__entry(__field(u32, xprt)
@@ -265,11 +265,11 @@ DECLARE_EVENT_CLASS(rpcrdma_wc_class,
 );
 
 /* a Receive completed in error (flushed) */
-DEFINE_EVENT(rpcrdma_wc_class, rpcrdma_wc_receive_flushed,
+DEFINE_EVENT(rpcrdma_wc_class, cmkit_rpcrdma_wc_receive_flushed,
 	     TP_PROTO(u32 xprt, enum ib_wc_status status),
 	     TP_ARGS(xprt, status));
 /* a Send completed in error */
-DEFINE_EVENT(rpcrdma_wc_class, rpcrdma_wc_send_err,
+DEFINE_EVENT(rpcrdma_wc_class, cmkit_rpcrdma_wc_send_err,
 	     TP_PROTO(u32 xprt, enum ib_wc_status status),
 	     TP_ARGS(xprt, status));
 
@@ -277,7 +277,7 @@ DEFINE_EVENT(rpcrdma_wc_class, rpcrdma_wc_send_err,
  * A call ended, in its caller: rtt_ns is its round trip (rl_rtt_ns: from
  * its Send until its caller ran with the reply), 0 without a reply.
  */
-TRACE_EVENT(rpcrdma_call_done,
+TRACE_EVENT(cmkit_rpcrdma_call_done,
 	    TP_PROTO(u32 xprt, u32 xid, int err, int result, u64 rtt_ns),
 	    TP_ARGS(xprt, xid, err, result, rtt_ns),
 	    TP_STRUCT__entry(__field(u32, xprt)
@@ -295,7 +295,7 @@ TRACE_EVENT(rpcrdma_call_done,
 		      __entry->rtt_ns)
 );
 
-TRACE_EVENT(rpcrdma_call_timeout,
+TRACE_EVENT(cmkit_rpcrdma_call_timeout,
 	    TP_PROTO(u32 xprt, u32 xid),
 	    TP_ARGS(xprt, xid),
 	    TP_STRUCT__entry(__field(u32, xprt)
@@ -307,21 +307,13 @@ TRACE_EVENT(rpcrdma_call_timeout,
 );
 
 /* rc: how many waiting calls the connection's end completed */
-DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_calls_aborted);
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_calls_aborted);
 /* rc: Receives posted when the drain begins */
-DEFINE_RPCRDMA_XPRT_EVENT(rpcrdma_drain);
-
-TRACE_EVENT(rpcrdma_fault,
-	    TP_PROTO(unsigned int step),
-	    TP_ARGS(step),
-	    TP_STRUCT__entry(__field(unsigned int, step)),
-	    TP_fast_assign(__entry->step = step;),
-	    TP_printk("injected a failure at step %u", __entry->step)
-);
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_drain);
 
 #endif /* _CMKIT_RPCRDMA_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH .
-#define TRACE_INCLUDE_FILE rpcrdma_trace
+#define TRACE_INCLUDE_PATH rpcrdma
+#define TRACE_INCLUDE_FILE trace
 #include <trace/define_trace.h>

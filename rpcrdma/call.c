@@ -18,7 +18,7 @@
  *     a reply shorter than a transport header or of another version, or
  *     whose xid no call waits for, is counted and dropped.  Only a matched
  *     reply updates the credits (0 counts as 1, more than the ring is
- *     clamped, as xprtrdma's rpcrdma_reply_handler()).
+ *     clamped, as xprtrdma's cmkit_rpcrdma_reply_handler()).
  *
  * A call's round trip (rl_rtt_ns, the calls file's latencies) runs from
  * just before its ib_post_send() until its caller runs with the reply: the
@@ -38,11 +38,13 @@
  * xprt_rdma_timer() does; the end of a connection completes every waiting
  * call with -ECONNABORTED.
  */
+#define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
+
 #include <linux/slab.h>
 
-#include "cmkit.h"
-#include "rpcrdma.h"
-#include "rpcrdma_trace.h"
+#include "core/cmkit.h"
+#include "rpcrdma/rpcrdma.h"
+#include "rpcrdma/trace.h"
 
 /* The kernel errno of each of rpcrdma_msg.h's abstract ones. */
 static int rpcrdma_errno(int abstract)
@@ -96,7 +98,7 @@ static int rpcrdma_req_try(struct rpcrdma_buffer *buf, u32 gen, struct rpcrdma_r
 	spin_unlock(&buf->rb_lock);
 	if (lost)
 		return -ECONNABORTED;
-	*reqp = rpcrdma_buffer_get(buf);
+	*reqp = cmkit_rpcrdma_buffer_get(buf);
 	return *reqp ? 1 : 0;
 }
 
@@ -129,7 +131,7 @@ static void rpcrdma_credit_put(struct rpcrdma_buffer *buf)
 }
 
 /* Turn a wait's outcome and its condition's last value into 0 or an errno. */
-static int rpcrdma_waited(long t, int cond)
+static int rpcrdma_wait_result(long t, int cond)
 {
 	if (cond > 0)
 		return 0;
@@ -147,7 +149,7 @@ static int rpcrdma_get_req(struct rpcrdma_buffer *buf, u32 gen, unsigned long de
 	t = wait_event_interruptible_timeout(buf->rb_wait,
 					     (cond = rpcrdma_req_try(buf, gen, reqp)) != 0,
 					     rpcrdma_remaining(deadline));
-	return rpcrdma_waited(t, cond);
+	return rpcrdma_wait_result(t, cond);
 }
 
 static int rpcrdma_get_credit(struct rpcrdma_xprt *r_xprt, u32 gen, unsigned long deadline,
@@ -159,19 +161,20 @@ static int rpcrdma_get_credit(struct rpcrdma_xprt *r_xprt, u32 gen, unsigned lon
 
 	cond = rpcrdma_credit_try(buf, gen, outstanding);
 	if (cond)
-		return rpcrdma_waited(0, cond);
-	atomic_inc(&rpcrdma_stats.credit_waits);
-	trace_rpcrdma_credit_wait(r_xprt->rx_xid, READ_ONCE(buf->rb_outstanding),
-				  READ_ONCE(buf->rb_credits), READ_ONCE(buf->rb_receive_count));
+		return rpcrdma_wait_result(0, cond);
+	atomic_inc(&cmkit_rpcrdma_stats.credit_waits);
+	trace_cmkit_rpcrdma_credit_wait(r_xprt->rx_xid, READ_ONCE(buf->rb_outstanding),
+					READ_ONCE(buf->rb_credits),
+					READ_ONCE(buf->rb_receive_count));
 	/*
 	 * Receives run short only when replenishing them failed: try again.
 	 * Otherwise a reply to a call outstanding frees the credit.
 	 */
-	rpcrdma_post_recvs(r_xprt, rpcrdma_recv_target(buf));
+	cmkit_rpcrdma_post_recvs(r_xprt, rpcrdma_recv_target(buf));
 	t = wait_event_interruptible_timeout(buf->rb_wait,
 					     (cond = rpcrdma_credit_try(buf, gen, outstanding)),
 					     rpcrdma_remaining(deadline));
-	return rpcrdma_waited(t, cond);
+	return rpcrdma_wait_result(t, cond);
 }
 
 /* Write the NULL call into the req's send buffer. */
@@ -204,7 +207,7 @@ static bool rpcrdma_sendctx_ready(struct rpcrdma_buffer *buf, u32 gen)
 	spin_lock(&buf->rb_lock);
 	lost = rpcrdma_conn_lost(buf, gen);
 	spin_unlock(&buf->rb_lock);
-	return lost || rpcrdma_sendctx_available(buf);
+	return lost || cmkit_rpcrdma_sendctx_available(buf);
 }
 
 /*
@@ -228,14 +231,14 @@ static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 		rc = -ECONNABORTED;
 		goto out;
 	}
-	sc = rpcrdma_sendctx_get_locked(r_xprt);
+	sc = cmkit_rpcrdma_sendctx_get_locked(r_xprt);
 	if (!sc) {
 		rc = -EAGAIN;
 		goto out;
 	}
 	rc = rpcrdma_marshal_req(r_xprt, req, prog, vers);
 	if (rc) {
-		rpcrdma_sendctx_unget_locked(r_xprt, sc);
+		cmkit_rpcrdma_sendctx_unget_locked(r_xprt, sc);
 		goto out;
 	}
 	/* The Send's reference, dropped when the context is released. */
@@ -251,20 +254,20 @@ static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 	list_add_tail(&req->rl_pending, &buf->rb_pending);
 	buf->rb_calls++;
 	spin_unlock(&buf->rb_lock);
-	rc = rpcrdma_post_sends(r_xprt, req, sc);
+	rc = cmkit_rpcrdma_post_sends(r_xprt, req, sc);
 	if (rc) {
 		spin_lock(&buf->rb_lock);
 		list_del_init(&req->rl_pending);
 		buf->rb_calls--;
 		spin_unlock(&buf->rb_lock);
 		/* Drops the Send's reference: never the last, the caller holds one. */
-		rpcrdma_sendctx_unget_locked(r_xprt, sc);
+		cmkit_rpcrdma_sendctx_unget_locked(r_xprt, sc);
 		/* Upstream drops the connection when a Send cannot be posted. */
-		rpcrdma_force_disconnect(r_xprt->rx_ep);
+		cmkit_rpcrdma_force_disconnect(r_xprt->rx_ep);
 		rc = -ENOTCONN;
 		goto out;
 	}
-	atomic_inc(&rpcrdma_stats.calls_sent);
+	atomic_inc(&cmkit_rpcrdma_stats.calls_sent);
 out:
 	mutex_unlock(&r_xprt->rx_send_lock);
 	return rc;
@@ -356,7 +359,7 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 out_credit:
 	rpcrdma_credit_put(buf);
 out_req:
-	rpcrdma_buffer_put(buf, req);
+	cmkit_rpcrdma_buffer_put(buf, req);
 	return rc;
 }
 
@@ -377,7 +380,7 @@ static void rpcrdma_complete_rqst(struct rpcrdma_req *req)
 }
 
 /**
- * rpcrdma_reply_handler - process a received message
+ * cmkit_rpcrdma_reply_handler - process a received message
  * @rep: the Receive that carried it; rep->rr_len bytes are valid
  *
  * Called from the Receive completion (process context).  A message too
@@ -388,10 +391,10 @@ static void rpcrdma_complete_rqst(struct rpcrdma_req *req)
  * keeps @rep until the caller is done with it.  Receives are replenished
  * before the call is completed, so its caller's next call finds one.
  * The call's round trip does not end here but when its caller runs with
- * the reply (rpcrdma_call_wait()); the rpcrdma_reply trace event gives the
+ * the reply (rpcrdma_call_wait()); the cmkit_rpcrdma_reply trace event gives the
  * time from the Send to the match here.
  */
-void rpcrdma_reply_handler(struct rpcrdma_rep *rep)
+void cmkit_rpcrdma_reply_handler(struct rpcrdma_rep *rep)
 {
 	struct rpcrdma_xprt *r_xprt = rep->rr_rxprt;
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
@@ -402,15 +405,15 @@ void rpcrdma_reply_handler(struct rpcrdma_rep *rep)
 	int rc;
 
 	if (rep->rr_len < CMKIT_RPCRDMA_FIXED_LEN) {
-		atomic_inc(&rpcrdma_stats.replies_short);
-		trace_rpcrdma_reply_short(r_xprt->rx_xid, 0, rep->rr_len);
+		atomic_inc(&cmkit_rpcrdma_stats.replies_short);
+		trace_cmkit_rpcrdma_reply_short(r_xprt->rx_xid, 0, rep->rr_len);
 		goto out_drop;
 	}
 	rc = cmkit_rpcrdma_peek(data, rep->rr_len, &xid, &grant);
 	if (rc != CMKIT_RPCRDMA_OK) {
 		/* A grant of another version is not ours to use. */
-		atomic_inc(&rpcrdma_stats.replies_bad_vers);
-		trace_rpcrdma_reply_vers(r_xprt->rx_xid, xid, rep->rr_len);
+		atomic_inc(&cmkit_rpcrdma_stats.replies_bad_vers);
+		trace_cmkit_rpcrdma_reply_vers(r_xprt->rx_xid, xid, rep->rr_len);
 		goto out_drop;
 	}
 	/* The grant from the wire is sanitised before anything uses it. */
@@ -421,8 +424,8 @@ void rpcrdma_reply_handler(struct rpcrdma_rep *rep)
 	if (!req) {
 		buf->rb_unknown_xid++;
 		spin_unlock(&buf->rb_lock);
-		atomic_inc(&rpcrdma_stats.replies_unknown_xid);
-		trace_rpcrdma_reply_unknown_xid(r_xprt->rx_xid, xid, rep->rr_len);
+		atomic_inc(&cmkit_rpcrdma_stats.replies_unknown_xid);
+		trace_cmkit_rpcrdma_reply_unknown_xid(r_xprt->rx_xid, xid, rep->rr_len);
 		goto out_drop;
 	}
 	list_del_init(&req->rl_pending);
@@ -431,32 +434,33 @@ void rpcrdma_reply_handler(struct rpcrdma_rep *rep)
 	buf->rb_credits = credits;
 	spin_unlock(&buf->rb_lock);
 	if (credits != old)
-		trace_rpcrdma_credits(r_xprt->rx_xid, old, credits, grant);
+		trace_cmkit_rpcrdma_credits(r_xprt->rx_xid, old, credits, grant);
 
 	req->rl_reply = rep;
 	req->rl_result = cmkit_rpcrdma_decode_reply(data, rep->rr_len, &reply);
 	/* From the Send to here; the round trip ends in the caller. */
-	trace_rpcrdma_reply(r_xprt->rx_xid, xid, grant, credits, req->rl_result, req->rl_sent);
+	trace_cmkit_rpcrdma_reply(r_xprt->rx_xid, xid, grant, credits, req->rl_result,
+				  req->rl_sent);
 	if (r_xprt->rx_ops && r_xprt->rx_ops->reply)
 		r_xprt->rx_ops->reply(r_xprt, req);
-	rpcrdma_post_recvs(r_xprt, credits + (buf->rb_bc_srv_max_requests << 1));
+	cmkit_rpcrdma_post_recvs(r_xprt, credits + (buf->rb_bc_srv_max_requests << 1));
 	rpcrdma_complete_rqst(req);
 	wake_up_all(&buf->rb_wait);
 	return;
 
 out_drop:
-	rpcrdma_rep_put(buf, rep);
-	rpcrdma_post_recvs(r_xprt, rpcrdma_recv_target(buf));
+	cmkit_rpcrdma_rep_put(buf, rep);
+	cmkit_rpcrdma_post_recvs(r_xprt, rpcrdma_recv_target(buf));
 	wake_up_all(&buf->rb_wait);
 }
 
 /**
- * rpcrdma_reqs_abort - the connection ended: end every call waiting for a reply
+ * cmkit_rpcrdma_reqs_abort - the connection ended: end every call waiting for a reply
  * @r_xprt: the transport, its QP drained (no reply can be matched any more)
  *
  * Each waiting call completes with -ECONNABORTED.
  */
-void rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt)
+void cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_req *req, *tmp;
@@ -473,7 +477,7 @@ void rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt)
 	spin_unlock(&buf->rb_lock);
 	wake_up_all(&buf->rb_wait);
 	if (n)
-		trace_rpcrdma_calls_aborted(r_xprt->rx_xid, n);
+		trace_cmkit_rpcrdma_calls_aborted(r_xprt->rx_xid, n);
 }
 
 /*
@@ -513,15 +517,15 @@ static void rpcrdma_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *r
 		return;
 	}
 	req->rl_status = -ETIMEDOUT;
-	atomic_inc(&rpcrdma_stats.call_timeouts);
-	trace_rpcrdma_call_timeout(r_xprt->rx_xid, req->rl_xid);
+	atomic_inc(&cmkit_rpcrdma_stats.call_timeouts);
+	trace_cmkit_rpcrdma_call_timeout(r_xprt->rx_xid, req->rl_xid);
 	/* The server does not answer: assume the connection is lost. */
 	mutex_lock(&r_xprt->rx_send_lock);
 	spin_lock(&buf->rb_lock);
 	lost = rpcrdma_conn_lost(buf, req->rl_gen);
 	spin_unlock(&buf->rb_lock);
 	if (!lost)
-		rpcrdma_force_disconnect(r_xprt->rx_ep);
+		cmkit_rpcrdma_force_disconnect(r_xprt->rx_ep);
 	mutex_unlock(&r_xprt->rx_send_lock);
 }
 
@@ -537,11 +541,11 @@ static int rpcrdma_call_end(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req
 	else
 		buf->rb_replies++;
 	spin_unlock(&buf->rb_lock);
-	atomic_inc(err ? &rpcrdma_stats.calls_failed : &rpcrdma_stats.calls_accepted);
+	atomic_inc(err ? &cmkit_rpcrdma_stats.calls_failed : &cmkit_rpcrdma_stats.calls_accepted);
 	if (req->rl_status == -ECONNABORTED)
-		atomic_inc(&rpcrdma_stats.calls_aborted);
-	trace_rpcrdma_call_done(r_xprt->rx_xid, req->rl_xid, err, req->rl_result,
-				req->rl_rtt_ns);
+		atomic_inc(&cmkit_rpcrdma_stats.calls_aborted);
+	trace_cmkit_rpcrdma_call_done(r_xprt->rx_xid, req->rl_xid, err, req->rl_result,
+				      req->rl_rtt_ns);
 	return err;
 }
 
@@ -580,7 +584,7 @@ static bool rpcrdma_calls_reap(struct rpcrdma_xprt *r_xprt, struct rpcrdma_infli
 	/* The ctl's contract: any reply but an accepted one is -EPROTO. */
 	if (err && !res->status)
 		res->status = status ?: -EPROTO;
-	rpcrdma_buffer_put(&r_xprt->rx_buf, req);
+	cmkit_rpcrdma_buffer_put(&r_xprt->rx_buf, req);
 	return status != 0;
 }
 

@@ -7,9 +7,9 @@
  * outlives its connections:
  *
  *  - reqs: RPCRDMA_MAX_REQUESTS plus slack for Sends not yet reclaimed,
- *    made by rpcrdma_buffer_create() with the transport.  Each has one send
- *    regbuf holding the whole call; rpcrdma_req_setup() grows it to the
- *    connection's inline send size and maps it, rpcrdma_reqs_reset()
+ *    made by cmkit_rpcrdma_buffer_create() with the transport.  Each has one send
+ *    regbuf holding the whole call; cmkit_rpcrdma_req_setup() grows it to the
+ *    connection's inline send size and maps it, cmkit_rpcrdma_reqs_reset()
  *    unmaps it when the connection ends.  A req holds a reference for its
  *    caller and one for its posted Send; the last put returns it to the
  *    free list.
@@ -37,11 +37,13 @@
  * rpcrdma_mrs_refresh() (which replaces MRs a flush left unusable) to act
  * on.
  */
+#define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
+
 #include <linux/slab.h>
 
-#include "cmkit.h"
-#include "rpcrdma.h"
-#include "rpcrdma_trace.h"
+#include "core/cmkit.h"
+#include "rpcrdma/rpcrdma.h"
+#include "rpcrdma/trace.h"
 
 /*
  * Reps are made and grown from the Receive completion handler, which must
@@ -78,7 +80,7 @@ static void rpcrdma_regbuf_dma_unmap(struct rpcrdma_regbuf *rb)
 		return;
 	ib_dma_unmap_single(rb->rg_device, rdmab_addr(rb), rdmab_length(rb), rb->rg_direction);
 	rb->rg_device = NULL;
-	rpcrdma_count_end(&rpcrdma_stats.dma_unmaps);
+	cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.dma_unmaps);
 }
 
 static void rpcrdma_regbuf_free(struct rpcrdma_regbuf *rb)
@@ -91,7 +93,7 @@ static void rpcrdma_regbuf_free(struct rpcrdma_regbuf *rb)
 }
 
 /**
- * rpcrdma_regbuf_realloc - give a regbuf a buffer of another size
+ * cmkit_rpcrdma_regbuf_realloc - give a regbuf a buffer of another size
  * @rb: the regbuf; unmapped first if it was mapped
  * @size: the new size, bytes
  * @flags: GFP flags
@@ -100,7 +102,7 @@ static void rpcrdma_regbuf_free(struct rpcrdma_regbuf *rb)
  *
  * Return: true on success; false if memory is short, with @rb untouched.
  */
-bool rpcrdma_regbuf_realloc(struct rpcrdma_regbuf *rb, size_t size, gfp_t flags)
+bool cmkit_rpcrdma_regbuf_realloc(struct rpcrdma_regbuf *rb, size_t size, gfp_t flags)
 {
 	void *data = kmalloc(size, flags);
 
@@ -114,13 +116,13 @@ bool rpcrdma_regbuf_realloc(struct rpcrdma_regbuf *rb, size_t size, gfp_t flags)
 }
 
 /**
- * __rpcrdma_regbuf_dma_map - DMA-map a regbuf for the current connection
+ * __cmkit_rpcrdma_regbuf_dma_map - DMA-map a regbuf for the current connection
  * @r_xprt: the transport, whose endpoint's device and PD are used
  * @rb: an unmapped regbuf
  *
  * Return: true if @rb is now mapped (its SGE is ready to post).
  */
-bool __rpcrdma_regbuf_dma_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_regbuf *rb)
+bool __cmkit_rpcrdma_regbuf_dma_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_regbuf *rb)
 {
 	struct rpcrdma_ep *ep = r_xprt->rx_ep;
 	struct ib_device *device = ep->re_id->device;
@@ -134,7 +136,7 @@ bool __rpcrdma_regbuf_dma_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_regbuf
 	rb->rg_iov.addr = addr;
 	rb->rg_iov.lkey = ep->re_pd->local_dma_lkey;
 	rb->rg_device = device;
-	atomic_inc(&rpcrdma_stats.dma_maps);
+	atomic_inc(&cmkit_rpcrdma_stats.dma_maps);
 	return true;
 }
 
@@ -142,13 +144,13 @@ static bool rpcrdma_regbuf_dma_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_r
 {
 	if (rpcrdma_regbuf_is_mapped(rb))
 		return true;
-	return __rpcrdma_regbuf_dma_map(r_xprt, rb);
+	return __cmkit_rpcrdma_regbuf_dma_map(r_xprt, rb);
 }
 
 /* ---- reqs ---------------------------------------------------------------- */
 
 /**
- * rpcrdma_req_create - allocate a req and its send buffer
+ * cmkit_rpcrdma_req_create - allocate a req and its send buffer
  * @r_xprt: the transport whose pool it joins
  * @size: initial size of its send buffer, bytes
  *
@@ -156,7 +158,7 @@ static bool rpcrdma_regbuf_dma_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_r
  *
  * Return: the req, or NULL if memory is short.
  */
-struct rpcrdma_req *rpcrdma_req_create(struct rpcrdma_xprt *r_xprt, size_t size)
+struct rpcrdma_req *cmkit_rpcrdma_req_create(struct rpcrdma_xprt *r_xprt, size_t size)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_req *req;
@@ -179,12 +181,12 @@ struct rpcrdma_req *rpcrdma_req_create(struct rpcrdma_xprt *r_xprt, size_t size)
 	list_add(&req->rl_all, &buf->rb_allreqs);
 	buf->rb_reqs++;
 	spin_unlock(&buf->rb_lock);
-	atomic_inc(&rpcrdma_stats.reqs_created);
+	atomic_inc(&cmkit_rpcrdma_stats.reqs_created);
 	return req;
 }
 
 /**
- * rpcrdma_req_setup - prepare a req for the current connection
+ * cmkit_rpcrdma_req_setup - prepare a req for the current connection
  * @r_xprt: the transport, connected
  * @req: one of its reqs
  *
@@ -194,19 +196,19 @@ struct rpcrdma_req *rpcrdma_req_create(struct rpcrdma_xprt *r_xprt, size_t size)
  *
  * Return: 0, -ENOMEM, or -EIO if the mapping failed.
  */
-int rpcrdma_req_setup(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req)
+int cmkit_rpcrdma_req_setup(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req)
 {
 	struct rpcrdma_regbuf *rb = req->rl_sendbuf;
 	u32 size = r_xprt->rx_ep->re_inline_send;
 
-	if (rdmab_length(rb) < size && !rpcrdma_regbuf_realloc(rb, size, GFP_KERNEL))
+	if (rdmab_length(rb) < size && !cmkit_rpcrdma_regbuf_realloc(rb, size, GFP_KERNEL))
 		return -ENOMEM;
 	if (rpcrdma_fault(RPCRDMA_FAULT_REGBUF_MAP) || !rpcrdma_regbuf_dma_map(r_xprt, rb))
 		return -EIO;
 	return 0;
 }
 
-/* rpcrdma_req_setup() for every req of the pool; 0 or the first error. */
+/* cmkit_rpcrdma_req_setup() for every req of the pool; 0 or the first error. */
 static int rpcrdma_reqs_setup(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_req *req;
@@ -214,7 +216,7 @@ static int rpcrdma_reqs_setup(struct rpcrdma_xprt *r_xprt)
 
 	/* rb_allreqs changes only when the transport is created or destroyed. */
 	list_for_each_entry(req, &r_xprt->rx_buf.rb_allreqs, rl_all) {
-		rc = rpcrdma_req_setup(r_xprt, req);
+		rc = cmkit_rpcrdma_req_setup(r_xprt, req);
 		if (rc)
 			return rc;
 	}
@@ -222,10 +224,10 @@ static int rpcrdma_reqs_setup(struct rpcrdma_xprt *r_xprt)
 }
 
 /**
- * rpcrdma_reqs_reset - the connection ended: unmap every req's send buffer
+ * cmkit_rpcrdma_reqs_reset - the connection ended: unmap every req's send buffer
  * @r_xprt: the transport, drained, under its rx_lock
  */
-void rpcrdma_reqs_reset(struct rpcrdma_xprt *r_xprt)
+void cmkit_rpcrdma_reqs_reset(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_req *req;
 
@@ -234,15 +236,15 @@ void rpcrdma_reqs_reset(struct rpcrdma_xprt *r_xprt)
 }
 
 /**
- * rpcrdma_req_destroy - free a req the pool no longer lends
+ * cmkit_rpcrdma_req_destroy - free a req the pool no longer lends
  * @req: the req, not in use
  */
-void rpcrdma_req_destroy(struct rpcrdma_req *req)
+void cmkit_rpcrdma_req_destroy(struct rpcrdma_req *req)
 {
 	list_del(&req->rl_all);
 	rpcrdma_regbuf_free(req->rl_sendbuf);
 	kfree(req);
-	rpcrdma_count_end(&rpcrdma_stats.reqs_freed);
+	cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.reqs_freed);
 }
 
 /* The last reference (the caller's or its Send's) is gone: back to the pool. */
@@ -254,20 +256,20 @@ static void rpcrdma_req_release(struct kref *kref)
 	spin_lock(&buf->rb_lock);
 	list_add(&req->rl_list, &buf->rb_send_bufs);
 	spin_unlock(&buf->rb_lock);
-	rpcrdma_count_end(&rpcrdma_stats.reqs_put);
+	cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.reqs_put);
 	wake_up_all(&buf->rb_wait);
 }
 
 /**
- * rpcrdma_buffer_get - take a req from the pool for a call
+ * cmkit_rpcrdma_buffer_get - take a req from the pool for a call
  * @buffers: the pool
  *
  * The req comes with one reference, the caller's, which
- * rpcrdma_buffer_put() drops.
+ * cmkit_rpcrdma_buffer_put() drops.
  *
  * Return: a req, or NULL if none is free.
  */
-struct rpcrdma_req *rpcrdma_buffer_get(struct rpcrdma_buffer *buffers)
+struct rpcrdma_req *cmkit_rpcrdma_buffer_get(struct rpcrdma_buffer *buffers)
 {
 	struct rpcrdma_req *req;
 
@@ -284,36 +286,36 @@ struct rpcrdma_req *rpcrdma_buffer_get(struct rpcrdma_buffer *buffers)
 	req->rl_status = 0;
 	req->rl_rtt_ns = 0;
 	reinit_completion(&req->rl_done);
-	atomic_inc(&rpcrdma_stats.reqs_got);
+	atomic_inc(&cmkit_rpcrdma_stats.reqs_got);
 	return req;
 }
 
 /**
- * rpcrdma_buffer_put - a call is done with its req
+ * cmkit_rpcrdma_buffer_put - a call is done with its req
  * @buffers: the pool
  * @req: the req
  *
  * Returns the reply's rep, and drops the caller's reference: the req is
  * back in the pool once its Send's send context is released too.
  */
-void rpcrdma_buffer_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req)
+void cmkit_rpcrdma_buffer_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req)
 {
-	rpcrdma_reply_put(buffers, req);
+	cmkit_rpcrdma_reply_put(buffers, req);
 	kref_put(&req->rl_kref, rpcrdma_req_release);
 }
 
 /**
- * rpcrdma_reply_put - return the rep that carried a req's reply
+ * cmkit_rpcrdma_reply_put - return the rep that carried a req's reply
  * @buffers: the pool
  * @req: the req, whose caller has read the reply
  */
-void rpcrdma_reply_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req)
+void cmkit_rpcrdma_reply_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req)
 {
 	struct rpcrdma_rep *rep = req->rl_reply;
 
 	if (rep) {
 		req->rl_reply = NULL;
-		rpcrdma_rep_put(buffers, rep);
+		cmkit_rpcrdma_rep_put(buffers, rep);
 	}
 }
 
@@ -345,21 +347,21 @@ static struct rpcrdma_rep *rpcrdma_rep_create(struct rpcrdma_xprt *r_xprt, u32 s
 	spin_lock(&buf->rb_lock);
 	list_add(&rep->rr_all, &buf->rb_all_reps);
 	spin_unlock(&buf->rb_lock);
-	atomic_inc(&rpcrdma_stats.reps_created);
+	atomic_inc(&cmkit_rpcrdma_stats.reps_created);
 	return rep;
 }
 
 /**
- * rpcrdma_rep_put - a rep is free again
+ * cmkit_rpcrdma_rep_put - a rep is free again
  * @buf: the pool
  * @rep: a rep neither posted nor carrying a reply anyone will read
  */
-void rpcrdma_rep_put(struct rpcrdma_buffer *buf, struct rpcrdma_rep *rep)
+void cmkit_rpcrdma_rep_put(struct rpcrdma_buffer *buf, struct rpcrdma_rep *rep)
 {
 	spin_lock(&buf->rb_lock);
 	list_add(&rep->rr_list, &buf->rb_free_reps);
 	spin_unlock(&buf->rb_lock);
-	rpcrdma_count_end(&rpcrdma_stats.reps_put);
+	cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.reps_put);
 }
 
 /* A receive buffer at least as long as the connection's inline receive size. */
@@ -369,23 +371,23 @@ static bool rpcrdma_rep_resize(struct rpcrdma_xprt *r_xprt, struct rpcrdma_rep *
 
 	if (rdmab_length(rep->rr_rdmabuf) >= size)
 		return true;
-	return rpcrdma_regbuf_realloc(rep->rr_rdmabuf, size, RPCRDMA_REP_GFP);
+	return cmkit_rpcrdma_regbuf_realloc(rep->rr_rdmabuf, size, RPCRDMA_REP_GFP);
 }
 
 /**
- * rpcrdma_reps_unmap - the connection ended: unmap every rep
+ * cmkit_rpcrdma_reps_unmap - the connection ended: unmap every rep
  * @r_xprt: the transport, its QP drained, under its rx_lock
  *
  * Reps that still carry a reply stay with their req; they are mapped again
  * when next posted.  Every Receive must have completed by now.
  */
-void rpcrdma_reps_unmap(struct rpcrdma_xprt *r_xprt)
+void cmkit_rpcrdma_reps_unmap(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_rep *rep;
 
 	if (buf->rb_receive_count)
-		pr_err("cmkit: rpcrdma: ERROR: xprt %u: %u Receives still posted after the drain\n",
+		pr_err("ERROR: xprt %u: %u Receives still posted after the drain\n",
 		       r_xprt->rx_xid, buf->rb_receive_count);
 	/* The drain ended every Receive: rb_all_reps only grows while posting. */
 	list_for_each_entry(rep, &buf->rb_all_reps, rr_all)
@@ -400,7 +402,7 @@ static void rpcrdma_reps_destroy(struct rpcrdma_buffer *buf)
 		list_del(&rep->rr_all);
 		rpcrdma_regbuf_free(rep->rr_rdmabuf);
 		kfree(rep);
-		rpcrdma_count_end(&rpcrdma_stats.reps_freed);
+		cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.reps_freed);
 	}
 	INIT_LIST_HEAD(&buf->rb_free_reps);
 }
@@ -417,12 +419,12 @@ static unsigned int rpcrdma_req_pool_slack(unsigned int max_reqs)
 }
 
 /**
- * rpcrdma_buffer_create - a new transport's pool of reqs
+ * cmkit_rpcrdma_buffer_create - a new transport's pool of reqs
  * @r_xprt: the transport, being created
  *
  * Return: 0, or -ENOMEM with nothing left behind.
  */
-int rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt)
+int cmkit_rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	unsigned int i, n;
@@ -440,10 +442,10 @@ int rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt)
 
 	n = RPCRDMA_MAX_REQUESTS + rpcrdma_req_pool_slack(RPCRDMA_MAX_REQUESTS);
 	for (i = 0; i < n; i++) {
-		struct rpcrdma_req *req = rpcrdma_req_create(r_xprt, RPCRDMA_MIN_INLINE);
+		struct rpcrdma_req *req = cmkit_rpcrdma_req_create(r_xprt, RPCRDMA_MIN_INLINE);
 
 		if (!req) {
-			rpcrdma_buffer_destroy(buf);
+			cmkit_rpcrdma_buffer_destroy(buf);
 			return -ENOMEM;
 		}
 		list_add(&req->rl_list, &buf->rb_send_bufs);
@@ -452,16 +454,16 @@ int rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt)
 }
 
 /**
- * rpcrdma_buffer_destroy - free a transport's reqs and reps
+ * cmkit_rpcrdma_buffer_destroy - free a transport's reqs and reps
  * @buf: the pool; its transport is disconnected and no call uses it
  */
-void rpcrdma_buffer_destroy(struct rpcrdma_buffer *buf)
+void cmkit_rpcrdma_buffer_destroy(struct rpcrdma_buffer *buf)
 {
 	struct rpcrdma_req *req, *tmp;
 
 	rpcrdma_reps_destroy(buf);
 	list_for_each_entry_safe(req, tmp, &buf->rb_allreqs, rl_all)
-		rpcrdma_req_destroy(req);
+		cmkit_rpcrdma_req_destroy(req);
 	INIT_LIST_HEAD(&buf->rb_send_bufs);
 	buf->rb_reqs = 0;
 }
@@ -489,14 +491,14 @@ static void rpcrdma_sendctx_unmap(struct rpcrdma_sendctx *sc)
 	if (!req)
 		return;
 	sc->sc_req = NULL;
-	rpcrdma_count_end(&rpcrdma_stats.sendctx_put);
+	cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.sendctx_put);
 	kref_put(&req->rl_kref, rpcrdma_req_release);
 }
 
 /*
  * A connection's send-context ring: one context per Send the send queue
  * holds (the credits plus the backchannel's), and one more since the ring
- * keeps a slot empty.  0 or -ENOMEM (rpcrdma_sendctxs_destroy() cleans up
+ * keeps a slot empty.  0 or -ENOMEM (cmkit_rpcrdma_sendctxs_destroy() cleans up
  * either way).
  */
 static int rpcrdma_sendctxs_create(struct rpcrdma_xprt *r_xprt)
@@ -527,14 +529,14 @@ static int rpcrdma_sendctxs_create(struct rpcrdma_xprt *r_xprt)
 }
 
 /**
- * rpcrdma_sendctxs_destroy - the connection ended: free its ring
+ * cmkit_rpcrdma_sendctxs_destroy - the connection ended: free its ring
  * @r_xprt: the transport, its QP drained, under its rx_lock
  *
  * Sends posted unsignaled after the last signaled completion were never
  * walked by one: their contexts (between the tail and the head) are
  * released here, and with them their reqs' Send references.
  */
-void rpcrdma_sendctxs_destroy(struct rpcrdma_xprt *r_xprt)
+void cmkit_rpcrdma_sendctxs_destroy(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	unsigned long i;
@@ -553,13 +555,13 @@ void rpcrdma_sendctxs_destroy(struct rpcrdma_xprt *r_xprt)
 }
 
 /**
- * rpcrdma_sendctx_get_locked - a send context for the next Send
+ * cmkit_rpcrdma_sendctx_get_locked - a send context for the next Send
  * @r_xprt: the transport, under its rx_send_lock, connected
  *
  * Return: a free context, or NULL if the ring is full: too few Send
  * completions have come back lately; the caller waits for one.
  */
-struct rpcrdma_sendctx *rpcrdma_sendctx_get_locked(struct rpcrdma_xprt *r_xprt)
+struct rpcrdma_sendctx *cmkit_rpcrdma_sendctx_get_locked(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	unsigned long next_head = rpcrdma_sendctx_next(buf, buf->rb_sc_head);
@@ -567,23 +569,24 @@ struct rpcrdma_sendctx *rpcrdma_sendctx_get_locked(struct rpcrdma_xprt *r_xprt)
 
 	/* Pairs with the release in rpcrdma_sendctx_put_locked(). */
 	if (next_head == smp_load_acquire(&buf->rb_sc_tail)) {
-		atomic_inc(&rpcrdma_stats.sendctx_exhausted);
-		trace_rpcrdma_sendctx_exhausted(r_xprt->rx_xid, READ_ONCE(buf->rb_outstanding));
+		atomic_inc(&cmkit_rpcrdma_stats.sendctx_exhausted);
+		trace_cmkit_rpcrdma_sendctx_exhausted(r_xprt->rx_xid,
+						      READ_ONCE(buf->rb_outstanding));
 		return NULL;
 	}
 	sc = buf->rb_sc_ctxs[next_head];
 	buf->rb_sc_head = next_head;
-	atomic_inc(&rpcrdma_stats.sendctx_got);
+	atomic_inc(&cmkit_rpcrdma_stats.sendctx_got);
 	return sc;
 }
 
 /**
- * rpcrdma_sendctx_unget_locked - give back a context whose Send was not posted
+ * cmkit_rpcrdma_sendctx_unget_locked - give back a context whose Send was not posted
  * @r_xprt: the transport, under its rx_send_lock
- * @sc: the context rpcrdma_sendctx_get_locked() returned last; the
+ * @sc: the context cmkit_rpcrdma_sendctx_get_locked() returned last; the
  *	reference it holds on its req, if any, is dropped
  */
-void rpcrdma_sendctx_unget_locked(struct rpcrdma_xprt *r_xprt, struct rpcrdma_sendctx *sc)
+void cmkit_rpcrdma_sendctx_unget_locked(struct rpcrdma_xprt *r_xprt, struct rpcrdma_sendctx *sc)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 
@@ -593,19 +596,19 @@ void rpcrdma_sendctx_unget_locked(struct rpcrdma_xprt *r_xprt, struct rpcrdma_se
 	if (sc->sc_req)
 		rpcrdma_sendctx_unmap(sc);
 	else
-		rpcrdma_count_end(&rpcrdma_stats.sendctx_put);
+		cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.sendctx_put);
 	wake_up_all(&buf->rb_wait);
 }
 
 /**
- * rpcrdma_sendctx_available - would rpcrdma_sendctx_get_locked() succeed?
+ * cmkit_rpcrdma_sendctx_available - would cmkit_rpcrdma_sendctx_get_locked() succeed?
  * @buf: the pool
  *
  * A hint for waiters, without the send lock: the answer can change at once.
  *
  * Return: true if a context looks free, or there is no ring.
  */
-bool rpcrdma_sendctx_available(struct rpcrdma_buffer *buf)
+bool cmkit_rpcrdma_sendctx_available(struct rpcrdma_buffer *buf)
 {
 	unsigned long tail;
 
@@ -642,9 +645,9 @@ static void rpcrdma_wc_send(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* Only wr_cqe and status are valid unless the status is success. */
 	if (wc->status != IB_WC_SUCCESS)
-		trace_rpcrdma_wc_send_err(r_xprt->rx_xid, wc->status);
+		trace_cmkit_rpcrdma_wc_send_err(r_xprt->rx_xid, wc->status);
 	rpcrdma_sendctx_put_locked(r_xprt, sc);
-	rpcrdma_flush_disconnect(r_xprt, wc);
+	cmkit_rpcrdma_flush_disconnect(r_xprt, wc);
 }
 
 /* Will the ring have nothing to hand out after the context just taken? */
@@ -655,10 +658,10 @@ static bool rpcrdma_sendctx_ring_full(struct rpcrdma_buffer *buf)
 }
 
 /**
- * rpcrdma_post_sends - post a req's Send
+ * cmkit_rpcrdma_post_sends - post a req's Send
  * @r_xprt: the transport, under its rx_send_lock, connected
  * @req: the marshalled req
- * @sc: the context rpcrdma_sendctx_get_locked() returned last, already
+ * @sc: the context cmkit_rpcrdma_sendctx_get_locked() returned last, already
  *	holding the Send's reference on @req
  *
  * Most Sends go
@@ -668,8 +671,8 @@ static bool rpcrdma_sendctx_ring_full(struct rpcrdma_buffer *buf)
  *
  * Return: 0, or ib_post_send()'s errno (nothing was posted).
  */
-int rpcrdma_post_sends(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
-		       struct rpcrdma_sendctx *sc)
+int cmkit_rpcrdma_post_sends(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+			     struct rpcrdma_sendctx *sc)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_ep *ep = r_xprt->rx_ep;
@@ -703,11 +706,11 @@ int rpcrdma_post_sends(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
 		ib_post_send(ep->re_id->qp, &wr, NULL);
 	if (rc)
 		return rc;
-	atomic_inc(&rpcrdma_stats.sends_posted);
+	atomic_inc(&cmkit_rpcrdma_stats.sends_posted);
 	if (wr.send_flags & IB_SEND_SIGNALED)
-		atomic_inc(&rpcrdma_stats.sends_signaled);
-	trace_rpcrdma_call_sent(r_xprt->rx_xid, req->rl_xid, READ_ONCE(buf->rb_credits),
-				READ_ONCE(buf->rb_outstanding),
+		atomic_inc(&cmkit_rpcrdma_stats.sends_signaled);
+	trace_cmkit_rpcrdma_call_sent(r_xprt->rx_xid, req->rl_xid, READ_ONCE(buf->rb_credits),
+				      READ_ONCE(buf->rb_outstanding),
 				!!(wr.send_flags & IB_SEND_SIGNALED));
 	return 0;
 }
@@ -722,8 +725,8 @@ static void rpcrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 	struct rpcrdma_regbuf *rb = rep->rr_rdmabuf;
 
 	if (!rep->rr_posted) {
-		atomic_inc(&rpcrdma_stats.recvs_twice);
-		pr_err("cmkit: rpcrdma: ERROR: xprt %u: a Receive completed that was not posted\n",
+		atomic_inc(&cmkit_rpcrdma_stats.recvs_twice);
+		pr_err("ERROR: xprt %u: a Receive completed that was not posted\n",
 		       r_xprt->rx_xid);
 		return;
 	}
@@ -734,16 +737,16 @@ static void rpcrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* Only wr_cqe and status are valid unless the status is success. */
 	if (wc->status != IB_WC_SUCCESS) {
-		trace_rpcrdma_wc_receive_flushed(r_xprt->rx_xid, wc->status);
-		rpcrdma_flush_disconnect(r_xprt, wc);
-		rpcrdma_rep_put(buf, rep);
-		rpcrdma_count_end(&rpcrdma_stats.recvs_flushed);
+		trace_cmkit_rpcrdma_wc_receive_flushed(r_xprt->rx_xid, wc->status);
+		cmkit_rpcrdma_flush_disconnect(r_xprt, wc);
+		cmkit_rpcrdma_rep_put(buf, rep);
+		cmkit_rpcrdma_count_end(&cmkit_rpcrdma_stats.recvs_flushed);
 		return;
 	}
-	atomic_inc(&rpcrdma_stats.recvs_done);
+	atomic_inc(&cmkit_rpcrdma_stats.recvs_done);
 	rep->rr_len = min(wc->byte_len, rdmab_length(rb));
 	ib_dma_sync_single_for_cpu(rb->rg_device, rdmab_addr(rb), rep->rr_len, DMA_FROM_DEVICE);
-	rpcrdma_reply_handler(rep);
+	cmkit_rpcrdma_reply_handler(rep);
 }
 
 /*
@@ -787,12 +790,12 @@ static unsigned int rpcrdma_reps_take(struct rpcrdma_xprt *r_xprt, struct list_h
 		}
 		list_add_tail(&rep->rr_list, reps);
 	}
-	atomic_add(got, &rpcrdma_stats.reps_got);
+	atomic_add(got, &cmkit_rpcrdma_stats.reps_got);
 	return got;
 }
 
 /**
- * rpcrdma_post_recvs - replenish the receive queue
+ * cmkit_rpcrdma_post_recvs - replenish the receive queue
  * @r_xprt: the transport
  * @needed: how many Receives should be posted: the credit grant plus the
  *	backchannel allowance; never more than the ring
@@ -805,7 +808,7 @@ static unsigned int rpcrdma_reps_take(struct rpcrdma_xprt *r_xprt, struct list_h
  * Return: 0, or the first error (-ENOMEM, -EIO for a mapping, or
  * ib_post_recv()'s); what could be posted was.
  */
-int rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed)
+int cmkit_rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	const struct ib_recv_wr *bad_wr = NULL;
@@ -835,7 +838,7 @@ int rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed)
 			rc = -EIO;
 		if (rc) {
 			list_del(&rep->rr_list);
-			rpcrdma_rep_put(buf, rep);
+			cmkit_rpcrdma_rep_put(buf, rep);
 			continue;
 		}
 		rep->rr_posted = true;
@@ -871,7 +874,7 @@ int rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed)
 			spin_lock(&buf->rb_lock);
 			buf->rb_receive_count--;
 			spin_unlock(&buf->rb_lock);
-			rpcrdma_rep_put(buf, rep);
+			cmkit_rpcrdma_rep_put(buf, rep);
 		}
 	}
 
@@ -879,10 +882,10 @@ int rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed)
 	buf->rb_recv_high = max(buf->rb_recv_high, buf->rb_receive_count);
 	buf->rb_posting = false;
 	spin_unlock(&buf->rb_lock);
-	atomic_add(posted, &rpcrdma_stats.recvs_posted);
+	atomic_add(posted, &cmkit_rpcrdma_stats.recvs_posted);
 	wake_up_all(&buf->rb_wait);
-	trace_rpcrdma_post_recvs(r_xprt->rx_xid, posted, READ_ONCE(buf->rb_receive_count),
-				 target, rc);
+	trace_cmkit_rpcrdma_post_recvs(r_xprt->rx_xid, posted, READ_ONCE(buf->rb_receive_count),
+				       target, rc);
 	return rc;
 }
 
@@ -897,13 +900,13 @@ static bool rpcrdma_recvs_posting(struct rpcrdma_buffer *buf)
 }
 
 /**
- * rpcrdma_recvs_close - the connection is ending: post no more Receives
+ * cmkit_rpcrdma_recvs_close - the connection is ending: post no more Receives
  * @r_xprt: the transport, under its rx_lock
  *
  * Waits for a poster that is under way (it does not block), so that the
  * drain that follows flushes everything that was posted.
  */
-void rpcrdma_recvs_close(struct rpcrdma_xprt *r_xprt)
+void cmkit_rpcrdma_recvs_close(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 
@@ -916,14 +919,14 @@ void rpcrdma_recvs_close(struct rpcrdma_xprt *r_xprt)
 /* ---- connection state ----------------------------------------------------- */
 
 /**
- * rpcrdma_reset_cwnd - a new connection starts with one credit
+ * cmkit_rpcrdma_reset_cwnd - a new connection starts with one credit
  * @r_xprt: the transport, under its rx_lock, with a new endpoint
  *
  * Credits are valid for one connection (RFC 8166, section 3.3.1): until
  * the first reply, one call may be outstanding.  Opens the receive queue
- * to rpcrdma_post_recvs().
+ * to cmkit_rpcrdma_post_recvs().
  */
-void rpcrdma_reset_cwnd(struct rpcrdma_xprt *r_xprt)
+void cmkit_rpcrdma_reset_cwnd(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 
@@ -942,18 +945,18 @@ void rpcrdma_reset_cwnd(struct rpcrdma_xprt *r_xprt)
 }
 
 /**
- * rpcrdma_xprt_set_connected - set up the connection's Sends, then let calls go
+ * cmkit_rpcrdma_xprt_set_connected - set up the connection's Sends, then let calls go
  * @r_xprt: the transport, ESTABLISHED, under its rx_lock
  *
  * Creates the send-context ring and sets the reqs up for the negotiated
- * inline sizes (rpcrdma_req_setup()), under the send lock: a call still
+ * inline sizes (cmkit_rpcrdma_req_setup()), under the send lock: a call still
  * marshalling for the previous connection is not writing into a buffer
  * reallocated here.
  *
  * Return: 0, or -ENOMEM or -EIO (calls stay refused; the caller's
  * disconnect cleans up).
  */
-int rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt)
+int cmkit_rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	int rc;
@@ -971,14 +974,14 @@ int rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt)
 }
 
 /**
- * rpcrdma_xprt_clear_connected - the connection is ending: no more Sends
+ * cmkit_rpcrdma_xprt_clear_connected - the connection is ending: no more Sends
  * @r_xprt: the transport, under its rx_lock
  *
  * Once this returns no Send is being posted or will be: calls that were
  * about to send, and calls waiting for a credit, a req or a send context,
- * fail with -ECONNABORTED.  Calls already sent wait for rpcrdma_reqs_abort().
+ * fail with -ECONNABORTED.  Calls already sent wait for cmkit_rpcrdma_reqs_abort().
  */
-void rpcrdma_xprt_clear_connected(struct rpcrdma_xprt *r_xprt)
+void cmkit_rpcrdma_xprt_clear_connected(struct rpcrdma_xprt *r_xprt)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 

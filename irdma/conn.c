@@ -36,20 +36,20 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-#include "cmkit/mpa_fpdu.h"
-#include "irdma_cm.h"
-#include "irdma_trace.h"
+#include <cmkit/mpa_fpdu.h>
+#include "irdma/irdma.h"
+#include "irdma/trace.h"
 
 static void irdma_cm_sock_work(struct work_struct *work);
 
 /**
- * irdma_cm_sock_create - a kernel TCP socket for a connect or a listen
+ * cmkit_irdma_cm_sock_create - a kernel TCP socket for a connect or a listen
  * @family: AF_INET or AF_INET6
  * @sock: set to the socket
  *
  * Return: 0, or a negative errno (fault step sock_create: -ENOMEM).
  */
-int irdma_cm_sock_create(int family, struct socket **sock)
+int cmkit_irdma_cm_sock_create(int family, struct socket **sock)
 {
 	if (irdma_fault(IRDMA_FAULT_SOCK_CREATE))
 		return -ENOMEM;
@@ -57,34 +57,34 @@ int irdma_cm_sock_create(int family, struct socket **sock)
 }
 
 /**
- * irdma_cm_sock_bind - bind a socket of irdma_cm_sock_create()
+ * cmkit_irdma_cm_sock_bind - bind a socket of cmkit_irdma_cm_sock_create()
  * @sock: the socket
  * @ss: the local address and port (port 0: TCP's choice), of the socket's
  *	family
  *
  * Return: 0, or a negative errno (fault step bind: -EADDRINUSE).
  */
-int irdma_cm_sock_bind(struct socket *sock, struct sockaddr_storage *ss)
+int cmkit_irdma_cm_sock_bind(struct socket *sock, struct sockaddr_storage *ss)
 {
 	if (irdma_fault(IRDMA_FAULT_BIND))
 		return -EADDRINUSE;
-	return kernel_bind(sock, CMKIT_SA(ss), irdma_sa_len(ss));
+	return kernel_bind(sock, CMKIT_KSOCKADDR(ss), irdma_sa_len(ss));
 }
 
 /**
- * irdma_cm_node_unpend - a passive node no longer counts in its backlog
+ * cmkit_irdma_cm_node_unpend - a passive node no longer counts in its backlog
  * @cm_node: the node; its request was answered, or it ended
  *
  * Safe to call more than once.
  */
-void irdma_cm_node_unpend(struct irdma_cm_node *cm_node)
+void cmkit_irdma_cm_node_unpend(struct irdma_cm_node *cm_node)
 {
 	if (test_and_clear_bit(IRDMA_CM_NODE_PENDING, &cm_node->flags))
 		atomic_dec(&cm_node->listener->pending);
 }
 
 /**
- * irdma_cm_timer_start - arm the node's MPA timer
+ * cmkit_irdma_cm_timer_start - arm the node's MPA timer
  * @cm_node: the node, its lock held
  * @ms: milliseconds from now
  *
@@ -92,14 +92,14 @@ void irdma_cm_node_unpend(struct irdma_cm_node *cm_node)
  * runs when it expires, unless the wait it guards is over by then
  * (irdma_cm_timer_stop()).
  */
-void irdma_cm_timer_start(struct irdma_cm_node *cm_node, unsigned int ms)
+void cmkit_irdma_cm_timer_start(struct irdma_cm_node *cm_node, unsigned int ms)
 {
 	unsigned long delay = msecs_to_jiffies(ms);
 
 	cm_node->timer_due = (jiffies + delay) ?: 1;
-	irdma_add_ref_cm_node(cm_node);
+	cmkit_irdma_add_ref_cm_node(cm_node);
 	if (mod_delayed_work(cm_node->cm_core->sock_wq, &cm_node->mpa_timer, delay))
-		irdma_rem_ref_cm_node(cm_node);	/* it was queued: holds one already */
+		cmkit_irdma_rem_ref_cm_node(cm_node);	/* it was queued: holds one already */
 }
 
 /* The wait the timer guards is over (cm_node->lock held, or the last reference). */
@@ -107,11 +107,11 @@ static void irdma_cm_timer_stop(struct irdma_cm_node *cm_node)
 {
 	cm_node->timer_due = 0;
 	if (cancel_delayed_work(&cm_node->mpa_timer))
-		irdma_rem_ref_cm_node(cm_node);
+		cmkit_irdma_rem_ref_cm_node(cm_node);
 }
 
 /**
- * irdma_cm_queue_sock_work - have the node's socket work run
+ * cmkit_irdma_cm_queue_sock_work - have the node's socket work run
  * @cm_node: the node
  *
  * Queues the work with a reference for it, unless it is queued already:
@@ -120,7 +120,7 @@ static void irdma_cm_timer_stop(struct irdma_cm_node *cm_node)
  *
  * Context: any, softirq included.
  */
-void irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node)
+void cmkit_irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node)
 {
 	if (test_and_set_bit(IRDMA_CM_NODE_SOCK_QUEUED, &cm_node->flags))
 		return;
@@ -138,19 +138,19 @@ static void irdma_cm_sk_wake(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	cm_node = sk->sk_user_data;
 	if (cm_node)
-		irdma_cm_queue_sock_work(cm_node);
+		cmkit_irdma_cm_queue_sock_work(cm_node);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
 /**
- * irdma_cm_node_attach_sock - give a node its TCP socket
+ * cmkit_irdma_cm_node_attach_sock - give a node its TCP socket
  * @cm_node: the node, its lock held
  * @sock: a connected or connecting socket; the node releases it
  *
  * The socket's callbacks now queue the node's socket work.
  */
-void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
-			       struct socket *sock)
+void cmkit_irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
+				     struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
@@ -179,13 +179,13 @@ static void irdma_cm_detach_sock(struct irdma_cm_node *cm_node)
 }
 
 /**
- * irdma_cm_node_release_sock - detach and close a node's socket, if any
+ * cmkit_irdma_cm_node_release_sock - detach and close a node's socket, if any
  * @cm_node: the node; its lock is held, or this is its last reference
  *
  * Whatever the node waited for the peer for is over: its timer is stopped.
  * A queued socket work that runs later finds no socket and does nothing.
  */
-void irdma_cm_node_release_sock(struct irdma_cm_node *cm_node)
+void cmkit_irdma_cm_node_release_sock(struct irdma_cm_node *cm_node)
 {
 	struct socket *sock = cm_node->sock;
 
@@ -202,7 +202,7 @@ static void irdma_cm_reset_sock(struct irdma_cm_node *cm_node)
 {
 	if (cm_node->sock)
 		sock_no_linger(cm_node->sock->sk);
-	irdma_cm_node_release_sock(cm_node);
+	cmkit_irdma_cm_node_release_sock(cm_node);
 }
 
 static int irdma_cm_send(struct irdma_cm_node *cm_node, const u8 *buf, int len)
@@ -424,9 +424,9 @@ static int irdma_cm_drain(struct irdma_cm_node *cm_node)
 static void irdma_cm_post_end(struct irdma_cm_node *cm_node,
 			      enum irdma_cm_event_type type)
 {
-	if (!irdma_create_event(cm_node, type))
+	if (!cmkit_irdma_create_event(cm_node, type))
 		WARN_ONCE(1, "cmkit: irdma: lost the %s of %pISpc\n",
-			  irdma_cm_event_name(type), &cm_node->rem);
+			  cmkit_irdma_cm_event_name(type), &cm_node->rem);
 }
 
 /* What a failed connect tells its upper layer: TCP's cause, else a reset. */
@@ -482,8 +482,8 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_RESET);
 		break;
 	case IRDMA_CM_STATE_ESTABLISHED:
-		irdma_cm_node_unpend(cm_node);
-		irdma_cm_node_put_base(cm_node);
+		cmkit_irdma_cm_node_unpend(cm_node);
+		cmkit_irdma_cm_node_put_base(cm_node);
 		break;
 	default:
 		break;
@@ -492,7 +492,7 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
 }
 
 /**
- * irdma_cm_mpa_timeout - a peer kept us waiting too long
+ * cmkit_irdma_cm_mpa_timeout - a peer kept us waiting too long
  * @work: the node's mpa_timer
  *
  * For the MPA request (passive: the connection ends, unindicated), the MPA
@@ -500,7 +500,7 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
  * fails): the peer is reset.  A timer whose wait ended meanwhile, or that
  * was re-armed, does nothing.
  */
-void irdma_cm_mpa_timeout(struct work_struct *work)
+void cmkit_irdma_cm_mpa_timeout(struct work_struct *work)
 {
 	struct irdma_cm_node *cm_node = container_of(to_delayed_work(work),
 						     struct irdma_cm_node, mpa_timer);
@@ -512,11 +512,11 @@ void irdma_cm_mpa_timeout(struct work_struct *work)
 		irdma_cm_fail(cm_node, -ETIMEDOUT);
 	}
 	mutex_unlock(&cm_node->lock);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 }
 
 /**
- * irdma_cm_node_abort - reset a connection and tell whom it concerns
+ * cmkit_irdma_cm_node_abort - reset a connection and tell whom it concerns
  * @cm_node: the node; the caller holds a reference, not its lock
  *
  * A connect still waiting gets CONNECT_REPLY(-ECONNRESET), an established
@@ -524,16 +524,16 @@ void irdma_cm_mpa_timeout(struct work_struct *work)
  * layer has not heard of ends silently, and one it has been asked about (a
  * CONNECT_REQUEST) waits for the consumer's answer, which finds it gone.
  */
-void irdma_cm_node_abort(struct irdma_cm_node *cm_node)
+void cmkit_irdma_cm_node_abort(struct irdma_cm_node *cm_node)
 {
 	mutex_lock(&cm_node->lock);
 	irdma_cm_fail(cm_node, -ECONNRESET);
 	mutex_unlock(&cm_node->lock);
 }
-EXPORT_SYMBOL_IF_KUNIT(irdma_cm_node_abort);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cm_node_abort);
 
 /**
- * irdma_cm_abort_unindicated - reset a passive connection not yet indicated
+ * cmkit_irdma_cm_abort_unindicated - reset a passive connection not yet indicated
  * @cm_node: the node; the caller holds a reference, not its lock
  *
  * For a listener going away: a peer that connected but has not sent its
@@ -541,7 +541,7 @@ EXPORT_SYMBOL_IF_KUNIT(irdma_cm_node_abort);
  * such hanging nodes with their listener too).  A request already received
  * is left to the event handler, which indicates or refuses it.
  */
-void irdma_cm_abort_unindicated(struct irdma_cm_node *cm_node)
+void cmkit_irdma_cm_abort_unindicated(struct irdma_cm_node *cm_node)
 {
 	mutex_lock(&cm_node->lock);
 	if (cm_node->passive && cm_node->state == IRDMA_CM_STATE_ESTABLISHED)
@@ -568,9 +568,9 @@ static void irdma_cm_refuse(struct irdma_cm_node *cm_node,
 	else
 		sock_no_linger(cm_node->sock->sk);
 	cm_node->state = IRDMA_CM_STATE_CLOSED;
-	irdma_cm_node_release_sock(cm_node);
-	irdma_cm_node_unpend(cm_node);
-	irdma_cm_node_put_base(cm_node);
+	cmkit_irdma_cm_node_release_sock(cm_node);
+	cmkit_irdma_cm_node_unpend(cm_node);
+	cmkit_irdma_cm_node_put_base(cm_node);
 }
 
 static void irdma_cm_process_request(struct irdma_cm_node *cm_node,
@@ -602,7 +602,7 @@ static void irdma_cm_process_request(struct irdma_cm_node *cm_node,
 	cm_node->req = *f;
 	cm_node->req.pdata = cm_node->pdata_buf;
 	cm_node->state = IRDMA_CM_STATE_MPAREQ_RCVD;
-	if (!irdma_create_event(cm_node, IRDMA_CM_EVENT_MPA_REQ)) {
+	if (!cmkit_irdma_create_event(cm_node, IRDMA_CM_EVENT_MPA_REQ)) {
 		/* No upcall was made: refuse the peer with a reset. */
 		cm_node->state = IRDMA_CM_STATE_ESTABLISHED;
 		irdma_cm_fail(cm_node, -ENOMEM);
@@ -619,29 +619,29 @@ static int irdma_cm_reconnect(struct irdma_cm_node *cm_node)
 	struct socket *sock;
 	int rc;
 
-	rc = irdma_cm_sock_create(cm_node->rem.ss_family, &sock);
+	rc = cmkit_irdma_cm_sock_create(cm_node->rem.ss_family, &sock);
 	if (rc)
 		return rc;
 	if (local.ss_family == AF_INET6)
 		((struct sockaddr_in6 *)&local)->sin6_port = 0;
 	else
 		((struct sockaddr_in *)&local)->sin_port = 0;
-	rc = irdma_cm_sock_bind(sock, &local);
+	rc = cmkit_irdma_cm_sock_bind(sock, &local);
 	if (rc) {
 		sock_release(sock);
 		return rc;
 	}
 	tcp_sock_set_nodelay(sock->sk);
-	irdma_cm_node_attach_sock(cm_node, sock);
+	cmkit_irdma_cm_node_attach_sock(cm_node, sock);
 	cm_node->state = IRDMA_CM_STATE_SYN_SENT;
 	rc = irdma_fault(IRDMA_FAULT_CONNECT) ? -ENETUNREACH :
-	     kernel_connect(sock, CMKIT_SA(&cm_node->rem), irdma_sa_len(&cm_node->rem),
+	     kernel_connect(sock, CMKIT_KSOCKADDR(&cm_node->rem), irdma_sa_len(&cm_node->rem),
 			    O_NONBLOCK);
 	if (rc && rc != -EINPROGRESS)
 		return rc;
 	if (kernel_getsockname(sock, (struct sockaddr *)&local) >= 0)
 		cm_node->loc = local;
-	irdma_cm_queue_sock_work(cm_node);
+	cmkit_irdma_cm_queue_sock_work(cm_node);
 	return 0;
 }
 
@@ -687,7 +687,7 @@ static void irdma_cm_process_reply(struct irdma_cm_node *cm_node,
 		irdma_cm_save_pdata(cm_node, f);
 		cm_node->state = IRDMA_CM_STATE_MPAREJ_RCVD;
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_MPA_REJECT);
-		irdma_cm_node_release_sock(cm_node);
+		cmkit_irdma_cm_node_release_sock(cm_node);
 		return;
 	}
 	/*
@@ -717,7 +717,7 @@ static void irdma_cm_process_reply(struct irdma_cm_node *cm_node,
 	}
 	cm_node->state = IRDMA_CM_STATE_OFFLOADED;
 	irdma_cm_keepalive(cm_node);
-	if (!irdma_create_event(cm_node, IRDMA_CM_EVENT_CONNECTED))
+	if (!cmkit_irdma_create_event(cm_node, IRDMA_CM_EVENT_CONNECTED))
 		irdma_cm_fail(cm_node, -ENOMEM);
 }
 
@@ -781,7 +781,7 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 			return;
 		}
 		cm_node->state = IRDMA_CM_STATE_MPAREQ_SENT;
-		irdma_cm_timer_start(cm_node, cm_node->cm_core->mpa_rep_timeout);
+		cmkit_irdma_cm_timer_start(cm_node, cm_node->cm_core->mpa_rep_timeout);
 		fallthrough;
 	case IRDMA_CM_STATE_MPAREQ_SENT:
 		rc = irdma_cm_recv_mpa(cm_node, CMKIT_MPA_REPLY, &f);
@@ -830,7 +830,7 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_DISCONN);
 		cm_node->state = IRDMA_CM_STATE_CLOSED;
 		kernel_sock_shutdown(cm_node->sock, SHUT_RDWR);
-		irdma_cm_node_release_sock(cm_node);
+		cmkit_irdma_cm_node_release_sock(cm_node);
 		return;
 	}
 	irdma_cm_fail(cm_node, rc == -ENODATA ? -ECONNRESET : rc);
@@ -846,10 +846,10 @@ static void irdma_cm_sock_work(struct work_struct *work)
 	mutex_lock(&cm_node->lock);
 	irdma_cm_sock_process(cm_node);
 	mutex_unlock(&cm_node->lock);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 }
 
-static bool irdma_cm_sa_ok(const struct sockaddr_storage *ss)
+static bool irdma_cm_family_supported(const struct sockaddr_storage *ss)
 {
 	return ss->ss_family == AF_INET || ss->ss_family == AF_INET6;
 }
@@ -868,7 +868,7 @@ static int irdma_cm_check_param(const struct iw_cm_conn_param *conn_param)
  * @cm_id: the upper layer (see cmkit_irdma_connect_mpa())
  * @conn_param: private data, IRD and ORD
  *
- * cmkit_irdma_connect_mpa() with irdma_cm_default_offer(): a request of
+ * cmkit_irdma_connect_mpa() with cmkit_irdma_cm_default_offer(): a request of
  * cm_core->mpa_version (revision 2: enhanced), no CRC, no P2P, no fallback.
  *
  * Return: as cmkit_irdma_connect_mpa().
@@ -890,7 +890,7 @@ EXPORT_SYMBOL_NS_GPL(cmkit_irdma_connect, CMKIT_NS);
  *	ORD (above 0x3fff: 0x3fff, not specified); qpn is ignored (no QP)
  * @offer: revision, CRC, P2P and the RTR types to offer, revision 1
  *	fallback; its IRD and ORD are @conn_param's.  NULL: the core's
- *	defaults (irdma_cm_default_offer())
+ *	defaults (cmkit_irdma_cm_default_offer())
  *
  * Sends the MPA request once TCP is up (revision 2: enhanced, with IRD
  * and ORD, and with @offer->p2p the P2P bit and RTR types).  A reply that
@@ -922,14 +922,14 @@ int cmkit_irdma_connect_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_i
 	struct socket *sock;
 	int rc;
 
-	if (!irdma_cm_sa_ok(laddr) || laddr->ss_family != raddr->ss_family)
+	if (!irdma_cm_family_supported(laddr) || laddr->ss_family != raddr->ss_family)
 		return -EAFNOSUPPORT;
 	if (irdma_cm_check_param(conn_param))
 		return -EINVAL;
 	if (offer)
 		me = *offer;
 	else
-		irdma_cm_default_offer(cm_core, false, &me);
+		cmkit_irdma_cm_default_offer(cm_core, false, &me);
 	me.ird = min_t(u32, conn_param->ird, CMKIT_MPA_V2_IRD_ORD_MASK);
 	me.ord = min_t(u32, conn_param->ord, CMKIT_MPA_V2_IRD_ORD_MASK);
 	if (!cmkit_mpa_offer_ok(&me))
@@ -937,13 +937,13 @@ int cmkit_irdma_connect_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_i
 	info.cm_id = cm_id;
 	info.loc = *laddr;
 	info.rem = *raddr;
-	cm_node = irdma_make_cm_node(cm_core, cm_id, &info);
+	cm_node = cmkit_irdma_make_cm_node(cm_core, cm_id, &info);
 	if (IS_ERR(cm_node)) {
 		trace_cmkit_irdma_api(0, CMKIT_IRDMA_API_CONNECT, PTR_ERR(cm_node));
 		return PTR_ERR(cm_node);
 	}
 	irdma_cm_hook(cm_core, IRDMA_HOOK_CONNECT_NODE_MADE, cm_node);
-	irdma_add_ref_cm_node(cm_node);	/* ours, until we are done with it */
+	cmkit_irdma_add_ref_cm_node(cm_node);	/* ours, until we are done with it */
 	cm_node->offer = me;
 	cm_node->mpa_rev = me.rev;
 	cm_node->ird_size = me.ird;
@@ -951,10 +951,10 @@ int cmkit_irdma_connect_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_i
 	cm_node->conn_pdata_len = conn_param->private_data_len;
 	memcpy(cm_node->conn_pdata, conn_param->private_data, cm_node->conn_pdata_len);
 
-	rc = irdma_cm_sock_create(raddr->ss_family, &sock);
+	rc = cmkit_irdma_cm_sock_create(raddr->ss_family, &sock);
 	if (rc)
 		goto out_put;
-	rc = irdma_cm_sock_bind(sock, laddr);
+	rc = cmkit_irdma_cm_sock_bind(sock, laddr);
 	if (rc) {
 		sock_release(sock);
 		goto out_put;
@@ -969,13 +969,13 @@ int cmkit_irdma_connect_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_i
 		rc = -ENODEV;
 		goto out_put;
 	}
-	irdma_cm_node_attach_sock(cm_node, sock);
+	cmkit_irdma_cm_node_attach_sock(cm_node, sock);
 	cm_node->state = IRDMA_CM_STATE_SYN_SENT;
 	rc = irdma_fault(IRDMA_FAULT_CONNECT) ? -ENETUNREACH :
-	     kernel_connect(sock, CMKIT_SA(raddr), irdma_sa_len(raddr), O_NONBLOCK);
+	     kernel_connect(sock, CMKIT_KSOCKADDR(raddr), irdma_sa_len(raddr), O_NONBLOCK);
 	if (rc && rc != -EINPROGRESS) {
 		cm_node->state = IRDMA_CM_STATE_CLOSED;
-		irdma_cm_node_release_sock(cm_node);
+		cmkit_irdma_cm_node_release_sock(cm_node);
 		mutex_unlock(&cm_node->lock);
 		goto out_put;
 	}
@@ -987,18 +987,18 @@ int cmkit_irdma_connect_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_i
 		cm_id->local_addr = *laddr;
 	}
 	cm_node->ul_state = IRDMA_CM_UL_CONN_SENT;
-	irdma_cm_id_publish(cm_id, cm_node);
+	cmkit_irdma_cm_id_publish(cm_id, cm_node);
 	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_CONNECT, 0);
-	irdma_cm_queue_sock_work(cm_node);
+	cmkit_irdma_cm_queue_sock_work(cm_node);
 	mutex_unlock(&cm_node->lock);
 	irdma_cm_hook(cm_core, IRDMA_HOOK_CONNECT_ISSUED, cm_node);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 	return 0;
 
 out_put:
 	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_CONNECT, rc);
-	irdma_cm_node_put_base(cm_node);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_cm_node_put_base(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_irdma_connect_mpa, CMKIT_NS);
@@ -1017,7 +1017,7 @@ EXPORT_SYMBOL_NS_GPL(cmkit_irdma_connect_mpa, CMKIT_NS);
  */
 int cmkit_irdma_mpa_info(struct iw_cm_id *cm_id, struct cmkit_irdma_mpa_info *info)
 {
-	struct irdma_cm_node *cm_node = irdma_cm_id_get_node(cm_id);
+	struct irdma_cm_node *cm_node = cmkit_irdma_cm_id_get_node(cm_id);
 
 	if (!cm_node)
 		return -EINVAL;
@@ -1031,7 +1031,7 @@ int cmkit_irdma_mpa_info(struct iw_cm_id *cm_id, struct cmkit_irdma_mpa_info *in
 	info->ird = cm_node->ird_size;
 	info->ord = cm_node->ord_size;
 	mutex_unlock(&cm_node->lock);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_irdma_mpa_info, CMKIT_NS);
@@ -1041,19 +1041,19 @@ EXPORT_SYMBOL_NS_GPL(cmkit_irdma_mpa_info, CMKIT_NS);
  * (-EINVAL) when @cm_id names none, or a node that is not a request or
  * was answered already.  An answered request leaves its listener's backlog.
  */
-static struct irdma_cm_node *irdma_cm_answering(struct iw_cm_id *cm_id)
+static struct irdma_cm_node *irdma_cm_request_to_answer(struct iw_cm_id *cm_id)
 {
-	struct irdma_cm_node *cm_node = irdma_cm_id_get_node(cm_id);
+	struct irdma_cm_node *cm_node = cmkit_irdma_cm_id_get_node(cm_id);
 
 	if (!cm_node)
 		return NULL;
 	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_API_NODE_HELD, cm_node);
 	if (!cm_node->passive ||
 	    test_and_set_bit(IRDMA_CM_NODE_ANSWERED, &cm_node->flags)) {
-		irdma_rem_ref_cm_node(cm_node);
+		cmkit_irdma_rem_ref_cm_node(cm_node);
 		return NULL;
 	}
-	irdma_cm_node_unpend(cm_node);
+	cmkit_irdma_cm_node_unpend(cm_node);
 	return cm_node;
 }
 
@@ -1067,8 +1067,8 @@ static int irdma_cm_accept_wait_rtr(struct irdma_cm_node *cm_node)
 	struct irdma_cm_core *cm_core = cm_node->cm_core;
 
 	cm_node->state = IRDMA_CM_STATE_RTR_WAIT;
-	irdma_cm_timer_start(cm_node, cm_core->mpa_req_timeout);
-	irdma_cm_queue_sock_work(cm_node);	/* the RTR may be in already */
+	cmkit_irdma_cm_timer_start(cm_node, cm_core->mpa_req_timeout);
+	cmkit_irdma_cm_queue_sock_work(cm_node);	/* the RTR may be in already */
 	mutex_unlock(&cm_node->lock);
 	irdma_cm_hook(cm_core, IRDMA_HOOK_RTR_WAIT, cm_node);
 	wait_event(cm_node->wait, READ_ONCE(cm_node->state) != IRDMA_CM_STATE_RTR_WAIT);
@@ -1112,11 +1112,11 @@ int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_par
 
 	if (irdma_cm_check_param(conn_param))
 		return -EINVAL;
-	cm_node = irdma_cm_answering(cm_id);
+	cm_node = irdma_cm_request_to_answer(cm_id);
 	if (!cm_node)
 		return -EINVAL;
 	/* ESTABLISHED can always be posted once the reply is out. */
-	event = irdma_cm_alloc_event();
+	event = cmkit_irdma_cm_alloc_event();
 	mutex_lock(&cm_node->lock);
 	if (!event)
 		rc = -ENOMEM;
@@ -1136,7 +1136,7 @@ int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_par
 		if (!irdma_cm_send_reject(cm_node, rc, NULL, 0))
 			kernel_sock_shutdown(cm_node->sock, SHUT_WR);
 		cm_node->state = IRDMA_CM_STATE_CLOSED;
-		irdma_cm_node_release_sock(cm_node);
+		cmkit_irdma_cm_node_release_sock(cm_node);
 		rc = -ECONNREFUSED;
 		goto out_fail;
 	}
@@ -1160,11 +1160,11 @@ int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_par
 	cm_node->state = IRDMA_CM_STATE_OFFLOADED;
 	irdma_cm_keepalive(cm_node);
 	/* Under the lock: the socket work cannot post a close before it. */
-	irdma_cm_queue_event(cm_node, event, IRDMA_CM_EVENT_ESTABLISHED);
-	irdma_cm_queue_sock_work(cm_node);
+	cmkit_irdma_cm_queue_event(cm_node, event, IRDMA_CM_EVENT_ESTABLISHED);
+	cmkit_irdma_cm_queue_sock_work(cm_node);
 	mutex_unlock(&cm_node->lock);
 	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_ACCEPT, 0);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 	return 0;
 
 out_fail:
@@ -1176,15 +1176,15 @@ out_fail:
 	mutex_unlock(&cm_node->lock);
 	kfree(event);
 	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_ACCEPT, rc);
-	irdma_cm_id_clear(cm_id, cm_node);
-	irdma_cm_node_put_base(cm_node);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_cm_id_clear(cm_id, cm_node);
+	cmkit_irdma_cm_node_put_base(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_irdma_accept, CMKIT_NS);
 
 /**
- * irdma_cm_node_reject - refuse a request with an MPA reject, and close
+ * cmkit_irdma_cm_node_reject - refuse a request with an MPA reject, and close
  * @cm_node: a passive node; the caller holds a reference, not its lock
  * @pdata: private data for the peer, or NULL
  * @pdata_len: its length
@@ -1193,8 +1193,8 @@ EXPORT_SYMBOL_NS_GPL(cmkit_irdma_accept, CMKIT_NS);
  * P2P terms.  A reject that cannot be sent (or a peer already gone) ends
  * in a reset.
  */
-void irdma_cm_node_reject(struct irdma_cm_node *cm_node, const void *pdata,
-			  u8 pdata_len)
+void cmkit_irdma_cm_node_reject(struct irdma_cm_node *cm_node, const void *pdata,
+				u8 pdata_len)
 {
 	mutex_lock(&cm_node->lock);
 	if (cm_node->state == IRDMA_CM_STATE_MPAREQ_RCVD && cm_node->sock &&
@@ -1203,8 +1203,8 @@ void irdma_cm_node_reject(struct irdma_cm_node *cm_node, const void *pdata,
 	else if (cm_node->sock)
 		sock_no_linger(cm_node->sock->sk);
 	cm_node->state = IRDMA_CM_STATE_CLOSED;
-	irdma_cm_node_release_sock(cm_node);
-	irdma_cm_node_unpend(cm_node);
+	cmkit_irdma_cm_node_release_sock(cm_node);
+	cmkit_irdma_cm_node_unpend(cm_node);
 	mutex_unlock(&cm_node->lock);
 }
 
@@ -1224,7 +1224,7 @@ void irdma_cm_node_reject(struct irdma_cm_node *cm_node, const void *pdata,
  */
 int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 {
-	struct irdma_cm_node *cm_node = irdma_cm_answering(cm_id);
+	struct irdma_cm_node *cm_node = irdma_cm_request_to_answer(cm_id);
 	int rc = 0;
 
 	if (!cm_node)
@@ -1233,14 +1233,14 @@ int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 		pdata_len = 0;
 		rc = -EINVAL;
 	}
-	irdma_cm_id_clear(cm_id, cm_node);
+	cmkit_irdma_cm_id_clear(cm_id, cm_node);
 	mutex_lock(&cm_node->lock);
 	cm_node->ul_state = IRDMA_CM_UL_CLOSED;
 	mutex_unlock(&cm_node->lock);
-	irdma_cm_node_reject(cm_node, pdata, pdata_len);
+	cmkit_irdma_cm_node_reject(cm_node, pdata, pdata_len);
 	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_REJECT, rc);
-	irdma_cm_node_put_base(cm_node);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_cm_node_put_base(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_irdma_reject, CMKIT_NS);
@@ -1261,7 +1261,7 @@ EXPORT_SYMBOL_NS_GPL(cmkit_irdma_reject, CMKIT_NS);
  */
 int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 {
-	struct irdma_cm_node *cm_node = irdma_cm_id_get_node(cm_id);
+	struct irdma_cm_node *cm_node = cmkit_irdma_cm_id_get_node(cm_id);
 	int rc = 0;
 	bool up;
 
@@ -1288,7 +1288,7 @@ int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 	mutex_unlock(&cm_node->lock);
 	trace_cmkit_irdma_api(cm_node->id, abrupt ? CMKIT_IRDMA_API_RESET :
 			      CMKIT_IRDMA_API_CLOSE, rc);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 	return rc;
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_irdma_cm_close, CMKIT_NS);

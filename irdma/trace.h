@@ -12,8 +12,8 @@
 
 #include <linux/tracepoint.h>
 
-#include "irdma_cm.h"
-#include "cmkit/mpa_fpdu.h"
+#include "irdma/irdma.h"
+#include <cmkit/mpa_fpdu.h>
 
 TRACE_DEFINE_ENUM(IRDMA_CM_EVENT_UNKNOWN);
 TRACE_DEFINE_ENUM(IRDMA_CM_EVENT_ESTABLISHED);
@@ -369,18 +369,9 @@ TRACE_EVENT(cmkit_irdma_fallback,
 		      __entry->rev ? "revision 1 reject" : "reset or close")
 );
 
-/* A fault injected at a step (enum irdma_fault). */
-TRACE_EVENT(cmkit_irdma_fault,
-	    TP_PROTO(int step),
-	    TP_ARGS(step),
-	    TP_STRUCT__entry(__field(int, step)),
-	    TP_fast_assign(__entry->step = step;),
-	    TP_printk("step=%d", __entry->step)
-);
-
 #endif /* CMKIT_IRDMA_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH .
-#define TRACE_INCLUDE_FILE irdma_trace
+#define TRACE_INCLUDE_PATH irdma
+#define TRACE_INCLUDE_FILE trace
 #include <trace/define_trace.h>

@@ -14,7 +14,7 @@
  *    chained with its SRP_RSP in one post (RC ordering: the data lands
  *    before the response); a data-out command (WRITE) copies immediate
  *    data from the IU, or posts RDMA Reads into the disk's pages and
- *    answers when they complete (srpt_rdma_read_done()).  One rdma_rw
+ *    answers when they complete (cmkit_srpt_rdma_read_done()).  One rdma_rw
  *    context per remote descriptor: direct, or indirect with the whole
  *    table in the IU.  A table that is not whole in the IU is refused
  *    (CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN INFORMATION UNIT)
@@ -53,7 +53,7 @@
  * Every post happens under ch->lock while the channel is below DRAINING;
  * from DRAINING on, whatever would have been posted is freed instead, and
  * the QP's flush completes what was posted.  The release work drains the
- * QP (srpt_cm.c), then srpt_release_ctxs() frees what is left.
+ * QP (srpt_cm.c), then cmkit_srpt_release_ctxs() frees what is left.
  */
 #define pr_fmt(fmt) "cmkit: srpt: " fmt
 
@@ -64,8 +64,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 
-#include "srpt_int.h"
-#include "srpt_trace.h"
+#include "srpt/internal.h"
+#include "srpt/trace.h"
 
 /* SCSI status BUSY (SAM-5): the initiator retries the command. */
 #define SRPT_STATUS_BUSY	0x08
@@ -88,10 +88,10 @@ static atomic_t srpt_nr_t_logouts = ATOMIC_INIT(0);
 static atomic_t srpt_nr_abort_in_read = ATOMIC_INIT(0);
 
 /**
- * srpt_io_counters - fill in the data path's counters
+ * cmkit_srpt_io_counters - fill in the data path's counters
  * @c: the counters; the CM's are filled in by the caller
  */
-void srpt_io_counters(struct srpt_counters *c)
+void cmkit_srpt_io_counters(struct srpt_counters *c)
 {
 	c->cmds = atomic_read(&srpt_nr_cmds);
 	c->rsps = atomic_read(&srpt_nr_rsps);
@@ -102,7 +102,7 @@ void srpt_io_counters(struct srpt_counters *c)
 	c->aborted = atomic_read(&srpt_nr_aborted);
 	c->rdma_reads = atomic_read(&srpt_nr_rdma_reads);
 	c->rdma_writes = atomic_read(&srpt_nr_rdma_writes);
-	c->ctx_alive = srpt_ctx_alive();
+	c->ctx_alive = cmkit_srpt_ctx_alive();
 	c->rw_ctx_alive = atomic_read(&srpt_nr_rw_ctx_alive);
 	c->over_credit = atomic_read(&srpt_nr_over_credit);
 	c->no_ctx = atomic_read(&srpt_nr_no_ctx);
@@ -111,7 +111,7 @@ void srpt_io_counters(struct srpt_counters *c)
 }
 
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
-static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
+static void cmkit_srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* Destroy a context's rdma_rw contexts (each exactly once), free its data. */
 static void srpt_ctx_free_data(struct srpt_send_ioctx *ctx)
@@ -139,7 +139,7 @@ static void srpt_ctx_free_data(struct srpt_send_ioctx *ctx)
 static void srpt_ctx_done(struct srpt_send_ioctx *ctx)
 {
 	srpt_ctx_free_data(ctx);
-	srpt_put_send_ctx(ctx);
+	cmkit_srpt_put_send_ctx(ctx);
 }
 
 /* A scatterlist of the pages of [@addr, @addr + @len): vmalloc or kmalloc. */
@@ -224,15 +224,15 @@ fail:
 }
 
 /* The SRP_RSP of @ctx answers GOOD. */
-static void srpt_good(struct srpt_send_ioctx *ctx)
+static void srpt_respond_good(struct srpt_send_ioctx *ctx)
 {
 	ctx->rsp.status = CMKIT_SCSI_STATUS_GOOD;
 	ctx->state = SRPT_CTX_RESPOND;
 }
 
 /* The SRP_RSP of @ctx answers CHECK CONDITION with this sense. */
-static void srpt_check(struct srpt_send_ioctx *ctx, u8 key, u8 asc, u8 ascq,
-		       u32 in_have, u32 out_have)
+static void srpt_respond_check_condition(struct srpt_send_ioctx *ctx, u8 key, u8 asc, u8 ascq,
+					 u32 in_have, u32 out_have)
 {
 	ctx->rsp.status = CMKIT_SCSI_STATUS_CHECK_CONDITION;
 	ctx->rsp.sense_len = cmkit_scsi_build_sense(ctx->sense,
@@ -249,8 +249,8 @@ static void srpt_check(struct srpt_send_ioctx *ctx, u8 key, u8 asc, u8 ascq,
 static void srpt_refuse_iu(struct srpt_send_ioctx *ctx, u32 in_have,
 			   u32 out_have)
 {
-	srpt_check(ctx, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
-		   CMKIT_SCSI_ASC_INVALID_FIELD_IN_IU,
+	srpt_respond_check_condition(ctx, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
+				     CMKIT_SCSI_ASC_INVALID_FIELD_IN_IU,
 		   SRPT_ASCQ_INVALID_FIELD_IN_IU, in_have, out_have);
 }
 
@@ -265,7 +265,7 @@ static void srpt_make_busy(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx,
 	ctx->busy_tried = true;
 	ctx->state = SRPT_CTX_RESPOND;
 	atomic_inc(&srpt_nr_busy);
-	trace_srpt_busy(ch->id, ch->tag, ctx->tag, why);
+	trace_cmkit_srpt_busy(ch->id, ch->tag, ctx->tag, why);
 }
 
 /*
@@ -365,14 +365,14 @@ unlock:
 		return ret;
 	if (ctx->nr_rw) {
 		atomic_inc(&srpt_nr_rdma_writes);
-		trace_srpt_rdma_write(ch->id, ch->tag, ctx->tag, ctx->rw_wrs);
+		trace_cmkit_srpt_rdma_write(ch->id, ch->tag, ctx->tag, ctx->rw_wrs);
 	}
 	if (ctx->opcode == CMKIT_SRP_RSP) {
 		atomic_inc(&srpt_nr_rsps);
-		trace_srpt_rsp(ch->id, ch->tag, ctx->tag, ctx->rsp.status, delta);
+		trace_cmkit_srpt_rsp(ch->id, ch->tag, ctx->tag, ctx->rsp.status, delta);
 	} else {
 		atomic_inc(&srpt_nr_t_logouts);
-		trace_srpt_t_logout(ch->id, ch->tag, ctx->tag, ctx->reason);
+		trace_cmkit_srpt_t_logout(ch->id, ch->tag, ctx->tag, ctx->reason);
 	}
 	return 0;
 }
@@ -386,8 +386,8 @@ static void srpt_post_rsp(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx)
 	int ret;
 
 	if (ctx->for_cmd)
-		srpt_hook(SRPT_HOOK_CMD_RESPOND, ch->tag, &ctx->tag,
-			  sizeof(ctx->tag));
+		cmkit_srpt_hook(SRPT_HOOK_CMD_RESPOND, ch->tag, &ctx->tag,
+				sizeof(ctx->tag));
 	for (;;) {
 		ret = srpt_post_send(ch, ctx);
 		if (!ret)
@@ -397,7 +397,7 @@ static void srpt_post_rsp(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx)
 		if (ctx->opcode != CMKIT_SRP_RSP || ctx->busy_tried) {
 			pr_warn_ratelimited("channel of tag %#llx: posting a response failed: %d; closing\n",
 					    ch->tag, ret);
-			srpt_ch_close(ch);
+			cmkit_srpt_ch_close(ch);
 			break;
 		}
 		srpt_make_busy(ch, ctx, ret);
@@ -418,7 +418,7 @@ static int srpt_post_read(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx)
 	unsigned int i;
 	int ret;
 
-	ctx->read_cqe.done = srpt_rdma_read_done;
+	ctx->read_cqe.done = cmkit_srpt_rdma_read_done;
 	spin_lock_irqsave(&ch->lock, flags);
 	if (ch->state >= SRPT_CH_DRAINING) {
 		ret = -ESHUTDOWN;
@@ -437,7 +437,7 @@ static int srpt_post_read(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx)
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (!ret)
-		trace_srpt_rdma_read(ch->id, ch->tag, ctx->tag, ctx->rw_wrs);
+		trace_cmkit_srpt_rdma_read(ch->id, ch->tag, ctx->tag, ctx->rw_wrs);
 	return ret;
 }
 
@@ -449,8 +449,8 @@ static void srpt_post_ctx(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx)
 	if (ctx->state == SRPT_CTX_READ) {
 		ret = srpt_post_read(ch, ctx);
 		if (!ret) {
-			srpt_hook(SRPT_HOOK_CMD_READ_POSTED, ch->tag, &ctx->tag,
-				  sizeof(ctx->tag));
+			cmkit_srpt_hook(SRPT_HOOK_CMD_READ_POSTED, ch->tag, &ctx->tag,
+					sizeof(ctx->tag));
 			return;
 		}
 		if (ret == -ESHUTDOWN) {
@@ -477,7 +477,7 @@ static void srpt_cmd_data_in(struct srpt_rdma_ch *ch,
 	u32 xfer = cmkit_srp_xfer_len(plan->xfer_len, in_have);
 
 	if (!xfer) {
-		srpt_good(ctx);
+		srpt_respond_good(ctx);
 		cmkit_srp_residual(&ctx->rsp, plan->xfer_len, in_have, 0, out_have);
 		return;
 	}
@@ -487,13 +487,13 @@ static void srpt_cmd_data_in(struct srpt_rdma_ch *ch,
 		return;
 	}
 	if (xfer > SRPT_MAX_XFER) {
-		srpt_check(ctx, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
-			   CMKIT_SCSI_ASC_INVALID_FIELD_IN_CDB, 0, in_have,
+		srpt_respond_check_condition(ctx, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
+					     CMKIT_SCSI_ASC_INVALID_FIELD_IN_CDB, 0, in_have,
 			   out_have);
 		return;
 	}
 	if (plan->payload == CMKIT_SCSI_PAYLOAD_DISK) {
-		ctx->addr = srpt_lun_addr(plan->offset);
+		ctx->addr = cmkit_srpt_lun_addr(plan->offset);
 		flush_kernel_vmap_range(ctx->addr, xfer);
 	} else {
 		ctx->data = kmalloc(xfer, GFP_NOIO);
@@ -508,7 +508,7 @@ static void srpt_cmd_data_in(struct srpt_rdma_ch *ch,
 	if (!srpt_rw_setup(ch, ctx, b, ctx->addr, xfer, DMA_TO_DEVICE, in_have,
 			   out_have))
 		return;
-	srpt_good(ctx);
+	srpt_respond_good(ctx);
 	cmkit_srp_residual(&ctx->rsp, plan->xfer_len, in_have, 0, out_have);
 }
 
@@ -526,16 +526,16 @@ static void srpt_cmd_data_out(struct srpt_rdma_ch *ch,
 	u32 xfer = plan->xfer_len;
 
 	if (xfer > SRPT_MAX_XFER) {
-		srpt_check(ctx, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
-			   CMKIT_SCSI_ASC_INVALID_FIELD_IN_CDB, 0, in_have,
+		srpt_respond_check_condition(ctx, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
+					     CMKIT_SCSI_ASC_INVALID_FIELD_IN_CDB, 0, in_have,
 			   out_have);
 		return;
 	}
-	srpt_good(ctx);
+	srpt_respond_good(ctx);
 	cmkit_srp_residual(&ctx->rsp, 0, in_have, xfer, out_have);
 	if (!xfer)
 		return;
-	ctx->addr = srpt_lun_addr(plan->offset);
+	ctx->addr = cmkit_srpt_lun_addr(plan->offset);
 	ctx->xfer = xfer;
 	if (b->fmt == CMKIT_SRP_DATA_DESC_IMM) {
 		memcpy(ctx->addr, b->imm, xfer);
@@ -565,7 +565,7 @@ static void srpt_cmd_data_out(struct srpt_rdma_ch *ch,
 static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx,
 			    const void *buf, u32 len)
 {
-	const struct cmkit_scsi_disk *disk = srpt_lun_disk_get();
+	const struct cmkit_scsi_disk *disk = cmkit_srpt_lun_disk_get();
 	struct cmkit_scsi_plan plan;
 	struct cmkit_srp_cmd cmd;
 	u32 in_have, out_have;
@@ -575,7 +575,7 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx
 	ret = cmkit_srp_decode_cmd(buf, len, ch->imm_data_offset, &cmd);
 	if (ret) {
 		atomic_inc(&srpt_nr_bad_iu);
-		trace_srpt_bad_iu(ch->id, ch->tag, ctx->tag, ret);
+		trace_cmkit_srpt_bad_iu(ch->id, ch->tag, ctx->tag, ret);
 		pr_warn_ratelimited("channel of tag %#llx: malformed SRP_CMD %#llx (%d)\n",
 				    ch->tag, ctx->tag, ret);
 		srpt_refuse_iu(ctx, 0, 0);
@@ -587,17 +587,18 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx
 	in_have = cmd.in.fmt ? cmd.in.len : 0;
 	out_have = cmd.out.fmt ? cmd.out.len : 0;
 	if (cmkit_scsi_decide(cmd.cdb, cmd.cdb_len, cmd.lun, disk, &plan)) {
-		srpt_check(ctx, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
-			   CMKIT_SCSI_ASC_LUN_NOT_SUPPORTED, 0, in_have, out_have);
+		srpt_respond_check_condition(ctx, CMKIT_SCSI_SK_ILLEGAL_REQUEST,
+					     CMKIT_SCSI_ASC_LUN_NOT_SUPPORTED, 0, in_have,
+					     out_have);
 		return;
 	}
 	if (plan.dir == CMKIT_SCSI_DIR_OUT)
 		cmkit_scsi_check_data_out(&plan, out_have);
-	trace_srpt_cmd(ch->id, ch->tag, cmd.tag, cmd.cdb[0], plan.offset,
-		       plan.xfer_len, plan.dir);
+	trace_cmkit_srpt_cmd(ch->id, ch->tag, cmd.tag, cmd.cdb[0], plan.offset,
+			     plan.xfer_len, plan.dir);
 	if (plan.status != CMKIT_SCSI_STATUS_GOOD) {
-		srpt_check(ctx, plan.sense_key, plan.asc, plan.ascq, in_have,
-			   out_have);
+		srpt_respond_check_condition(ctx, plan.sense_key, plan.asc, plan.ascq, in_have,
+					     out_have);
 		return;
 	}
 	switch (plan.dir) {
@@ -608,7 +609,7 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx
 		srpt_cmd_data_out(ch, ctx, &cmd, &plan, in_have, out_have);
 		break;
 	default:
-		srpt_good(ctx);
+		srpt_respond_good(ctx);
 		cmkit_srp_residual(&ctx->rsp, 0, in_have, 0, out_have);
 		break;
 	}
@@ -651,7 +652,7 @@ static struct srpt_send_ioctx *srpt_handle_tmf(struct srpt_rdma_ch *ch,
 	ret = cmkit_srp_decode_tsk_mgmt(buf, len, &tm);
 	if (ret) {
 		atomic_inc(&srpt_nr_bad_iu);
-		trace_srpt_bad_iu(ch->id, ch->tag, ctx->tag, ret);
+		trace_cmkit_srpt_bad_iu(ch->id, ch->tag, ctx->tag, ret);
 		pr_warn_ratelimited("channel of tag %#llx: malformed SRP_TSK_MGMT (%d); logging out\n",
 				    ch->tag, ret);
 		ctx->opcode = CMKIT_SRP_T_LOGOUT;
@@ -666,7 +667,7 @@ static struct srpt_send_ioctx *srpt_handle_tmf(struct srpt_rdma_ch *ch,
 	code = cmkit_srp_tsk_mgmt_rsp_code(tm.func,
 					   !cmkit_scsi_lun_decode(tm.lun, &lun) &&
 					   lun == 0);
-	trace_srpt_tmf(ch->id, ch->tag, tm.tag, tm.func, tm.task_tag, code);
+	trace_cmkit_srpt_tmf(ch->id, ch->tag, tm.tag, tm.func, tm.task_tag, code);
 	if (code == CMKIT_SRP_TSK_MGMT_COMPLETE) {
 		/* Only LUN 0 exists: every function performed names it. */
 		for (i = 0; i < ch->nr_send; i++) {
@@ -680,11 +681,11 @@ static struct srpt_send_ioctx *srpt_handle_tmf(struct srpt_rdma_ch *ch,
 				srpt_tmf_wait_for(ctx, c->tmf);
 				continue;
 			}
-			srpt_hook(SRPT_HOOK_TMF, ch->tag, &c->tag, sizeof(c->tag));
+			cmkit_srpt_hook(SRPT_HOOK_TMF, ch->tag, &c->tag, sizeof(c->tag));
 			c->aborted = true;
 			c->tmf = ctx;
 			ctx->tmf_wait++;
-			trace_srpt_abort(ch->id, ch->tag, c->tag, 0);
+			trace_cmkit_srpt_abort(ch->id, ch->tag, c->tag, 0);
 		}
 	}
 	cmkit_srp_tsk_mgmt_rsp_data(ctx->rsp_data, code);
@@ -717,7 +718,7 @@ static struct srpt_send_ioctx *srpt_answer_busy(struct srpt_rdma_ch *ch,
 						u64 tag, bool credit,
 						bool for_cmd, int why)
 {
-	struct srpt_send_ioctx *ctx = srpt_get_send_ctx(ch, true);
+	struct srpt_send_ioctx *ctx = cmkit_srpt_get_send_ctx(ch, true);
 
 	if (!ctx) {
 		atomic_inc(&srpt_nr_no_ctx);
@@ -725,7 +726,7 @@ static struct srpt_send_ioctx *srpt_answer_busy(struct srpt_rdma_ch *ch,
 			srpt_owe_credit(ch);
 		pr_warn_ratelimited("channel of tag %#llx: no send context left; closing\n",
 				    ch->tag);
-		srpt_ch_close(ch);
+		cmkit_srpt_ch_close(ch);
 		return NULL;
 	}
 	ctx->tag = tag;
@@ -758,7 +759,7 @@ static struct srpt_send_ioctx *srpt_handle_iu(struct srpt_rdma_ch *ch,
 		spin_unlock_irqrestore(&ch->lock, flags);
 		if (!credit) {
 			atomic_inc(&srpt_nr_over_credit);
-			trace_srpt_over_credit(ch->id, ch->tag, tag, op);
+			trace_cmkit_srpt_over_credit(ch->id, ch->tag, tag, op);
 		}
 	}
 	switch (op) {
@@ -769,7 +770,7 @@ static struct srpt_send_ioctx *srpt_handle_iu(struct srpt_rdma_ch *ch,
 		if (!credit)
 			return srpt_answer_busy(ch, tag, false,
 						op == CMKIT_SRP_CMD, 1);
-		ctx = srpt_get_send_ctx(ch, false);
+		ctx = cmkit_srpt_get_send_ctx(ch, false);
 		if (!ctx)
 			return srpt_answer_busy(ch, tag, true,
 						op == CMKIT_SRP_CMD, 0);
@@ -780,23 +781,23 @@ static struct srpt_send_ioctx *srpt_handle_iu(struct srpt_rdma_ch *ch,
 		srpt_handle_cmd(ch, ctx, buf, len);
 		return ctx;
 	case CMKIT_SRP_I_LOGOUT:
-		trace_srpt_iu_other(ch->id, ch->tag, tag, op);
-		srpt_ch_logout(ch);
+		trace_cmkit_srpt_iu_other(ch->id, ch->tag, tag, op);
+		cmkit_srpt_ch_logout(ch);
 		return NULL;
 	case CMKIT_SRP_CRED_RSP:
 	case CMKIT_SRP_AER_RSP:
 		/* Answers to requests srpt never sends: nothing to do. */
-		trace_srpt_iu_other(ch->id, ch->tag, tag, op);
+		trace_cmkit_srpt_iu_other(ch->id, ch->tag, tag, op);
 		return NULL;
 	}
 	atomic_inc(&srpt_nr_bad_iu);
-	trace_srpt_bad_iu(ch->id, ch->tag, tag, op);
+	trace_cmkit_srpt_bad_iu(ch->id, ch->tag, tag, op);
 	pr_warn_ratelimited("channel of tag %#llx: IU of unknown type %#x; logging out\n",
 			    ch->tag, op);
-	ctx = srpt_get_send_ctx(ch, true);
+	ctx = cmkit_srpt_get_send_ctx(ch, true);
 	if (!ctx) {
 		atomic_inc(&srpt_nr_no_ctx);
-		srpt_ch_close(ch);
+		cmkit_srpt_ch_close(ch);
 		return NULL;
 	}
 	ctx->opcode = CMKIT_SRP_T_LOGOUT;
@@ -822,13 +823,13 @@ static void srpt_run_iu(struct srpt_rdma_ch *ch,
 	if (ch->state >= SRPT_CH_DRAINING)
 		ret = -ESHUTDOWN;
 	else
-		ret = fail ? -ENOMEM : srpt_post_recv(ch, ioctx);
+		ret = fail ? -ENOMEM : cmkit_srpt_post_recv(ch, ioctx);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (ret && ret != -ESHUTDOWN) {
-		trace_srpt_repost_failed(ch->id, ch->tag, 0, ret);
+		trace_cmkit_srpt_repost_failed(ch->id, ch->tag, 0, ret);
 		pr_warn_ratelimited("channel of tag %#llx: reposting a receive IU failed: %d; closing\n",
 				    ch->tag, ret);
-		srpt_ch_close(ch);
+		cmkit_srpt_ch_close(ch);
 	}
 	if (ctx)
 		srpt_post_ctx(ch, ctx);
@@ -866,7 +867,7 @@ static void srpt_process_iu(struct srpt_rdma_ch *ch,
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (wait)
-		trace_srpt_iu_parked(ch->id, ch->tag, 1, len);
+		trace_cmkit_srpt_iu_parked(ch->id, ch->tag, 1, len);
 	else
 		srpt_run_iu(ch, ioctx, len);
 }
@@ -896,20 +897,20 @@ static void srpt_run_ctx_waiters(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_handle_recv - an IU arrived on a channel
+ * cmkit_srpt_handle_recv - an IU arrived on a channel
  * @ch: the channel
  * @ioctx: the receive IU holding it
  * @byte_len: its length
  *
  * Called from the receive completion, in the channel's CQ work.  An IU that
  * comes before the channel is LIVE (the initiator's first SEND overtook
- * its RTU) waits for srpt_ch_live(); one that comes once the channel is
+ * its RTU) waits for cmkit_srpt_ch_live(); one that comes once the channel is
  * closing is dropped (its buffer is not reposted).
  */
-void srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,
-		      u32 byte_len)
+void cmkit_srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,
+			    u32 byte_len)
 {
-	enum srpt_ch_state state;
+	enum cmkit_srpt_ch_state state;
 	unsigned long flags;
 
 	mutex_lock(&ch->io_mutex);
@@ -921,21 +922,21 @@ void srpt_handle_recv(struct srpt_rdma_ch *ch, struct srpt_recv_ioctx *ioctx,
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (state == SRPT_CH_CONNECTING)
-		trace_srpt_iu_parked(ch->id, ch->tag, 0, byte_len);
+		trace_cmkit_srpt_iu_parked(ch->id, ch->tag, 0, byte_len);
 	else if (state < SRPT_CH_DRAINING)
 		srpt_process_iu(ch, ioctx, byte_len);
 	mutex_unlock(&ch->io_mutex);
 }
 
 /**
- * srpt_ch_live - handle the IUs that arrived before the channel was LIVE
+ * cmkit_srpt_ch_live - handle the IUs that arrived before the channel was LIVE
  * @ch: a channel that just went LIVE (its QP is in RTS)
  *
  * Called from the CM handler (RTU, USER_ESTABLISHED), with @ch->io_mutex
  * held since before @ch was marked LIVE, so that no IU that came later is
  * handled first.
  */
-void srpt_ch_live(struct srpt_rdma_ch *ch)
+void cmkit_srpt_ch_live(struct srpt_rdma_ch *ch)
 {
 	struct srpt_recv_ioctx *ioctx;
 	unsigned long flags;
@@ -965,7 +966,7 @@ static void srpt_free_aborted(struct srpt_rdma_ch *ch,
 		srpt_owe_credit(ch);
 	atomic_inc(&srpt_nr_aborted);
 	atomic_inc(&srpt_nr_abort_in_read);
-	trace_srpt_abort(ch->id, ch->tag, ctx->tag, 1);
+	trace_cmkit_srpt_abort(ch->id, ch->tag, ctx->tag, 1);
 	srpt_ctx_done(ctx);
 	/* Answer the TMF, then each later one that waited only for it. */
 	while (tmf && !--tmf->tmf_wait) {
@@ -989,7 +990,7 @@ static void srpt_put_sq_wrs(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx
 }
 
 /* The RDMA Reads of a data-out command completed, or were flushed. */
-static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+static void cmkit_srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_send_ioctx *ctx =
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, read_cqe);
@@ -997,9 +998,9 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	mutex_lock(&ch->io_mutex);
 	srpt_put_sq_wrs(ch, ctx);
-	trace_srpt_rdma_read_done(ch->id, ch->tag, ctx->tag, wc->status);
+	trace_cmkit_srpt_rdma_read_done(ch->id, ch->tag, ctx->tag, wc->status);
 	if (wc->status != IB_WC_SUCCESS)
-		srpt_wc_failed(ch, wc, ctx->tag, "RDMA Read");
+		cmkit_srpt_wc_failed(ch, wc, ctx->tag, "RDMA Read");
 	if (ctx->aborted) {
 		srpt_free_aborted(ch, ctx);
 	} else if (wc->status != IB_WC_SUCCESS) {
@@ -1029,25 +1030,25 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	logout = ctx->logout && wc->status == IB_WC_SUCCESS;
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			trace_srpt_send_err(ch->id, ch->tag, ctx->tag, wc->status);
-		srpt_wc_failed(ch, wc, ctx->tag, "send");
+			trace_cmkit_srpt_send_err(ch->id, ch->tag, ctx->tag, wc->status);
+		cmkit_srpt_wc_failed(ch, wc, ctx->tag, "send");
 	}
 	srpt_ctx_done(ctx);
 	srpt_run_ctx_waiters(ch);
 	mutex_unlock(&ch->io_mutex);
 	if (logout)
-		srpt_ch_logout(ch);
+		cmkit_srpt_ch_logout(ch);
 }
 
 /**
- * srpt_release_ctxs - free every send context still in use
+ * cmkit_srpt_release_ctxs - free every send context still in use
  * @ch: a channel whose QP is drained (or never reached RTR)
  *
  * After the drain every posted WR has completed, so normally all are free;
  * whatever is not (a TMF answer whose post was refused) is freed here, its
  * rdma_rw contexts destroyed once.
  */
-void srpt_release_ctxs(struct srpt_rdma_ch *ch)
+void cmkit_srpt_release_ctxs(struct srpt_rdma_ch *ch)
 {
 	struct srpt_send_ioctx *ctx;
 	u32 i;

@@ -48,8 +48,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "cmkit.h"
-#include "irdma_cm.h"
+#include "core/cmkit.h"
+#include "irdma/irdma.h"
 
 #define IRDMA_CTL_PDATA_MAX	64	/* private data we send, and keep; %*phN's limit */
 #define IRDMA_CTL_IRD_ORD	4	/* what we offer in a connect or accept */
@@ -547,7 +547,7 @@ static int irdma_ctl_listen(char *args)
 			       !strcmp(policy, "reject"));
 	if (!lid)
 		return -ENOMEM;
-	irdma_cm_default_offer(cmkit_irdma_cm_core(), true, &lid->offer);
+	cmkit_irdma_cm_default_offer(cmkit_irdma_cm_core(), true, &lid->offer);
 	rc = irdma_ctl_parse_knobs(args, lid, &pdata, true);
 	if (!rc) {
 		irdma_ctl_set_pdata(lid, pdata);
@@ -579,7 +579,7 @@ static int irdma_ctl_connect(char *args)
 	cid = irdma_ctl_create(IRDMA_CTL_ACTIVE, &any, &remote, NULL, false);
 	if (!cid)
 		return -ENOMEM;
-	irdma_cm_default_offer(cmkit_irdma_cm_core(), false, &cid->offer);
+	cmkit_irdma_cm_default_offer(cmkit_irdma_cm_core(), false, &cid->offer);
 	rc = irdma_ctl_parse_knobs(args, cid, &pdata, false);
 	if (rc) {
 		mutex_unlock(&cid->lock);
@@ -675,7 +675,7 @@ static int irdma_ctl_each(const char *arg, enum irdma_ctl_verb verb)
 	return 0;
 }
 
-/* Commands run one at a time, under irdma_ctl.lock (cmkit_ctl_write()). */
+/* Commands run one at a time, under cmkit_irdma_control.lock (cmkit_ctl_write()). */
 static int irdma_ctl_command(char *line)
 {
 	char *verb = strsep(&line, " ");
@@ -692,8 +692,6 @@ static int irdma_ctl_command(char *line)
 		return irdma_ctl_each(line, IRDMA_CTL_DESTROY);
 	return -EINVAL;
 }
-
-static struct cmkit_ctl irdma_ctl = CMKIT_CTL_INIT(irdma_ctl, "irdma", irdma_ctl_command);
 
 /* ---- ids and stats --------------------------------------------------------- */
 
@@ -768,7 +766,7 @@ static int irdma_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "aborts %d\n", atomic_read(&core->stats.aborts));
 	for (i = 0; i < ARRAY_SIZE(s->upcalls); i++)
 		if (atomic_read(&s->upcalls[i]))
-			seq_printf(m, "upcall %s %d\n", irdma_iw_event_name(i),
+			seq_printf(m, "upcall %s %d\n", cmkit_irdma_iw_event_name(i),
 				   atomic_read(&s->upcalls[i]));
 	return 0;
 }
@@ -779,34 +777,8 @@ static const struct cmkit_ctl_file irdma_ctl_files[] = {
 	{ "stats", &irdma_stats_fops },
 };
 
-/**
- * irdma_ctl_init - create cmkit/irdma/ in debugfs
- */
-void irdma_ctl_init(void)
-{
-	cmkit_ctl_register(&irdma_ctl, irdma_ctl_files, ARRAY_SIZE(irdma_ctl_files));
-	cmkit_fault_debugfs(&irdma_fault_points, irdma_ctl.dir);
-}
-
-/**
- * irdma_ctl_exit - refuse further commands, and let go of every id
- *
- * Listeners stop and connections are reset; irdma_cleanup_cm_core() then
- * delivers their last upcalls, after which cmkit holds none of our ids.
- */
-void irdma_ctl_exit(void)
-{
-	cmkit_ctl_close(&irdma_ctl);
-	cmkit_ctl_unregister(&irdma_ctl);
-	irdma_ctl_each("all", IRDMA_CTL_DESTROY);
-}
-
-/**
- * irdma_ctl_check_freed - complain about an id still alive at unload
- *
- * Context: after cmkit's irdma core was cleaned up.
- */
-void irdma_ctl_check_freed(void)
+/* At unload, after the irdma core was cleaned up: complain about a live id. */
+static void irdma_ctl_check_freed(void)
 {
 	int alive = atomic_read(&irdma_ctl_stats.ids_created) -
 		    atomic_read(&irdma_ctl_stats.ids_freed);
@@ -814,3 +786,21 @@ void irdma_ctl_check_freed(void)
 	WARN(alive, "cmkit: LEAK: irdma: %d control-plane ids still referenced at unload\n",
 	     alive);
 }
+
+/* After the control plane is gone: let go of every id it still holds. */
+static void irdma_ctl_stop(void)
+{
+	irdma_ctl_each("all", IRDMA_CTL_DESTROY);
+}
+
+/* cmkit/irdma/: the control plane core/main.c brings up and down. */
+struct cmkit_ctl cmkit_irdma_control = {
+	.name = "irdma",
+	.lock = __MUTEX_INITIALIZER(cmkit_irdma_control.lock),
+	.command = irdma_ctl_command,
+	.files = irdma_ctl_files,
+	.nr_files = ARRAY_SIZE(irdma_ctl_files),
+	.fault = &cmkit_irdma_fault_points,
+	.stop = irdma_ctl_stop,
+	.check_freed = irdma_ctl_check_freed,
+};

@@ -12,11 +12,13 @@
  *            and the data path's counters (struct srpt_counters), one
  *            "name value" line each
  */
+#define pr_fmt(fmt) "cmkit: srpt: " fmt
+
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "cmkit.h"
-#include "srpt.h"
+#include "core/cmkit.h"
+#include "srpt/srpt.h"
 
 static int srpt_ctl_command(char *line)
 {
@@ -32,11 +34,9 @@ static int srpt_ctl_command(char *line)
 	return -EINVAL;
 }
 
-static struct cmkit_ctl srpt_ctl = CMKIT_CTL_INIT(srpt_ctl, "srpt", srpt_ctl_command);
-
 static int srpt_targets_show(struct seq_file *m, void *v)
 {
-	srpt_show_targets(m);
+	cmkit_srpt_show_targets(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_targets);
@@ -82,9 +82,9 @@ int cmkit_srpt_ctl(const char *cmd)
 
 	if (strscpy(line, cmd, sizeof(line)) < 0)
 		return -EINVAL;
-	mutex_lock(&srpt_ctl.lock);
-	rc = srpt_ctl.closing ? -ESHUTDOWN : srpt_ctl_command(line);
-	mutex_unlock(&srpt_ctl.lock);
+	mutex_lock(&cmkit_srpt_control.lock);
+	rc = cmkit_srpt_control.closing ? -ESHUTDOWN : srpt_ctl_command(line);
+	mutex_unlock(&cmkit_srpt_control.lock);
 	return rc;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_ctl);
@@ -113,22 +113,12 @@ static const struct cmkit_ctl_file srpt_ctl_files[] = {
 	{ "stats", &srpt_stats_fops },
 };
 
-/**
- * srpt_ctl_init - create cmkit/srpt/ in debugfs
- */
-void srpt_ctl_init(void)
-{
-	cmkit_ctl_register(&srpt_ctl, srpt_ctl_files, ARRAY_SIZE(srpt_ctl_files));
-	cmkit_fault_debugfs(&srpt_fault_points, srpt_ctl.dir);
-}
-
-/**
- * srpt_ctl_exit - refuse further commands and remove cmkit/srpt/
- *
- * Runs before cmkit_srpt_exit(), which then stops whatever is listening.
- */
-void srpt_ctl_exit(void)
-{
-	cmkit_ctl_close(&srpt_ctl);
-	cmkit_ctl_unregister(&srpt_ctl);
-}
+/* cmkit/srpt/: the control plane core/main.c brings up and down. */
+struct cmkit_ctl cmkit_srpt_control = {
+	.name = "srpt",
+	.lock = __MUTEX_INITIALIZER(cmkit_srpt_control.lock),
+	.command = srpt_ctl_command,
+	.files = srpt_ctl_files,
+	.nr_files = ARRAY_SIZE(srpt_ctl_files),
+	.fault = &cmkit_srpt_fault_points,
+};

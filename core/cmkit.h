@@ -17,21 +17,7 @@ struct dentry;
 /* cmkit/ in debugfs: each consumer's control plane lives below it. */
 extern struct dentry *cmkit_debugfs;
 
-/**
- * struct cmkit_ctl - a handler's debugfs control plane, cmkit/<name>/
- * @name: the handler: its directory, and the prefix of its log lines
- * @lock: serialises commands, and commands against unload
- * @closing: the module is unloading: commands are refused
- * @command: runs one command line; returns 0 or a negative errno
- * @dir: cmkit/<name>/, once cmkit_ctl_register() made it
- */
-struct cmkit_ctl {
-	const char *name;
-	struct mutex lock;	/* commands, and commands vs. unload */
-	bool closing;
-	int (*command)(char *line);
-	struct dentry *dir;
-};
+struct cmkit_fault;
 
 /**
  * struct cmkit_ctl_file - a read-only file beside a control plane's ctl
@@ -43,17 +29,36 @@ struct cmkit_ctl_file {
 	const struct file_operations *fops;
 };
 
-#define CMKIT_CTL_INIT(var, nm, cmd) {					\
-	.name = (nm),							\
-	.lock = __MUTEX_INITIALIZER((var).lock),			\
-	.command = (cmd),						\
-}
+/**
+ * struct cmkit_ctl - a consumer's debugfs control plane, cmkit/<name>/
+ * @name: the consumer: its directory, and the prefix of its log lines
+ * @lock: serialises commands, and commands against unload
+ * @closing: the module is unloading: commands are refused
+ * @command: runs one command line; returns 0 or a negative errno
+ * @files: read-only files beside ctl (stats, lists)
+ * @nr_files: how many
+ * @fault: the consumer's fault points, whose knobs go beside ctl
+ * @stop: at unload, once no command runs: let go of what commands made
+ * @check_freed: at unload, after the consumers' cores went down: WARN
+ *	about anything the control plane made that is still alive
+ * @dir: cmkit/<name>/, once cmkit_ctl_register() made it
+ */
+struct cmkit_ctl {
+	const char *name;
+	struct mutex lock;	/* commands, and commands vs. unload */
+	bool closing;
+	int (*command)(char *line);
+	const struct cmkit_ctl_file *files;
+	unsigned int nr_files;
+	struct cmkit_fault *fault;
+	void (*stop)(void);
+	void (*check_freed)(void);
+	struct dentry *dir;
+};
 
-void cmkit_ctl_register(struct cmkit_ctl *ctl, const struct cmkit_ctl_file *files,
-			unsigned int nr_files);
+void cmkit_ctl_register(struct cmkit_ctl *ctl);
 void cmkit_ctl_unregister(struct cmkit_ctl *ctl);
 ssize_t cmkit_ctl_write(struct cmkit_ctl *ctl, const char __user *ubuf, size_t count);
-void cmkit_ctl_close(struct cmkit_ctl *ctl);
 
 /* ---- fault injection ---------------------------------------------------- */
 
@@ -135,12 +140,8 @@ int cmkit_irdma_init(void);
 void cmkit_irdma_exit(void);
 int cmkit_srpt_init(void);
 void cmkit_srpt_exit(void);
-void rpcrdma_ctl_init(void);
-void rpcrdma_ctl_exit(void);
-void irdma_ctl_init(void);
-void irdma_ctl_exit(void);
-void srpt_ctl_init(void);
-void srpt_ctl_exit(void);
-void irdma_ctl_check_freed(void);
+extern struct cmkit_ctl cmkit_rpcrdma_control;
+extern struct cmkit_ctl cmkit_irdma_control;
+extern struct cmkit_ctl cmkit_srpt_control;
 
 #endif /* CMKIT_H */

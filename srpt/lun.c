@@ -13,10 +13,11 @@
  */
 #define pr_fmt(fmt) "cmkit: srpt: " fmt
 
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/vmalloc.h>
 
-#include "srpt_int.h"
+#include "srpt/internal.h"
 
 static uint srpt_lun_mib = 32;
 module_param(srpt_lun_mib, uint, 0444);
@@ -40,11 +41,11 @@ static struct cmkit_scsi_disk srpt_lun_disk = {
 };
 
 /**
- * srpt_lun_init - allocate the RAM disk (start)
+ * cmkit_srpt_lun_init - allocate the RAM disk (start)
  *
  * Return: 0, -EINVAL for a size out of range, or -ENOMEM.
  */
-int srpt_lun_init(void)
+int cmkit_srpt_lun_init(void)
 {
 	u64 size;
 
@@ -57,15 +58,15 @@ int srpt_lun_init(void)
 	srpt_lun_mem = vzalloc(size);
 	if (!srpt_lun_mem)
 		return -ENOMEM;
-	srpt_lun_disk.nblocks = size / SRPT_LUN_BLOCK_SIZE;
+	srpt_lun_disk.nblocks = div_u64(size, SRPT_LUN_BLOCK_SIZE);
 	WRITE_ONCE(srpt_lun_size, size);
 	return 0;
 }
 
 /**
- * srpt_lun_exit - free the RAM disk (stop, once no channel is left)
+ * cmkit_srpt_lun_exit - free the RAM disk (stop, once no channel is left)
  */
-void srpt_lun_exit(void)
+void cmkit_srpt_lun_exit(void)
 {
 	WRITE_ONCE(srpt_lun_size, 0);
 	vfree(srpt_lun_mem);
@@ -73,22 +74,22 @@ void srpt_lun_exit(void)
 }
 
 /**
- * srpt_lun_disk_get - the description of LUN 0 for cmkit_scsi_decide()
+ * cmkit_srpt_lun_disk_get - the description of LUN 0 for cmkit_scsi_decide()
  *
  * Return: the disk, valid while srpt is started.
  */
-const struct cmkit_scsi_disk *srpt_lun_disk_get(void)
+const struct cmkit_scsi_disk *cmkit_srpt_lun_disk_get(void)
 {
 	return &srpt_lun_disk;
 }
 
 /**
- * srpt_lun_addr - the address of a byte of the disk
+ * cmkit_srpt_lun_addr - the address of a byte of the disk
  * @offset: byte offset; the caller checked the range with the SCSI plan
  *
  * Return: the address in the disk's vmalloc() area.
  */
-void *srpt_lun_addr(u64 offset)
+void *cmkit_srpt_lun_addr(u64 offset)
 {
 	return srpt_lun_mem + offset;
 }

@@ -48,8 +48,8 @@
 #include <linux/workqueue.h>
 #include <rdma/iw_cm.h>
 
-#include "cmkit.h"
-#include "cmkit/mpa.h"
+#include "core/cmkit.h"
+#include <cmkit/mpa.h>
 
 /* Private data an upcall carries whole; the most cmkit sends or takes. */
 #define IRDMA_CM_MAX_PDATA	U8_MAX
@@ -113,7 +113,7 @@ enum {
 
 /**
  * enum irdma_fault - steps of a connect, a listen and an accept that can be
- * made to fail (irdma_fault_points: cmkit/irdma/fail_steps, cmkit_fault_arm())
+ * made to fail (cmkit_irdma_fault_points: cmkit/irdma/fail_steps, cmkit_fault_arm())
  * @IRDMA_FAULT_EVENT_WQ: the core's event workqueue (-ENOMEM)
  * @IRDMA_FAULT_SOCK_WQ: the core's socket workqueue (-ENOMEM)
  * @IRDMA_FAULT_NODE_ALLOC: a connection's node (-ENOMEM)
@@ -392,7 +392,7 @@ struct irdma_cm_stats {
  *	refcount_inc_not_zero())
  * @nodes: every live node (from its making to its last reference)
  * @listeners: every published listener not yet freed
- * @dying: irdma_cleanup_cm_core() has begun; nothing new is made
+ * @dying: cmkit_irdma_cleanup_cm_core() has begun; nothing new is made
  * @live: nodes and listeners being made or alive: counted from their
  *	allocation to the end of their destruction, so cleanup waits for all
  *	of them (an empty list is not enough: a node off it is still being
@@ -458,38 +458,50 @@ static inline void irdma_cm_hook(struct irdma_cm_core *cm_core,
 #endif
 }
 
-extern struct cmkit_fault irdma_fault_points;
-extern spinlock_t irdma_cm_id_lock;
+extern struct cmkit_fault cmkit_irdma_fault_points;
+extern spinlock_t cmkit_irdma_cm_id_lock;
 
 /* irdma_cm.c: core, nodes, events, upcalls */
-bool irdma_fault(enum irdma_fault step);
-void irdma_cm_core_put(struct irdma_cm_core *cm_core);
-struct irdma_cm_node *irdma_cm_id_get_node(struct iw_cm_id *cm_id);
-void irdma_cm_id_publish(struct iw_cm_id *cm_id, void *obj);
-void irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj);
-int irdma_setup_cm_core(struct irdma_cm_core *cm_core);
-void irdma_cleanup_cm_core(struct irdma_cm_core *cm_core);
-struct irdma_cm_core *cmkit_irdma_cm_core(void);
-struct irdma_cm_node *irdma_make_cm_node(struct irdma_cm_core *cm_core,
-					 struct iw_cm_id *cm_id,
-					 const struct irdma_cm_info *info);
-void irdma_add_ref_cm_node(struct irdma_cm_node *cm_node);
-void irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node);
-void irdma_cm_node_put_base(struct irdma_cm_node *cm_node);
-struct irdma_cm_event *irdma_cm_alloc_event(void);
-void irdma_cm_queue_event(struct irdma_cm_node *cm_node, struct irdma_cm_event *event,
-			  enum irdma_cm_event_type type);
-struct irdma_cm_event *irdma_create_event(struct irdma_cm_node *cm_node,
-					  enum irdma_cm_event_type type);
-void irdma_cm_post_event(struct irdma_cm_event *event);
-void irdma_cm_event_handler(struct work_struct *work);
-int irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
-			enum iw_cm_event_type type, int status);
-const char *irdma_cm_event_name(enum irdma_cm_event_type type);
-const char *irdma_iw_event_name(enum iw_cm_event_type type);
+/**
+ * irdma_fault - should this step fail now?
+ * @step: the step about to run
+ *
+ * Armed from cmkit/irdma/fail_steps or by a test (cmkit_fault_arm()).
+ *
+ * Return: true if the caller must fail the step as its real failure would.
+ */
+static inline bool irdma_fault(enum irdma_fault step)
+{
+	return cmkit_should_fail(&cmkit_irdma_fault_points, step);
+}
 
-void irdma_cm_default_offer(const struct irdma_cm_core *cm_core, bool passive,
-			    struct cmkit_mpa_offer *offer);
+void cmkit_irdma_cm_core_put(struct irdma_cm_core *cm_core);
+struct irdma_cm_node *cmkit_irdma_cm_id_get_node(struct iw_cm_id *cm_id);
+void cmkit_irdma_cm_id_publish(struct iw_cm_id *cm_id, void *obj);
+void cmkit_irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj);
+int cmkit_irdma_setup_cm_core(struct irdma_cm_core *cm_core);
+void cmkit_irdma_cleanup_cm_core(struct irdma_cm_core *cm_core);
+struct irdma_cm_core *cmkit_irdma_cm_core(void);
+struct irdma_cm_node *cmkit_irdma_make_cm_node(struct irdma_cm_core *cm_core,
+					       struct iw_cm_id *cm_id,
+					 const struct irdma_cm_info *info);
+void cmkit_irdma_add_ref_cm_node(struct irdma_cm_node *cm_node);
+void cmkit_irdma_rem_ref_cm_node(struct irdma_cm_node *cm_node);
+void cmkit_irdma_cm_node_put_base(struct irdma_cm_node *cm_node);
+struct irdma_cm_event *cmkit_irdma_cm_alloc_event(void);
+void cmkit_irdma_cm_queue_event(struct irdma_cm_node *cm_node, struct irdma_cm_event *event,
+				enum irdma_cm_event_type type);
+struct irdma_cm_event *cmkit_irdma_create_event(struct irdma_cm_node *cm_node,
+						enum irdma_cm_event_type type);
+void cmkit_irdma_cm_post_event(struct irdma_cm_event *event);
+void irdma_cm_event_handler(struct work_struct *work);
+int cmkit_irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm_id,
+			      enum iw_cm_event_type type, int status);
+const char *cmkit_irdma_cm_event_name(enum irdma_cm_event_type type);
+const char *cmkit_irdma_iw_event_name(enum iw_cm_event_type type);
+
+void cmkit_irdma_cm_default_offer(const struct irdma_cm_core *cm_core, bool passive,
+				  struct cmkit_mpa_offer *offer);
 
 /* irdma_listen.c: listeners */
 int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
@@ -497,8 +509,8 @@ int cmkit_irdma_create_listen(struct irdma_cm_core *cm_core, struct iw_cm_id *cm
 int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
 				  int backlog, const struct cmkit_mpa_offer *offer);
 int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id);
-void irdma_cm_put_listener(struct irdma_cm_listener *listener);
-void irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core);
+void cmkit_irdma_cm_put_listener(struct irdma_cm_listener *listener);
+void cmkit_irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core);
 
 /* irdma_conn.c: a connection's socket, MPA, and the consumer API */
 int cmkit_irdma_connect(struct irdma_cm_core *cm_core, struct iw_cm_id *cm_id,
@@ -510,18 +522,18 @@ int cmkit_irdma_mpa_info(struct iw_cm_id *cm_id, struct cmkit_irdma_mpa_info *in
 int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param);
 int cmkit_irdma_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
 int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt);
-int irdma_cm_sock_create(int family, struct socket **sock);
-int irdma_cm_sock_bind(struct socket *sock, struct sockaddr_storage *ss);
-void irdma_cm_node_unpend(struct irdma_cm_node *cm_node);
-void irdma_cm_timer_start(struct irdma_cm_node *cm_node, unsigned int ms);
-void irdma_cm_mpa_timeout(struct work_struct *work);
-void irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
-			       struct socket *sock);
-void irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node);
-void irdma_cm_node_release_sock(struct irdma_cm_node *cm_node);
-void irdma_cm_node_abort(struct irdma_cm_node *cm_node);
-void irdma_cm_abort_unindicated(struct irdma_cm_node *cm_node);
-void irdma_cm_node_reject(struct irdma_cm_node *cm_node, const void *pdata,
-			  u8 pdata_len);
+int cmkit_irdma_cm_sock_create(int family, struct socket **sock);
+int cmkit_irdma_cm_sock_bind(struct socket *sock, struct sockaddr_storage *ss);
+void cmkit_irdma_cm_node_unpend(struct irdma_cm_node *cm_node);
+void cmkit_irdma_cm_timer_start(struct irdma_cm_node *cm_node, unsigned int ms);
+void cmkit_irdma_cm_mpa_timeout(struct work_struct *work);
+void cmkit_irdma_cm_node_attach_sock(struct irdma_cm_node *cm_node,
+				     struct socket *sock);
+void cmkit_irdma_cm_queue_sock_work(struct irdma_cm_node *cm_node);
+void cmkit_irdma_cm_node_release_sock(struct irdma_cm_node *cm_node);
+void cmkit_irdma_cm_node_abort(struct irdma_cm_node *cm_node);
+void cmkit_irdma_cm_abort_unindicated(struct irdma_cm_node *cm_node);
+void cmkit_irdma_cm_node_reject(struct irdma_cm_node *cm_node, const void *pdata,
+				u8 pdata_len);
 
 #endif /* CMKIT_IRDMA_CM_H */

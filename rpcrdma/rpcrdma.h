@@ -23,8 +23,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
-#include "cmkit/rpcrdma_cmp.h"
-#include "cmkit/rpcrdma_msg.h"
+#include <cmkit/rpcrdma_cmp.h>
+#include <cmkit/rpcrdma_msg.h>
 
 /* How long address and route resolution may take (upstream's value). */
 #define RPCRDMA_RESOLVE_TIMEOUT		5000	/* ms */
@@ -68,7 +68,7 @@ enum {
 
 /**
  * enum rpcrdma_fault - steps of a connect or a call that can be made to fail
- * (rpcrdma_fault_points: cmkit/rpcrdma/fail_steps, cmkit_fault_arm())
+ * (cmkit_rpcrdma_fault_points: cmkit/rpcrdma/fail_steps, cmkit_fault_arm())
  * @RPCRDMA_FAULT_EP_ALLOC: the ep's allocation (-ENOMEM)
  * @RPCRDMA_FAULT_ID_CREATE: rdma_create_id() (-ENOMEM)
  * @RPCRDMA_FAULT_RESOLVE_ADDR: rdma_resolve_addr() (-ENODEV)
@@ -110,8 +110,21 @@ enum rpcrdma_fault {
 };
 
 struct cmkit_fault;
-extern struct cmkit_fault rpcrdma_fault_points;
-extern const char * const rpcrdma_fault_steps[RPCRDMA_FAULT_NR];
+extern struct cmkit_fault cmkit_rpcrdma_fault_points;
+extern const char * const cmkit_rpcrdma_fault_steps[RPCRDMA_FAULT_NR];
+
+/**
+ * rpcrdma_fault - should this step fail now?
+ * @step: the step about to run
+ *
+ * Armed from cmkit/rpcrdma/fail_steps or by a test (cmkit_fault_arm()).
+ *
+ * Return: true if the caller must fail the step as its real failure would.
+ */
+static inline bool rpcrdma_fault(enum rpcrdma_fault step)
+{
+	return cmkit_should_fail(&cmkit_rpcrdma_fault_points, step);
+}
 
 struct rpcrdma_xprt;
 
@@ -122,9 +135,9 @@ struct rpcrdma_xprt;
  * @rg_direction: DMA_TO_DEVICE (Sends) or DMA_FROM_DEVICE (Receives)
  * @rg_data: the buffer
  *
- * Mapped by __rpcrdma_regbuf_dma_map() when a connection first uses it and
+ * Mapped by __cmkit_rpcrdma_regbuf_dma_map() when a connection first uses it and
  * unmapped when that connection ends; reallocated by
- * rpcrdma_regbuf_realloc() when a connection's inline size outgrows it.
+ * cmkit_rpcrdma_regbuf_realloc() when a connection's inline size outgrows it.
  */
 struct rpcrdma_regbuf {
 	struct ib_sge rg_iov;
@@ -180,7 +193,7 @@ struct rpcrdma_sendctx {
  * @rl_len: bytes of the call in @rl_sendbuf
  * @rl_xid: the call's xid (transport and RPC)
  * @rl_gen: the connection (rb_gen) it was sent on
- * @rl_reply: the Receive that carried its reply, until rpcrdma_reply_put()
+ * @rl_reply: the Receive that carried its reply, until cmkit_rpcrdma_reply_put()
  * @rl_result: the decoded reply (enum cmkit_rpcrdma_result), if one came
  * @rl_status: 0 when a reply came, else -ETIMEDOUT, -ECONNABORTED, ...
  * @rl_sent: when its Send was posted
@@ -250,7 +263,7 @@ struct rpcrdma_rep {
  * @rb_recv_high: the most Receives posted at once on this connection
  * @rb_connected: calls may be sent (under rb_lock and rx_send_lock)
  * @rb_recv_open: Receives may be posted (false from the drain on)
- * @rb_posting: rpcrdma_post_recvs() is posting (the drain waits for it)
+ * @rb_posting: cmkit_rpcrdma_post_recvs() is posting (the drain waits for it)
  * @rb_gen: connection generation: a call started on one connection fails
  *	with -ECONNABORTED once another (or none) is current
  * @rb_xid: the next call's xid
@@ -429,7 +442,7 @@ struct rpcrdma_xprt {
 };
 
 /**
- * struct rpcrdma_stats - object counts since load, for tests and debugfs
+ * struct cmkit_rpcrdma_stats - object counts since load, for tests and debugfs
  * @eps_created: endpoints allocated
  * @eps_freed: endpoints freed by their last put
  * @ids_created: rdma_cm ids created
@@ -468,7 +481,7 @@ struct rpcrdma_xprt {
  * @calls_aborted: calls ended by the end of their connection
  * @events: CM events the handler saw, by type
  */
-struct rpcrdma_stats {
+struct cmkit_rpcrdma_stats {
 	atomic_t eps_created;
 	atomic_t eps_freed;
 	atomic_t ids_created;
@@ -508,7 +521,7 @@ struct rpcrdma_stats {
 	atomic_t events[24];
 };
 
-extern struct rpcrdma_stats rpcrdma_stats;
+extern struct cmkit_rpcrdma_stats cmkit_rpcrdma_stats;
 
 /**
  * struct cmkit_rpcrdma_calls - what a batch of NULL calls gave
@@ -557,53 +570,52 @@ int rpcrdma_cm_event_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst,
 					       u32 inline_send, u32 inline_recv);
 void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt);
-int rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt);
+int cmkit_rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc);
-void rpcrdma_force_disconnect(struct rpcrdma_ep *ep);
-unsigned int rpcrdma_module_refs(void);
-void rpcrdma_count_end(atomic_t *counter);
-bool rpcrdma_fault(enum rpcrdma_fault step);
+void cmkit_rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc);
+void cmkit_rpcrdma_force_disconnect(struct rpcrdma_ep *ep);
+unsigned int cmkit_rpcrdma_module_refs(void);
+void cmkit_rpcrdma_count_end(atomic_t *counter);
 
 /* The transport's buffers and rings (rpcrdma_verbs.c). */
-int rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_buffer_destroy(struct rpcrdma_buffer *buf);
-struct rpcrdma_req *rpcrdma_req_create(struct rpcrdma_xprt *r_xprt, size_t size);
-int rpcrdma_req_setup(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req);
-void rpcrdma_req_destroy(struct rpcrdma_req *req);
-struct rpcrdma_req *rpcrdma_buffer_get(struct rpcrdma_buffer *buffers);
-void rpcrdma_buffer_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req);
-void rpcrdma_rep_put(struct rpcrdma_buffer *buf, struct rpcrdma_rep *rep);
-void rpcrdma_reply_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req);
-bool rpcrdma_regbuf_realloc(struct rpcrdma_regbuf *rb, size_t size, gfp_t flags);
-bool __rpcrdma_regbuf_dma_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_regbuf *rb);
-struct rpcrdma_sendctx *rpcrdma_sendctx_get_locked(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_sendctx_unget_locked(struct rpcrdma_xprt *r_xprt, struct rpcrdma_sendctx *sc);
-bool rpcrdma_sendctx_available(struct rpcrdma_buffer *buf);
-int rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed);
-int rpcrdma_post_sends(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
-		       struct rpcrdma_sendctx *sc);
-void rpcrdma_reset_cwnd(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_sendctxs_destroy(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_reqs_reset(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_reps_unmap(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_recvs_close(struct rpcrdma_xprt *r_xprt);
-int rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt);
-void rpcrdma_xprt_clear_connected(struct rpcrdma_xprt *r_xprt);
+int cmkit_rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_buffer_destroy(struct rpcrdma_buffer *buf);
+struct rpcrdma_req *cmkit_rpcrdma_req_create(struct rpcrdma_xprt *r_xprt, size_t size);
+int cmkit_rpcrdma_req_setup(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req);
+void cmkit_rpcrdma_req_destroy(struct rpcrdma_req *req);
+struct rpcrdma_req *cmkit_rpcrdma_buffer_get(struct rpcrdma_buffer *buffers);
+void cmkit_rpcrdma_buffer_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req);
+void cmkit_rpcrdma_rep_put(struct rpcrdma_buffer *buf, struct rpcrdma_rep *rep);
+void cmkit_rpcrdma_reply_put(struct rpcrdma_buffer *buffers, struct rpcrdma_req *req);
+bool cmkit_rpcrdma_regbuf_realloc(struct rpcrdma_regbuf *rb, size_t size, gfp_t flags);
+bool __cmkit_rpcrdma_regbuf_dma_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_regbuf *rb);
+struct rpcrdma_sendctx *cmkit_rpcrdma_sendctx_get_locked(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_sendctx_unget_locked(struct rpcrdma_xprt *r_xprt, struct rpcrdma_sendctx *sc);
+bool cmkit_rpcrdma_sendctx_available(struct rpcrdma_buffer *buf);
+int cmkit_rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed);
+int cmkit_rpcrdma_post_sends(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+			     struct rpcrdma_sendctx *sc);
+void cmkit_rpcrdma_reset_cwnd(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_sendctxs_destroy(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_reqs_reset(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_reps_unmap(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_recvs_close(struct rpcrdma_xprt *r_xprt);
+int cmkit_rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_xprt_clear_connected(struct rpcrdma_xprt *r_xprt);
 
 /* Calls (rpcrdma_call.c). */
-void rpcrdma_reply_handler(struct rpcrdma_rep *rep);
-void rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_reply_handler(struct rpcrdma_rep *rep);
+void cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32 count,
 			    struct cmkit_rpcrdma_calls *res);
 
 /* The control plane (rpcrdma_ctl.c), as its KUnit cases reach it. */
 struct seq_file;
-int rpcrdma_ctl_exec(const char *cmd);
+int cmkit_rpcrdma_ctl_exec(const char *cmd);
 #if IS_ENABLED(CONFIG_KUNIT)	/* static without KUnit */
-int rpcrdma_xprts_show(struct seq_file *m, void *v);
-int rpcrdma_calls_show(struct seq_file *m, void *v);
+int cmkit_rpcrdma_xprts_show(struct seq_file *m, void *v);
+int cmkit_rpcrdma_calls_show(struct seq_file *m, void *v);
 #endif
 
 #endif /* CMKIT_RPCRDMA_H */

@@ -15,12 +15,17 @@
  *	echo 100 > /sys/kernel/debug/cmkit/rpcrdma/fail/probability
  *	echo 1 > /sys/kernel/debug/cmkit/rpcrdma/fail/times
  */
+#define pr_fmt(fmt) "cmkit: " fmt
+
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
-#include "cmkit.h"
+#include "core/cmkit.h"
+
+#define CREATE_TRACE_POINTS
+#include "core/trace.h"
 
 /**
  * cmkit_should_fail - should this step fail now?
@@ -38,7 +43,8 @@ bool cmkit_should_fail(struct cmkit_fault *fault, unsigned int step)
 	if (!should_fail(&fault->attr, 1))
 		return false;
 	atomic_inc(&fault->fired);
-	pr_info_ratelimited("cmkit: %s: injected a failure at step %s\n",
+	trace_cmkit_fault(fault->name, fault->steps[step]);
+	pr_info_ratelimited("%s: injected a failure at step %s\n",
 			    fault->name, fault->steps[step]);
 	return true;
 #else

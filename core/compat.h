@@ -15,9 +15,9 @@
 
 /* kernel_bind() and kernel_connect() take a struct sockaddr_unsized in 7.x. */
 #ifdef CMKIT_KERNEL_BIND_SOCKADDR_UNSIZED
-#define CMKIT_SA(sin) ((struct sockaddr_unsized *)(sin))
+#define CMKIT_KSOCKADDR(sin) ((struct sockaddr_unsized *)(sin))
 #else
-#define CMKIT_SA(sin) ((struct sockaddr *)(sin))
+#define CMKIT_KSOCKADDR(sin) ((struct sockaddr *)(sin))
 #endif
 
 /*

@@ -13,8 +13,8 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-#include "irdma_cm.h"
-#include "irdma_trace.h"
+#include "irdma/irdma.h"
+#include "irdma/trace.h"
 
 static void irdma_cm_listen_data_ready(struct sock *sk)
 {
@@ -49,7 +49,7 @@ static void irdma_cm_passive_node(struct irdma_cm_listener *listener,
 		trace_cmkit_irdma_refused(listener, &info.rem, -EBUSY);
 		goto out_release;
 	}
-	cm_node = irdma_make_cm_node(listener->cm_core, listener->cm_id, &info);
+	cm_node = cmkit_irdma_make_cm_node(listener->cm_core, listener->cm_id, &info);
 	if (IS_ERR(cm_node)) {
 		atomic_dec(&listener->pending);
 		trace_cmkit_irdma_refused(listener, &info.rem, PTR_ERR(cm_node));
@@ -62,21 +62,21 @@ static void irdma_cm_passive_node(struct irdma_cm_listener *listener,
 	cm_node->offer = listener->offer;
 	cm_node->mpa_rev = listener->offer.rev;
 	tcp_sock_set_nodelay(sock->sk);
-	irdma_add_ref_cm_node(cm_node);	/* the socket work may end it at once */
+	cmkit_irdma_add_ref_cm_node(cm_node);	/* the socket work may end it at once */
 	mutex_lock(&cm_node->lock);
 	if (test_bit(IRDMA_CM_NODE_REAPED, &cm_node->flags)) {
 		/* Cleanup passed it by while it had no socket. */
 		mutex_unlock(&cm_node->lock);
-		irdma_cm_node_put_base(cm_node);
-		irdma_rem_ref_cm_node(cm_node);
+		cmkit_irdma_cm_node_put_base(cm_node);
+		cmkit_irdma_rem_ref_cm_node(cm_node);
 		goto out_release;
 	}
-	irdma_cm_node_attach_sock(cm_node, sock);
+	cmkit_irdma_cm_node_attach_sock(cm_node, sock);
 	cm_node->state = IRDMA_CM_STATE_ESTABLISHED;
-	irdma_cm_timer_start(cm_node, cm_node->cm_core->mpa_req_timeout);
-	irdma_cm_queue_sock_work(cm_node);	/* the request may be in already */
+	cmkit_irdma_cm_timer_start(cm_node, cm_node->cm_core->mpa_req_timeout);
+	cmkit_irdma_cm_queue_sock_work(cm_node);	/* the request may be in already */
 	mutex_unlock(&cm_node->lock);
-	irdma_rem_ref_cm_node(cm_node);
+	cmkit_irdma_rem_ref_cm_node(cm_node);
 	return;
 
 out_release:
@@ -103,12 +103,12 @@ static void irdma_cm_accept_work(struct work_struct *work)
 }
 
 /**
- * irdma_cm_put_listener - drop a listener reference
+ * cmkit_irdma_cm_put_listener - drop a listener reference
  * @listener: the listener
  *
  * The last reference unlinks it, releases the upper layer's id, frees it.
  */
-void irdma_cm_put_listener(struct irdma_cm_listener *listener)
+void cmkit_irdma_cm_put_listener(struct irdma_cm_listener *listener)
 {
 	struct irdma_cm_core *cm_core = listener->cm_core;
 
@@ -120,7 +120,7 @@ void irdma_cm_put_listener(struct irdma_cm_listener *listener)
 	listener->cm_id->rem_ref(listener->cm_id);
 	kfree(listener);
 	wake_up_all(&cm_core->wait);
-	irdma_cm_core_put(cm_core);	/* last: cleanup may return now */
+	cmkit_irdma_cm_core_put(cm_core);	/* last: cleanup may return now */
 }
 
 /* Give the listening socket its callbacks back, and wait out the accept work. */
@@ -149,9 +149,9 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
 		return;
 	irdma_cm_unhook_listener(listener);
 	sock_release(listener->sock);
-	irdma_cm_id_clear(listener->cm_id, listener);	/* a later destroy: -EINVAL */
+	cmkit_irdma_cm_id_clear(listener->cm_id, listener);	/* a later destroy: -EINVAL */
 	trace_cmkit_irdma_listen(&listener->loc, false, 0);
-	irdma_cm_put_listener(listener);
+	cmkit_irdma_cm_put_listener(listener);
 }
 
 /**
@@ -160,7 +160,7 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
  * @cm_id: the upper layer (see cmkit_irdma_create_listen_mpa())
  * @backlog: requests pending at most
  *
- * cmkit_irdma_create_listen_mpa() with irdma_cm_default_offer().
+ * cmkit_irdma_create_listen_mpa() with cmkit_irdma_cm_default_offer().
  *
  * Return: as cmkit_irdma_create_listen_mpa().
  */
@@ -182,7 +182,7 @@ EXPORT_SYMBOL_NS_GPL(cmkit_irdma_create_listen, CMKIT_NS);
  *	beyond them is reset (at least 1)
  * @offer: what each request is answered with: revisions, CRC, P2P and
  *	the RTR types taken, IRD strictness (against @offer->ird).  NULL:
- *	irdma_cm_default_offer().  A request it refuses (revision, markers,
+ *	cmkit_irdma_cm_default_offer().  A request it refuses (revision, markers,
  *	P2P required, no RTR type in common, IRD) gets an MPA reject with the
  *	reason, and no upcall; one that finds no listener, or a consumer's
  *	reject, an MPA reject without one.  The peer has
@@ -222,7 +222,7 @@ int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id
 	if (offer)
 		listener->offer = *offer;
 	else
-		irdma_cm_default_offer(cm_core, true, &listener->offer);
+		cmkit_irdma_cm_default_offer(cm_core, true, &listener->offer);
 	listener->backlog = max(backlog, 1);
 	INIT_WORK(&listener->accept_work, irdma_cm_accept_work);
 	/* Counted from here: cleanup waits for a listener being made too. */
@@ -236,12 +236,12 @@ int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id
 	atomic_inc(&cm_core->live);
 	spin_unlock(&cm_core->ht_lock);
 
-	rc = irdma_cm_sock_create(ss->ss_family, &listener->sock);
+	rc = cmkit_irdma_cm_sock_create(ss->ss_family, &listener->sock);
 	if (rc)
 		goto out_free;
 	sk = listener->sock->sk;
 	sock_set_reuseaddr(sk);
-	rc = irdma_cm_sock_bind(listener->sock, ss);
+	rc = cmkit_irdma_cm_sock_bind(listener->sock, ss);
 	if (!rc)
 		rc = irdma_fault(IRDMA_FAULT_LISTEN) ? -EADDRINUSE :
 		     kernel_listen(listener->sock, listener->backlog);
@@ -250,7 +250,7 @@ int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id
 	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_READY, listener);
 
 	cm_id->add_ref(cm_id);
-	irdma_cm_id_publish(cm_id, listener);
+	cmkit_irdma_cm_id_publish(cm_id, listener);
 	write_lock_bh(&sk->sk_callback_lock);
 	listener->saved_data_ready = sk->sk_data_ready;
 	sk->sk_user_data = listener;
@@ -263,8 +263,8 @@ int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id
 		spin_unlock(&cm_core->ht_lock);
 		irdma_cm_unhook_listener(listener);
 		sock_release(listener->sock);
-		irdma_cm_id_clear(cm_id, listener);
-		irdma_cm_put_listener(listener);	/* rem_ref, and the live count */
+		cmkit_irdma_cm_id_clear(cm_id, listener);
+		cmkit_irdma_cm_put_listener(listener);	/* rem_ref, and the live count */
 		rc = -ENODEV;
 		goto out_trace;
 	}
@@ -280,7 +280,7 @@ out_release:
 	sock_release(listener->sock);
 out_free:
 	kfree(listener);
-	irdma_cm_core_put(cm_core);
+	cmkit_irdma_cm_core_put(cm_core);
 out_trace:
 	trace_cmkit_irdma_listen(ss, true, rc);
 	return rc;
@@ -311,8 +311,8 @@ static void irdma_cm_abort_hanging_nodes(struct irdma_cm_listener *listener)
 		}
 		spin_unlock(&cm_core->ht_lock);
 		if (found) {
-			irdma_cm_abort_unindicated(found);
-			irdma_rem_ref_cm_node(found);
+			cmkit_irdma_cm_abort_unindicated(found);
+			cmkit_irdma_rem_ref_cm_node(found);
 		}
 	} while (found);
 }
@@ -334,14 +334,14 @@ int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 {
 	struct irdma_cm_listener *listener;
 
-	spin_lock(&irdma_cm_id_lock);
+	spin_lock(&cmkit_irdma_cm_id_lock);
 	listener = cm_id->provider_data;
 	if (listener) {
 		cm_id->provider_data = NULL;
 		/* Stopping drops the listen reference, which it still holds. */
 		refcount_inc(&listener->refcnt);
 	}
-	spin_unlock(&irdma_cm_id_lock);
+	spin_unlock(&cmkit_irdma_cm_id_lock);
 	if (!listener)
 		return -EINVAL;
 	irdma_cm_stop_listener(listener);
@@ -353,16 +353,16 @@ int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 	cmkit_wait_released(&listener->indicating, !atomic_read(&listener->indicating),
 			    "irdma: a CONNECT_REQUEST on destroyed listener %pISpc is still being delivered\n",
 			    &listener->loc);
-	irdma_cm_put_listener(listener);
+	cmkit_irdma_cm_put_listener(listener);
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_irdma_destroy_listen, CMKIT_NS);
 
 /**
- * irdma_cm_teardown_listeners - stop every listener of a core
+ * cmkit_irdma_cm_teardown_listeners - stop every listener of a core
  * @cm_core: a core that is going away
  */
-void irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core)
+void cmkit_irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core)
 {
 	struct irdma_cm_listener *listener;
 
@@ -381,6 +381,6 @@ void irdma_cm_teardown_listeners(struct irdma_cm_core *cm_core)
 		if (!found)
 			return;
 		irdma_cm_stop_listener(listener);
-		irdma_cm_put_listener(listener);
+		cmkit_irdma_cm_put_listener(listener);
 	}
 }
