@@ -48,5 +48,36 @@ class KnownIssuesPage(unittest.TestCase):
         self.assertEqual(docs.main(["known-issues", "--check"]), 0)
 
 
+class Guide(unittest.TestCase):
+    """README.md is a user's guide; the depth is in docs/."""
+
+    def readme(self):
+        with open(os.path.join(TOP, "README.md")) as f:
+            return f.read()
+
+    def test_readme_is_short(self):
+        self.assertLessEqual(len(self.readme().splitlines()), 300)
+
+    def test_readme_names_the_two_commands_ci_runs_one(self):
+        readme = self.readme()
+        for cmd in ("make run", "make test"):
+            self.assertIn(f"\n{cmd} ", readme)
+        with open(os.path.join(TOP, ".ci", "run")) as f:
+            ci = f.read()
+        self.assertRegex(ci, r"(?m)^exec make test$")
+
+    def test_every_page_has_spdx_first_and_is_linked(self):
+        readme = self.readme()
+        pages = sorted(n for n in os.listdir(os.path.join(TOP, "docs")) if n.endswith(".md"))
+        self.assertTrue(pages)
+        for name in ["README.md"] + [f"docs/{n}" for n in pages]:
+            with self.subTest(page=name):
+                with open(os.path.join(TOP, name)) as f:
+                    first = f.readline().rstrip("\n")
+                self.assertEqual(first, "<!-- SPDX-License-Identifier: GPL-2.0-only -->")
+                if name != "README.md":
+                    self.assertIn(f"]({name})", readme)
+
+
 if __name__ == "__main__":
     unittest.main()
