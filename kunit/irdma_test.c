@@ -1052,7 +1052,7 @@ struct raw_peer {
  * it with children there makes TCP take each child's sk_callback_lock under
  * the child's (kernel socket) spinlock (inet_csk_listen_stop() ->
  * inet_child_forget()), and lockdep holds that order against siw, which
- * reads the same lock class with softirqs on: the report of KI-2 (README),
+ * reads the same lock class with softirqs on: the report of KI-2 (docs/known-issues.md),
  * seen on 6.1 whenever this suite and cmkit_userspace shared a boot.
  */
 static void raw_release_listener(struct socket *lsock)

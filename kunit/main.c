@@ -277,7 +277,7 @@ void cmkit_skip_rxe_failed_create_qp(struct kunit *test)
  * @test: the running test
  * @p: the device the case removes
  *
- * KI-5 (scripts/results.py, README): while rxe is unregistered, the MAD
+ * KI-5 (scripts/results.py, docs/known-issues.md): while rxe is unregistered, the MAD
  * layer's CQ work can repost a receive on a MAD QP that ib_mad_port_close()
  * already destroyed, when a MAD (the IB CM's DREQ or REJ of an id the
  * removal destroys) arrives just before.  Under KASAN that read is fatal and

@@ -578,7 +578,7 @@ removal_case() {	# <ch>
 		# removed.  A reconnect there (reconnect_delay 1 s) crashed the
 		# 6.12 guest: a flushed completion with a NULL done callback in
 		# ib_srp's send CQ, polled by srp_destroy_qp() from
-		# srp_rport_reconnect() (ib_srp's, no cmkit frame; see README).
+		# srp_rport_reconnect() (ib_srp's, no cmkit frame; see docs/testing.md).
 		echo 2 > $RPORTS/$RPORT/fast_io_fail_tmo && echo 20 > $RPORTS/$RPORT/reconnect_delay ||
 			why="fast_io_fail_tmo or reconnect_delay not writable"
 		pattern $T/loop.pat 4096

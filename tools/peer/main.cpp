@@ -2,7 +2,7 @@
 //
 // cmkit-peer: a user-space rdma_cm peer for cmkit's handlers, on rdma-core.
 // `cmkit-peer --help` and `cmkit-peer <command> --help` say what it does;
-// README.md ("cmkit-peer") has the JSON lines and exit statuses.
+// docs/peer.md has the JSON lines and exit statuses.
 #include <cstdio>
 
 #include "commands.h"

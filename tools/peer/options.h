@@ -15,7 +15,7 @@
 
 namespace cmkit_peer {
 
-// Exit statuses (README, "cmkit-peer").
+// Exit statuses (docs/peer.md).
 enum ExitStatus {
 	kExitOk = 0,		// the expected outcome happened
 	kExitOther = 1,		// another outcome (call: not connected)
