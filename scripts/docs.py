@@ -34,10 +34,12 @@ cmkit: shell commands for the guest of `make shell`.
 
 How a run treats them:
 
-- A run whose only problem is such a crash or report (its signature after
-  the first splat, no other splat, leak or taint, no failed case but the
-  one a crash interrupted) is an expected failure: the summary line says
-  `xfail KI-n`, the first results are kept in
+- A run whose only problem is such a crash or report (its signature in
+  the first splat's own block, from its first line up to its `---[ end
+  trace` or the next splat, with no frame in cmkit, cmkit_test or
+  cmkit_bench; no other splat, leak or taint; no failed case but the one
+  a crash interrupted) is taken as flaky: the summary line says
+  `flaky: KI-n`, the first results are kept in
   `build/results/<release>.known-issue/`, and the kernel boots once more;
   a second failure stands.
 - An entry's `family` matches the single WARN and splat lines of the same

@@ -138,7 +138,7 @@ SPLAT_LINES = 80
 class KnownIssue:
     """A kernel bug outside cmkit, held to account.
 
-    ident:        "KI-<n>", shown as "xfail KI-<n>" in the summary
+    ident:        "KI-<n>", shown as "flaky: KI-<n>" in the summary
     packages:     {Debian source package: [versions]} it applies to (the
                   "package" and "version" of the leg's done.json, i.e. the
                   pins in kunit/kernels.pin)
@@ -303,18 +303,45 @@ def first_splat(console_lines):
     return None
 
 
+# The most lines one splat's block may have (a lockdep report runs long).
+SPLAT_BLOCK_LINES = 600
+# A frame (or a lock site, in lockdep's reports) in cmkit's own modules.
+CMKIT_FRAME = re.compile(r"\[(?:cmkit|cmkit_test|cmkit_bench)\]")
+
+
+def splat_block(console_lines, start):
+    """The lines of the splat that begins at @start: its first line up to its
+    "---[ end trace" line, or up to (not including) the next splat's first
+    line, at most SPLAT_BLOCK_LINES lines.  An "Oops:" line is the same
+    crash's (it follows a "BUG: ..." header), not the next splat."""
+    block = [console_lines[start]]
+    for line in console_lines[start + 1:start + SPLAT_BLOCK_LINES]:
+        kind = splat_kind(line)
+        if kind and kind[0] != "oops":
+            break
+        block.append(line)
+        if "---[ end trace" in line:
+            break
+    return block
+
+
 def known_issue(package, version, console_text):
     """The known issue whose signature the console's first splat shows, or None.
 
-    Only the console from the first splat line on (a crash, or a report the
-    kernel survives, such as lockdep's) is searched; the entry must apply to
-    the leg's package version.
+    Only the first splat's own block is searched (its first line up to its
+    "---[ end trace" or the next splat), and a block with a frame in cmkit,
+    cmkit_test or cmkit_bench is never excused: whatever else it shows, the
+    crash went through cmkit.  The entry must apply to the leg's package
+    version.
     """
     lines = console_text.splitlines()
     start = first_splat(lines)
     if start is None:
         return None
-    crash = "\n".join(lines[start:])
+    block = splat_block(lines, start)
+    if any(CMKIT_FRAME.search(line) for line in block):
+        return None
+    crash = "\n".join(block)
     for ki in KNOWN_ISSUES:
         if ki.applies(package, version) and re.search(ki.signature, crash, re.M):
             return ki
@@ -1251,6 +1278,6 @@ def junit_groups_for_leg(leg, v):
               v.problems[0] if v.problems else "", "\n".join(v.problems), v.total_seconds)]
     if v.xfail:
         guest.append((f"known issue {v.xfail} (first boot)", "SKIP",
-                      f"xfail {v.xfail}: rerun taken", "", None))
+                      f"flaky: {v.xfail}: the first boot hit it; rerun taken", "", None))
     groups.append((f"{leg}.guest", f"{leg}.guest", guest))
     return groups

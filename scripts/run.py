@@ -360,7 +360,7 @@ def run_kernel(kver, suites="*", mode="test", live=None):
 
     A run whose only problem is a known kernel bug (results.KNOWN_ISSUES: a
     crash outside cmkit, with its signature, on that package version) is an
-    expected failure ("xfail KI-n") and boots once more; the first run's
+    flaky run ("flaky: KI-n") and boots once more; the first run's
     results are kept beside the second's.  A second failure stands.
     """
     t0 = time.time()
@@ -379,7 +379,7 @@ def run_kernel(kver, suites="*", mode="test", live=None):
         first = out + ".known-issue"
         shutil.rmtree(first, ignore_errors=True)
         shutil.copytree(out, first)
-        say(f"{kver}: xfail {ki.ident}: the guest hit a known kernel issue ({ki.what}); "
+        say(f"{kver}: flaky: {ki.ident}: the guest hit a known kernel issue ({ki.what}); "
             f"its only problem; results kept in {os.path.relpath(first, TOP)}; "
             "booting once more")
         verdict, boot = boot_and_judge(info, initrd, accel, out, append, live, suites)
@@ -415,7 +415,7 @@ def summary_line(info, v, accel):
         tail = " (stock Debian kernel" + (f"; cmkit.ko {load.short}" if load else "") + ")"
     return (f"{label} {what} passed={v.passed} failed={v.failed} skipped={v.skipped} "
             f"accel={accel} boot={boot}s total={v.total_seconds:.1f}s{tail}"
-            f"{f' xfail {v.xfail} (first boot; rerun)' if v.xfail else ''}{pin}"
+            f"{f' flaky: {v.xfail} (first boot; rerun)' if v.xfail else ''}{pin}"
             f"{'' if v.ok else ' FAIL'}")
 
 
@@ -525,7 +525,7 @@ def write_summary(lines, totals, xfails=()):
     os.makedirs(RESULTS, exist_ok=True)
     final = f"{totals[0]} passed, {totals[1]} failed, {totals[2]} skipped"
     if xfails:
-        final += f", {len(xfails)} xfail ({' '.join(xfails)})"
+        final += f", flaky: {' '.join(xfails)}"
     with open(os.path.join(RESULTS, "summary.txt"), "w") as f:
         f.write("\n".join(lines + [final]) + "\n")
     return final

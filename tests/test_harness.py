@@ -153,6 +153,49 @@ class Splats(unittest.TestCase):
         self.assertIsNone(results.known_issue("linux-source-7.3", "7.3.4-1~bpo13+1",
                                               SPLAT_CONSOLE))
 
+    V612 = ("linux-source-6.12", "6.12.118-1~deb12u1")
+
+    def test_a_crash_in_cmkit_is_never_excused_by_a_known_signature(self):
+        # KI-1's signature (free_gid_work in the stack) inside a KASAN report
+        # whose bug is in cmkit's own code.
+        kasan = ("[   20.1] BUG: KASAN: slab-use-after-free in srpt_cm_req_recv+0x55/0x9a0 [cmkit]\n"
+                 "[   20.1] Read of size 8 at addr ffff888012345678 by task kworker/0:1/30\n"
+                 "[   20.1] Call Trace:\n"
+                 "[   20.1]  srpt_cm_req_recv+0x55/0x9a0 [cmkit]\n"
+                 "[   20.1] Freed by task 12:\n"
+                 "[   20.1]  kfree+0x8a/0x1a0\n"
+                 "[   20.1]  free_gid_work+0x38/0x4e\n"
+                 "[   20.2] ==================================================================\n")
+        self.assertIsNone(results.known_issue(*self.V612, kasan))
+        # The same report without cmkit frames is KI-1.
+        self.assertEqual(results.known_issue(*self.V612, kasan.replace(" [cmkit]", "")).ident,
+                         "KI-1")
+
+    def test_a_lock_inversion_on_cmkits_lock_is_not_ki2(self):
+        report = ("[   30.0] WARNING: possible irq lock inversion dependency detected\n"
+                  "[   30.0] kworker/u4:2/55 just changed the state of lock:\n"
+                  "[   30.0] ffff8880 (&listener->sock_lock){+.-.}-{2:2}, at: "
+                  "cmkit_irdma_listen_ready+0x20/0x90 [cmkit]\n"
+                  "[   30.0] but this lock took another, SOFTIRQ-unsafe lock in the past:\n"
+                  "[   30.0]  (clock-AF_INET){++.-}-{2:2}\n"
+                  "[   30.0]  siw_qp_llp_data_ready+0x30/0x120 [siw]\n")
+        self.assertIsNone(results.known_issue(*self.V612, report))
+        self.assertEqual(results.known_issue(
+            *self.V612, report.replace(" [cmkit]", " [tcp]")).ident, "KI-2")
+
+    def test_only_the_first_splats_own_block_is_searched(self):
+        ki1 = ("[   10.98] BUG: kernel NULL pointer dereference, address: 0000000000000060\n"
+               "[   10.99] Call Trace:\n[   10.99]  free_gid_work+0x38/0x4e\n")
+        cmkit_warn = ("[    9.00] WARNING: CPU: 0 PID: 1 at irdma_cm.c:10 x+0x1/0x2\n"
+                      "[    9.01] Call Trace:\n[    9.01]  foo+0x1/0x2\n"
+                      "[    9.02] ---[ end trace 0000000000000000 ]---\n")
+        # A second splat's signature does not excuse the first.
+        self.assertIsNone(results.known_issue(*self.V612, cmkit_warn + ki1))
+        # Nor do lines after the first splat's end that merely look alike.
+        self.assertIsNone(results.known_issue(
+            *self.V612, cmkit_warn + "[   10.99]  free_gid_work+0x38/0x4e\n"))
+        self.assertEqual(results.known_issue(*self.V612, ki1 + cmkit_warn).ident, "KI-1")
+
     def test_ordinary_lines_are_not_splats(self):
         text = ("[ 1.0] cmkit_test: client: established (status 0)\n"
                 "[ 1.1] rdma_rxe: loaded\n[ 1.2] # Subtest: cmkit_smoke\n")
