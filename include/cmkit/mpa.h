@@ -133,7 +133,7 @@ static inline int cmkit_mpa_put_hdr(cmkit_u8 *buf, enum cmkit_mpa_kind kind,
 }
 
 /**
- * irdma_build_mpa_v1 - write a revision 1 request or reply
+ * cmkit_mpa_build_v1 - write a revision 1 request or reply
  * @buf: output buffer
  * @buflen: its size
  * @kind: request or reply
@@ -146,7 +146,7 @@ static inline int cmkit_mpa_put_hdr(cmkit_u8 *buf, enum cmkit_mpa_kind kind,
  * Return: the frame's length, or a negative CMKIT_MPA_E_* code (then
  * nothing useful was written).
  */
-static inline int irdma_build_mpa_v1(cmkit_u8 *buf, cmkit_size buflen,
+static inline int cmkit_mpa_build_v1(cmkit_u8 *buf, cmkit_size buflen,
 				     enum cmkit_mpa_kind kind, int reject,
 				     const void *pdata, cmkit_u16 pdata_len)
 {
@@ -170,7 +170,7 @@ static inline int irdma_build_mpa_v1(cmkit_u8 *buf, cmkit_size buflen,
 }
 
 /**
- * irdma_build_mpa_v2 - write a revision 2 enhanced request or reply
+ * cmkit_mpa_build_v2 - write a revision 2 enhanced request or reply
  * @buf: output buffer
  * @buflen: its size
  * @kind: request or reply
@@ -184,7 +184,7 @@ static inline int irdma_build_mpa_v1(cmkit_u8 *buf, cmkit_size buflen,
  *
  * Return: the frame's length, or a negative CMKIT_MPA_E_* code.
  */
-static inline int irdma_build_mpa_v2(cmkit_u8 *buf, cmkit_size buflen,
+static inline int cmkit_mpa_build_v2(cmkit_u8 *buf, cmkit_size buflen,
 				     enum cmkit_mpa_kind kind, int reject,
 				     cmkit_u16 ird, cmkit_u16 ord,
 				     cmkit_u16 ird_ctrl, cmkit_u16 ord_ctrl,
@@ -219,7 +219,7 @@ static inline int irdma_build_mpa_v2(cmkit_u8 *buf, cmkit_size buflen,
 }
 
 /*
- * The parser behind irdma_parse_mpa() and cmkit_mpa_parse(): @strict
+ * The parser behind cmkit_mpa_parse_strict() and cmkit_mpa_parse(): @strict
  * refuses revisions other than 1 and 2 and frames asking for markers as
  * soon as the header is in; otherwise both are left to the deciders.
  */
@@ -273,7 +273,7 @@ static inline int cmkit_mpa_parse_common(const cmkit_u8 *buf, cmkit_size len,
 }
 
 /**
- * irdma_parse_mpa - decode a request or reply from what has been received
+ * cmkit_mpa_parse_strict - decode a request or reply from what has been received
  * @buf: the bytes received so far, from the frame's first byte
  * @len: how many; nothing past them is read
  * @kind: the key expected
@@ -288,9 +288,9 @@ static inline int cmkit_mpa_parse_common(const cmkit_u8 *buf, cmkit_size len,
  * 0 when more bytes are needed; a negative CMKIT_MPA_E_* code when the bytes
  * can never become a valid frame.
  */
-static inline int irdma_parse_mpa(const cmkit_u8 *buf, cmkit_size len,
-				  enum cmkit_mpa_kind kind,
-				  struct cmkit_mpa_frame *out)
+static inline int cmkit_mpa_parse_strict(const cmkit_u8 *buf, cmkit_size len,
+					 enum cmkit_mpa_kind kind,
+					 struct cmkit_mpa_frame *out)
 {
 	return cmkit_mpa_parse_common(buf, len, kind, 1, out);
 }
@@ -302,13 +302,13 @@ static inline int irdma_parse_mpa(const cmkit_u8 *buf, cmkit_size len,
  * @kind: the key expected
  * @out: the decoded frame, valid when the return value is positive
  *
- * As irdma_parse_mpa(), except that a frame asking for markers, or of a
+ * As cmkit_mpa_parse_strict(), except that a frame asking for markers, or of a
  * revision other than 1 and 2, is decoded whole (@out->flags and @out->rev
  * as received; only revision 2 has IRD/ORD) rather than refused: so that
  * cmkit_mpa_respond() can answer it with a reject frame instead of a reset,
  * and cmkit_mpa_initiate() can say what was wrong with a reply.
  *
- * Return: as irdma_parse_mpa().
+ * Return: as cmkit_mpa_parse_strict().
  */
 static inline int cmkit_mpa_parse(const cmkit_u8 *buf, cmkit_size len,
 				  enum cmkit_mpa_kind kind,
@@ -318,7 +318,7 @@ static inline int cmkit_mpa_parse(const cmkit_u8 *buf, cmkit_size len,
 }
 
 /**
- * irdma_negotiate_mpa_v2_ird_ord - fit our IRD/ORD to the peer's
+ * cmkit_mpa_negotiate_ird_ord - fit our IRD/ORD to the peer's
  * @initiator: we sent the request and @peer_* come from the reply;
  *	otherwise we are the responder and @peer_* come from the request
  * @ird: our IRD (reads we can take), adjusted
@@ -334,9 +334,9 @@ static inline int cmkit_mpa_parse(const cmkit_u8 *buf, cmkit_size len,
  *
  * Return: 0, or CMKIT_MPA_E_IRD (initiator only) when our IRD is short.
  */
-static inline int irdma_negotiate_mpa_v2_ird_ord(int initiator, cmkit_u16 *ird,
-						 cmkit_u16 *ord, cmkit_u16 peer_ird,
-						 cmkit_u16 peer_ord)
+static inline int cmkit_mpa_negotiate_ird_ord(int initiator, cmkit_u16 *ird,
+					      cmkit_u16 *ord, cmkit_u16 peer_ird,
+					      cmkit_u16 peer_ord)
 {
 	peer_ird &= CMKIT_MPA_V2_IRD_ORD_MASK;
 	peer_ord &= CMKIT_MPA_V2_IRD_ORD_MASK;
@@ -604,12 +604,12 @@ static inline int cmkit_mpa_build_request(cmkit_u8 *buf, cmkit_size buflen,
 	if (!me || !cmkit_mpa_offer_ok(me) || rev < CMKIT_MPA_REV1 || rev > me->rev)
 		return CMKIT_MPA_E_ARG;
 	if (rev == CMKIT_MPA_REV1) {
-		n = irdma_build_mpa_v1(buf, buflen, CMKIT_MPA_REQUEST, 0, pdata,
+		n = cmkit_mpa_build_v1(buf, buflen, CMKIT_MPA_REQUEST, 0, pdata,
 				       pdata_len);
 	} else {
 		cmkit_mpa_ctrl_bits(me->p2p != CMKIT_MPA_P2P_OFF, me->rtr,
 				    &ird_ctrl, &ord_ctrl);
-		n = irdma_build_mpa_v2(buf, buflen, CMKIT_MPA_REQUEST, 0, me->ird,
+		n = cmkit_mpa_build_v2(buf, buflen, CMKIT_MPA_REQUEST, 0, me->ird,
 				       me->ord, ird_ctrl, ord_ctrl, pdata, pdata_len);
 	}
 	if (n > 0 && me->crc)
@@ -770,7 +770,7 @@ static inline int cmkit_mpa_build_reply(cmkit_u8 *buf, cmkit_size buflen,
 	}
 	if (r->enhanced) {
 		cmkit_mpa_ctrl_bits(r->p2p, r->rtr, &ird_ctrl, &ord_ctrl);
-		n = irdma_build_mpa_v2(buf, buflen, CMKIT_MPA_REPLY, !r->accept,
+		n = cmkit_mpa_build_v2(buf, buflen, CMKIT_MPA_REPLY, !r->accept,
 				       r->ird, r->ord, ird_ctrl, ord_ctrl, pdata,
 				       pdata_len);
 	} else {
