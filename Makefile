@@ -18,7 +18,7 @@ TOP := $(CURDIR)
 # (these files, the probes, the kernel tree, its .config and Module.symvers,
 # the compiler) are those of the last one is skipped: kbuild's own no-op
 # walk costs seconds.  W= and C= builds always run.
-KSOURCES := Kbuild $(wildcard *.c *.h) include kunit
+KSOURCES := Kbuild $(wildcard *.c *.h) include lib core kunit
 
 ifneq ($(KVER),)
 TAG := $(KVER)
@@ -160,7 +160,7 @@ clean:
 # ---- developer checks -------------------------------------------------------
 CHECK_KVER := $(or $(KVER),6.12)
 CHECK_MODDIR := $(TOP)/build/mod/$(CHECK_KVER)
-CMKIT_SOURCES = $(wildcard *.c *.h kunit/*.c kunit/*.h)
+CMKIT_SOURCES = $(wildcard *.c *.h lib/*.c core/*.c kunit/*.c kunit/*.h)
 # A warning line of the compiler or sparse about one of cmkit's own files
 # (they are symlinked into build/mod/<kver>/).
 CMKIT_WARNING = '^(\./)?(build/mod/[^/]+/|$(TOP)/build/mod/[^/]+/)?[A-Za-z_./]+\.[ch]:[0-9]+(:[0-9]+)?: (warning|error):'

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The shared layer's functions (lib/, declared in include/cmkit/) that the
+ * KUnit suites call: cmkit.ko links lib/ once, and exports these only to
+ * modules that import CMKIT_KUNIT_NS, only in kernels built with KUnit
+ * (compat.h).  cmkit_test.ko must not link lib/ objects of its own: kbuild
+ * warns about an object linked into two modules.
+ */
+#include <linux/export.h>
+#include <linux/module.h>
+
+#include "cmkit/rpcrdma_cmp.h"
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_encode);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_decode);
