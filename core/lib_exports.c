@@ -10,6 +10,12 @@
 #include <linux/module.h>
 
 #include "cmkit/rpcrdma_cmp.h"
+#include "cmkit/srp.h"
 
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_encode);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_decode);
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req_rdma);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_login_rsp);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_login_rej);
