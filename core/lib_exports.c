@@ -10,10 +10,16 @@
 #include <linux/module.h>
 
 #include "cmkit/rpcrdma_cmp.h"
+#include "cmkit/rpcrdma_msg.h"
 #include "cmkit/srp.h"
 
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_encode);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_decode);
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_decode_call);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_encode_reply);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_credit_limit);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_result_name);
 
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req_rdma);
