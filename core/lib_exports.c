@@ -12,6 +12,7 @@
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/rpcrdma_msg.h"
 #include "cmkit/srp.h"
+#include "cmkit/srp_iu.h"
 
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_encode);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_decode);
@@ -25,3 +26,11 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req_rdma);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_login_rsp);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_login_rej);
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_iu_tag);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_put_direct);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_cmd);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_tsk_mgmt);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_rsp);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_short_iu);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_short_iu);
