@@ -9,10 +9,21 @@
 #include <linux/export.h>
 #include <linux/module.h>
 
+#include "cmkit/mpa.h"
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/rpcrdma_msg.h"
 #include "cmkit/srp.h"
 #include "cmkit/srp_iu.h"
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_v1);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_v2);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_parse_strict);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_parse);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_reject_reason_get);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_request);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_respond);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_reply);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_initiate);
 
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_encode);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_decode);
