@@ -10,6 +10,7 @@
 #include <linux/module.h>
 
 #include "cmkit/mpa.h"
+#include "cmkit/mpa_fpdu.h"
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/rpcrdma_msg.h"
 #include "cmkit/srp.h"
@@ -24,6 +25,14 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_request);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_respond);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_reply);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_initiate);
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_iwarp_hdr_len);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_fpdu_total_len);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_hdr);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_build);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_check);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_build_read_resp);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_check_read_resp);
 
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_encode);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_decode);
