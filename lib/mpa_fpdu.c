@@ -64,7 +64,7 @@ static cmkit_u32 cmkit_fpdu_get_le32(const cmkit_u8 *p)
 /* The CRC32c of an FPDU's first @len bytes, as sent (RFC 5044, section 6.5). */
 static cmkit_u32 cmkit_fpdu_crc(const cmkit_u8 *buf, cmkit_size len)
 {
-	return cmkit_crc32c(buf, len);
+	return ~cmkit_crc32c(CMKIT_CRC32C_SEED, buf, len);
 }
 
 /**
