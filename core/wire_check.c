@@ -3,9 +3,10 @@
  * The shared layer (include/cmkit/) spells its wire formats without any
  * kernel header; where the kernel defines the same lengths, opcodes and
  * flags, these compile-time checks tie the two together, so that neither
- * can drift.  Only what 6.1, 6.12 and 7.x all define is checked here (the
- * kernel's <scsi/srp.h>, <linux/sunrpc/rpc_rdma.h> and msg_prot.h are the
- * same in all three); what differs goes through a scripts/probes/ probe.
+ * can drift.  Only what 6.1, 6.12 and 7.3 all define, with the same value,
+ * is checked here (<scsi/srp.h> and <linux/sunrpc/rpc_rdma.h> are the same
+ * in the three; msg_prot.h and scsi_proto.h grow, but keep every name used
+ * below); what differs would go through a scripts/probes/ probe.
  *
  * MPA's limits (RFC 5044: 512 bytes of private data, the two keys) have no
  * kernel definition outside drivers (siw, irdma, cxgb4): <rdma/iw_cm.h>
@@ -139,6 +140,7 @@ static_assert(CMKIT_RPC_AUTH_REJECTEDCRED == RPC_AUTH_REJECTEDCRED);
 static_assert(CMKIT_RPC_AUTH_BADVERF == RPC_AUTH_BADVERF);
 static_assert(CMKIT_RPC_AUTH_REJECTEDVERF == RPC_AUTH_REJECTEDVERF);
 static_assert(CMKIT_RPC_AUTH_TOOWEAK == RPC_AUTH_TOOWEAK);
+static_assert(CMKIT_RPC_AUTH_STAT_MAX == RPCSEC_GSS_CTXPROBLEM);
 static_assert(CMKIT_RPC_AUTH_NONE == RPC_AUTH_NULL);
 static_assert(CMKIT_RPC_AUTH_SYS == RPC_AUTH_UNIX);
 static_assert(CMKIT_RPC_MAX_AUTH_LEN == RPC_MAX_AUTH_SIZE);
