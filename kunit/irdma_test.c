@@ -1153,9 +1153,9 @@ static void raw_recv_frame(struct kunit *test, struct raw_peer *raw,
 
 	n = raw_recv(raw, buf, CMKIT_MPA_HDR_LEN);
 	KUNIT_ASSERT_EQ(test, n, CMKIT_MPA_HDR_LEN);
-	KUNIT_ASSERT_EQ(test, irdma_parse_mpa(buf, n, kind, f), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse_strict(buf, n, kind, f), 0);
 	n += raw_recv(raw, buf + n, cmkit_get_be16(buf + 18));
-	KUNIT_ASSERT_EQ(test, irdma_parse_mpa(buf, n, kind, f), n);
+	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse_strict(buf, n, kind, f), n);
 }
 
 static u8 *raw_frame_buf(struct kunit *test)
@@ -1188,7 +1188,7 @@ static void raw_send_mpa(struct kunit *test, struct raw_peer *raw, enum cmkit_mp
 	u8 *buf = raw_frame_buf(test);
 	int n;
 
-	n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, kind, reject, 2, 2, 0, 0,
+	n = cmkit_mpa_build_v2(buf, CMKIT_MPA_MAX_FRAME, kind, reject, 2, 2, 0, 0,
 			       pdata, pdata_len);
 	KUNIT_ASSERT_GT(test, n, 0);
 	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
@@ -1356,7 +1356,7 @@ static void irdma_peer_goes_away_mid_mpa(struct kunit *test)
 
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	ul = raw_server_gets_request(test, core, raw, &addr);
-	n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REPLY, 0, 2, 2, 0, 0,
+	n = cmkit_mpa_build_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REPLY, 0, 2, 2, 0, 0,
 			       raw_rep, sizeof(raw_rep));
 	KUNIT_ASSERT_GT(test, n, 0);
 	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n - 5), n - 5);	/* then FIN */
@@ -1463,10 +1463,10 @@ static void irdma_bad_request_to_listener_aborts_silently(struct kunit *test)
 		memcpy(buf, junk, n);
 		break;
 	case BAD_REPLY_KEY:
-		n = irdma_build_mpa_v1(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REPLY, 0, NULL, 0);
+		n = cmkit_mpa_build_v1(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REPLY, 0, NULL, 0);
 		break;
 	case BAD_HALF_THEN_FIN:
-		n = irdma_build_mpa_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0, 1, 1,
+		n = cmkit_mpa_build_v2(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REQUEST, 0, 1, 1,
 				       0, 0, siw_req, sizeof(siw_req)) - 5;
 		break;
 	}
@@ -3261,7 +3261,7 @@ static void irdma_fallback_after_a_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f.rev, 1);
 	KUNIT_EXPECT_FALSE(test, f.enhanced);
 	KUNIT_EXPECT_EQ(test, f.pdata_len, sizeof(cmkit_req));
-	n = irdma_build_mpa_v1(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REPLY, 0, raw_rep,
+	n = cmkit_mpa_build_v1(buf, CMKIT_MPA_MAX_FRAME, CMKIT_MPA_REPLY, 0, raw_rep,
 			       sizeof(raw_rep));
 	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
 	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);

@@ -49,6 +49,7 @@
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
+#include <scsi/scsi_proto.h>
 #include <cmkit/srp.h>
 #include <cmkit/srp_iu.h>
 
@@ -3990,9 +3991,6 @@ static void srpt_io_removal_with_rdma_reads_outstanding(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmkit_srpt_target(dev, &sid, tport), -ENODEV);
 }
 
-/* SCSI status BUSY, which srpt answers when it cannot serve an IU now. */
-#define SRPT_IO_STATUS_BUSY	0x08
-
 /*
  * A failed post is answered, not dropped: the SRP_RSP of a TEST UNIT READY
  * (SRPT_FAULT_SEND_POST), the RDMA Writes and SRP_RSP of a READ (the same
@@ -4041,7 +4039,7 @@ static void srpt_io_failed_send_post_answers_busy(struct kunit *test)
 		}
 		cmkit_fault_arm(&cmkit_srpt_fault_points, BIT(faults[i]), 1);
 		srpt_io_run(test, io, &cmd, &rsp);
-		KUNIT_EXPECT_EQ_MSG(test, rsp.rsp.status, SRPT_IO_STATUS_BUSY, "step %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, rsp.rsp.status, SAM_STAT_BUSY, "step %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, rsp.rsp.req_lim_delta, 1U, "step %u", i);
 		KUNIT_EXPECT_EQ(test, srpt_io_now().faults_fired - ctx.base.faults_fired, i + 1);
 		KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, busy), i + 1);
@@ -4185,7 +4183,7 @@ static void srpt_io_flood_beyond_the_credit_limit_is_refused(struct kunit *test)
 	}
 	for (i = grant; i < grant + over; i++) {
 		KUNIT_ASSERT_EQ(test, cmkit_srp_peer_wait_tag(io->srp, cmd[i].tag, &rsp), 0);
-		KUNIT_EXPECT_EQ(test, rsp.rsp.status, SRPT_IO_STATUS_BUSY);
+		KUNIT_EXPECT_EQ(test, rsp.rsp.status, SAM_STAT_BUSY);
 		KUNIT_EXPECT_EQ(test, rsp.rsp.req_lim_delta, 0U);
 	}
 	KUNIT_EXPECT_EQ(test, srpt_io_delta(&ctx, over_credit), over);

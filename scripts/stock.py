@@ -88,9 +88,12 @@ BUILD = os.path.join(TOP, "build")
 # filesystem with metadata checksums (mke2fs's default): a softdep
 # (crypto-crc32c) that modules.dep does not list either, built as
 # crc32c_generic (without it: "ext4: Cannot load crc32c driver").
+#
+# cmkit.ko itself calls the kernel's crc32c() (core/crc32c.c): libcrc32c,
+# which asks the crypto API for "crc32c" (crc32c_generic) when it loads.
 MODULES = ("ib_core", "ib_cm", "iw_cm", "rdma_cm", "rdma_ucm", "ib_uverbs", "rdma_rxe",
            "crc32_generic", "dummy",
-           "ib_srp", "scsi_transport_srp", "sd_mod", "ext4", "crc32c_generic")
+           "ib_srp", "scsi_transport_srp", "sd_mod", "ext4", "crc32c_generic", "libcrc32c")
 # Loaded too where the package has them.  Debian's kernels do not.
 OPTIONAL = ("siw",)
 NO_SIW = "Debian's kernel has no siw"

@@ -63,12 +63,11 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
+#include <scsi/scsi_proto.h>
 
 #include "srpt/internal.h"
 #include "srpt/trace.h"
 
-/* SCSI status BUSY (SAM-5): the initiator retries the command. */
-#define SRPT_STATUS_BUSY	0x08
 /* ASCQ of INVALID FIELD IN INFORMATION UNIT (ASC 0x0e). */
 #define SRPT_ASCQ_INVALID_FIELD_IN_IU	0x03
 
@@ -261,7 +260,7 @@ static void srpt_make_busy(struct srpt_rdma_ch *ch, struct srpt_send_ioctx *ctx,
 	srpt_ctx_free_data(ctx);
 	memset(&ctx->rsp, 0, sizeof(ctx->rsp));
 	ctx->opcode = CMKIT_SRP_RSP;
-	ctx->rsp.status = SRPT_STATUS_BUSY;
+	ctx->rsp.status = SAM_STAT_BUSY;
 	ctx->busy_tried = true;
 	ctx->state = SRPT_CTX_RESPOND;
 	atomic_inc(&srpt_nr_busy);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Host tests of include/cmkit/crc32c.h and mpa_fpdu.h: CRC32c against RFC
-// 3720's examples, and the FPDUs of the RTR messages against bytes written
+// Host tests of include/cmkit/crc32c.h and mpa_fpdu.h: lib/crc32c.c's CRC32c
+// against RFC 3720's examples and the bitwise one it replaced, and the FPDUs of the RTR messages against bytes written
 // here by hand from RFC 5040/5041/5044 and siw's layout (iwarp.h,
 // siw_qp_mpa_rts(), siw_qp_prepare_tx()).  The CRCs of those bytes were
-// computed once with a separate table-driven CRC32c, not with crc32c.h.
+// computed once with a separate table-driven CRC32c, not with lib/crc32c.c.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -101,19 +101,48 @@ Bytes Build(unsigned rtr, bool crc)
 
 // ---- CRC32c -----------------------------------------------------------------
 
+// The CRC of a whole buffer, as RFC 3720 and RFC 5044 define it.
+static cmkit_u32 Crc(const void *buf, size_t len)
+{
+	return ~cmkit_crc32c(CMKIT_CRC32C_SEED, buf, len);
+}
+
+// The bitwise CRC32c that include/cmkit/crc32c.h had before lib/crc32c.c's
+// table: the register in and out, as cmkit_crc32c() and the kernel's crc32c().
+static cmkit_u32 BitwiseCrc32c(cmkit_u32 reg, const void *buf, size_t len)
+{
+	const cmkit_u8 *p = static_cast<const cmkit_u8 *>(buf);
+
+	while (len--) {
+		reg ^= *p++;
+		for (int bit = 0; bit < 8; bit++)
+			reg = (reg >> 1) ^ (CMKIT_CRC32C_POLY & (0U - (reg & 1U)));
+	}
+	return reg;
+}
+
+// xorshift32: the same "random" buffers on every run.
+static cmkit_u32 Next(cmkit_u32 &s)
+{
+	s ^= s << 13;
+	s ^= s >> 17;
+	s ^= s << 5;
+	return s;
+}
+
 // RFC 3720, appendix B.4, and the usual check value.
 TEST(Crc32c, Rfc3720Examples)
 {
 	Bytes b(32, 0x00);
-	EXPECT_EQ(0x8a9136aaU, cmkit_crc32c(b.data(), b.size()));
+	EXPECT_EQ(0x8a9136aaU, Crc(b.data(), b.size()));
 	b.assign(32, 0xff);
-	EXPECT_EQ(0x62a8ab43U, cmkit_crc32c(b.data(), b.size()));
+	EXPECT_EQ(0x62a8ab43U, Crc(b.data(), b.size()));
 	for (int i = 0; i < 32; i++)
 		b[i] = static_cast<cmkit_u8>(i);
-	EXPECT_EQ(0x46dd794eU, cmkit_crc32c(b.data(), b.size()));
+	EXPECT_EQ(0x46dd794eU, Crc(b.data(), b.size()));
 	for (int i = 0; i < 32; i++)
 		b[i] = static_cast<cmkit_u8>(31 - i);
-	EXPECT_EQ(0x113fdb5cU, cmkit_crc32c(b.data(), b.size()));
+	EXPECT_EQ(0x113fdb5cU, Crc(b.data(), b.size()));
 	// An iSCSI Read (10) command PDU.
 	const Bytes scsi = { 0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 			     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -121,9 +150,12 @@ TEST(Crc32c, Rfc3720Examples)
 			     0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18,
 			     0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 			     0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 };
-	EXPECT_EQ(0xd9963a56U, cmkit_crc32c(scsi.data(), scsi.size()));
-	EXPECT_EQ(0xe3069283U, cmkit_crc32c("123456789", 9));
-	EXPECT_EQ(0U, cmkit_crc32c(nullptr, 0));
+	EXPECT_EQ(0xd9963a56U, Crc(scsi.data(), scsi.size()));
+	EXPECT_EQ(0xe3069283U, Crc("123456789", 9));
+	EXPECT_EQ(0U, Crc(nullptr, 0));
+	// No inversion at either end, as the kernel's crc32c().
+	EXPECT_EQ(0x12345678U, cmkit_crc32c(0x12345678U, nullptr, 0));
+	EXPECT_EQ(0U, cmkit_crc32c(0, Bytes(32, 0x00).data(), 32));
 }
 
 TEST(Crc32c, PiecesGiveTheSameCrc)
@@ -131,9 +163,57 @@ TEST(Crc32c, PiecesGiveTheSameCrc)
 	const char *s = "the quick brown fox jumps over the lazy dog";
 	size_t n = std::strlen(s);
 	for (size_t cut = 0; cut <= n; cut++) {
-		cmkit_u32 reg = cmkit_crc32c_update(CMKIT_CRC32C_SEED, s, cut);
-		reg = cmkit_crc32c_update(reg, s + cut, n - cut);
-		EXPECT_EQ(cmkit_crc32c(s, n), ~reg) << cut;
+		cmkit_u32 reg = cmkit_crc32c(CMKIT_CRC32C_SEED, s, cut);
+		reg = cmkit_crc32c(reg, s + cut, n - cut);
+		EXPECT_EQ(Crc(s, n), ~reg) << cut;
+	}
+}
+
+// What the bitwise implementation returned (recorded from it) on buffers
+// from Next(): the CRC from the seed, and the register from another start.
+TEST(Crc32c, TheBitwiseResultsOnRandomBuffers)
+{
+	static const struct {
+		size_t len;
+		cmkit_u32 start, crc, reg;
+	} want[] = {
+		{ 546, 0x3b9a22e9U, 0x2e5af489U, 0xe617a073U },
+		{ 322, 0x1106269fU, 0x3def62c3U, 0xd79760c8U },
+		{ 349, 0x48938871U, 0x0ca21b94U, 0xdbd1e88dU },
+		{ 1263, 0x6cbbfc84U, 0x2bb3f815U, 0xf588d246U },
+		{ 61, 0x9aa8c124U, 0x0c9cf334U, 0xcb0496e5U },
+		{ 614, 0x2aab955aU, 0x2d258caaU, 0xe0906f2cU },
+		{ 910, 0x53373cdaU, 0xdcc9a464U, 0xeaa14a95U },
+		{ 812, 0x3fea8f32U, 0xe2bd5291U, 0x9f858dacU },
+	};
+	cmkit_u32 s = 0x2545f491U;
+
+	for (const auto &w : want) {
+		size_t n = Next(s) % 1500;
+		Bytes b(n);
+		for (auto &x : b)
+			x = static_cast<cmkit_u8>(Next(s));
+		cmkit_u32 start = Next(s);
+		ASSERT_EQ(w.len, n);
+		ASSERT_EQ(w.start, start);
+		EXPECT_EQ(w.crc, Crc(b.data(), n)) << n;
+		EXPECT_EQ(w.reg, cmkit_crc32c(start, b.data(), n)) << n;
+	}
+}
+
+// The table against the bitwise loop on more buffers, lengths and starts.
+TEST(Crc32c, TableMatchesTheBitwiseLoop)
+{
+	cmkit_u32 s = 0x9e3779b9U;
+
+	for (int i = 0; i < 500; i++) {
+		size_t n = Next(s) % 300;
+		Bytes b(n);
+		for (auto &x : b)
+			x = static_cast<cmkit_u8>(Next(s));
+		cmkit_u32 start = i % 3 ? Next(s) : CMKIT_CRC32C_SEED;
+		EXPECT_EQ(BitwiseCrc32c(start, b.data(), n), cmkit_crc32c(start, b.data(), n))
+			<< i;
 	}
 }
 

@@ -328,7 +328,7 @@ TEST(MpaRespond, ArgumentsAndParser)
 }
 
 // The lenient parser hands markers and unknown revisions to the deciders;
-// irdma_parse_mpa() still refuses them from the header alone.
+// cmkit_mpa_parse_strict() still refuses them from the header alone.
 TEST(MpaRespond, LenientParserKeepsWhatTheStrictOneRefuses)
 {
 	for (const Bytes &b : { Frame(false, 0x80, 1, false, 0, 0, { 1, 2 }),
@@ -341,7 +341,7 @@ TEST(MpaRespond, LenientParserKeepsWhatTheStrictOneRefuses)
 		EXPECT_FALSE(p.f.enhanced);
 		EXPECT_EQ(2, p.f.pdata_len);
 		cmkit_mpa_frame f{};
-		EXPECT_LT(irdma_parse_mpa(b.data(), b.size(), CMKIT_MPA_REQUEST, &f), 0);
+		EXPECT_LT(cmkit_mpa_parse_strict(b.data(), b.size(), CMKIT_MPA_REQUEST, &f), 0);
 	}
 	// Everything else is refused the same way by both.
 	Bytes big = Frame(false, 0x00, 1, false);

@@ -29,7 +29,7 @@ int ParseExact(const Bytes &b, size_t len, cmkit_mpa_kind kind, cmkit_mpa_frame 
 	std::unique_ptr<cmkit_u8[]> copy(new cmkit_u8[len ? len : 1]);
 	if (len)
 		std::memcpy(copy.get(), b.data(), len);
-	int rc = irdma_parse_mpa(copy.get(), len, kind, f);
+	int rc = cmkit_mpa_parse_strict(copy.get(), len, kind, f);
 	if (rc > 0) {
 		// Point pdata back into @b's storage so callers may inspect it.
 		f->pdata = b.data() + (f->pdata - copy.get());
@@ -41,7 +41,7 @@ TEST(Mpa, BuildsRevision1RequestByteForByte)
 {
 	cmkit_u8 buf[64];
 	const char pd[] = "abc";
-	int n = irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, pd, 3);
+	int n = cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, pd, 3);
 	ASSERT_EQ(n, 23);
 	Bytes want = Header("MPA ID Req Frame", 0x00, 1, 3);
 	want.insert(want.end(), pd, pd + 3);
@@ -51,9 +51,9 @@ TEST(Mpa, BuildsRevision1RequestByteForByte)
 TEST(Mpa, RejectFlagOnlyOnReplies)
 {
 	cmkit_u8 buf[64];
-	ASSERT_EQ(20, irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 1, nullptr, 0));
+	ASSERT_EQ(20, cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 1, nullptr, 0));
 	EXPECT_EQ(0, buf[16]);
-	ASSERT_EQ(20, irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, nullptr, 0));
+	ASSERT_EQ(20, cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, nullptr, 0));
 	EXPECT_EQ(CMKIT_MPA_FLAG_REJECT, buf[16]);
 	EXPECT_EQ(0, std::memcmp(buf, "MPA ID Rep Frame", 16));
 }
@@ -63,7 +63,7 @@ TEST(Mpa, RejectFlagOnlyOnReplies)
 TEST(Mpa, BuildsTheEnhancedRequestSiwSends)
 {
 	cmkit_u8 buf[64];
-	int n = irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 1, 1, 0, 0,
+	int n = cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 1, 1, 0, 0,
 				   nullptr, 0);
 	ASSERT_EQ(n, 24);
 	Bytes want = Header("MPA ID Req Frame", 0x10, 2, 4);
@@ -94,7 +94,7 @@ TEST(Mpa, RoundTripsPrivateDataAndControlBits)
 	Bytes pd(100);
 	for (size_t i = 0; i < pd.size(); i++)
 		pd[i] = static_cast<cmkit_u8>(i * 7);
-	int n = irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, 0x3000, 5,
+	int n = cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, 0x3000, 5,
 				   CMKIT_MPA_V2_PEER_TO_PEER, CMKIT_MPA_V2_WRITE_RTR,
 				   pd.data(), static_cast<cmkit_u16>(pd.size()));
 	ASSERT_EQ(n, 124);
@@ -113,7 +113,7 @@ TEST(Mpa, RoundTripsPrivateDataAndControlBits)
 TEST(Mpa, ClampsIrdOrdTo14Bits)
 {
 	cmkit_u8 buf[32];
-	ASSERT_EQ(24, irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 0xffff,
+	ASSERT_EQ(24, cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 0xffff,
 					 0x4000, 0, 0, nullptr, 0));
 	EXPECT_EQ(0x3f, buf[20]);
 	EXPECT_EQ(0xff, buf[21]);
@@ -126,25 +126,25 @@ TEST(Mpa, BuildRefusesSmallBuffersAndLongPrivateData)
 	cmkit_u8 buf[CMKIT_MPA_MAX_FRAME + 8];
 	Bytes pd(CMKIT_MPA_MAX_PD_LEN + 1, 0x55);
 	EXPECT_EQ(CMKIT_MPA_E_NOSPACE,
-		  irdma_build_mpa_v1(buf, 22, CMKIT_MPA_REQUEST, 0, pd.data(), 3));
+		  cmkit_mpa_build_v1(buf, 22, CMKIT_MPA_REQUEST, 0, pd.data(), 3));
 	EXPECT_EQ(CMKIT_MPA_E_NOSPACE,
-		  irdma_build_mpa_v2(buf, 23, CMKIT_MPA_REQUEST, 0, 1, 1, 0, 0, nullptr, 0));
+		  cmkit_mpa_build_v2(buf, 23, CMKIT_MPA_REQUEST, 0, 1, 1, 0, 0, nullptr, 0));
 	EXPECT_EQ(CMKIT_MPA_E_PDATA,
-		  irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, pd.data(),
+		  cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, pd.data(),
 				     CMKIT_MPA_MAX_PD_LEN + 1));
 	EXPECT_EQ(CMKIT_MPA_MAX_FRAME,
-		  irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, pd.data(),
+		  cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, pd.data(),
 				     CMKIT_MPA_MAX_PD_LEN));
 	EXPECT_EQ(CMKIT_MPA_E_PDATA,
-		  irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 1, 1, 0, 0,
+		  cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 1, 1, 0, 0,
 				     pd.data(), CMKIT_MPA_MAX_PD_LEN - 3));
 	EXPECT_EQ(CMKIT_MPA_MAX_FRAME,
-		  irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 1, 1, 0, 0,
+		  cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 1, 1, 0, 0,
 				     pd.data(), CMKIT_MPA_MAX_PD_LEN - 4));
 	EXPECT_EQ(CMKIT_MPA_E_ARG,
-		  irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, nullptr, 1));
+		  cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, nullptr, 1));
 	EXPECT_EQ(CMKIT_MPA_E_ARG,
-		  irdma_build_mpa_v1(buf, sizeof(buf), static_cast<cmkit_mpa_kind>(7), 0,
+		  cmkit_mpa_build_v1(buf, sizeof(buf), static_cast<cmkit_mpa_kind>(7), 0,
 				     nullptr, 0));
 }
 
@@ -153,7 +153,7 @@ TEST(Mpa, TruncatedFramesNeedMoreAndNeverReadPastTheirLength)
 {
 	cmkit_u8 buf[128];
 	const char pd[] = "private";
-	int n = irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 4, 4, 0, 0,
+	int n = cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, 4, 4, 0, 0,
 				   pd, sizeof(pd));
 	ASSERT_GT(n, 0);
 	Bytes b(buf, buf + n);
@@ -230,9 +230,9 @@ TEST(Mpa, NullArguments)
 {
 	cmkit_mpa_frame f{};
 	cmkit_u8 b[20] = {};
-	EXPECT_EQ(CMKIT_MPA_E_ARG, irdma_parse_mpa(nullptr, 20, CMKIT_MPA_REQUEST, &f));
-	EXPECT_EQ(CMKIT_MPA_E_ARG, irdma_parse_mpa(b, 20, CMKIT_MPA_REQUEST, nullptr));
-	EXPECT_EQ(0, irdma_parse_mpa(nullptr, 0, CMKIT_MPA_REQUEST, &f));
+	EXPECT_EQ(CMKIT_MPA_E_ARG, cmkit_mpa_parse_strict(nullptr, 20, CMKIT_MPA_REQUEST, &f));
+	EXPECT_EQ(CMKIT_MPA_E_ARG, cmkit_mpa_parse_strict(b, 20, CMKIT_MPA_REQUEST, nullptr));
+	EXPECT_EQ(0, cmkit_mpa_parse_strict(nullptr, 0, CMKIT_MPA_REQUEST, &f));
 }
 
 // Feed every byte value at each header position: the parser either asks for
@@ -260,7 +260,7 @@ TEST(Mpa, FuzzedHeadersStayInBounds)
 TEST(MpaNegotiate, ResponderLowersOrdToInitiatorsIrd)
 {
 	cmkit_u16 ird = 16, ord = 16;
-	EXPECT_EQ(0, irdma_negotiate_mpa_v2_ird_ord(0, &ird, &ord, 1, 1));
+	EXPECT_EQ(0, cmkit_mpa_negotiate_ird_ord(0, &ird, &ord, 1, 1));
 	EXPECT_EQ(16, ird);
 	EXPECT_EQ(1, ord);
 }
@@ -268,7 +268,7 @@ TEST(MpaNegotiate, ResponderLowersOrdToInitiatorsIrd)
 TEST(MpaNegotiate, ResponderKeepsItsIrdEvenIfShort)
 {
 	cmkit_u16 ird = 2, ord = 2;
-	EXPECT_EQ(0, irdma_negotiate_mpa_v2_ird_ord(0, &ird, &ord, 8, 8));
+	EXPECT_EQ(0, cmkit_mpa_negotiate_ird_ord(0, &ird, &ord, 8, 8));
 	EXPECT_EQ(2, ird);
 	EXPECT_EQ(2, ord);
 }
@@ -276,28 +276,28 @@ TEST(MpaNegotiate, ResponderKeepsItsIrdEvenIfShort)
 TEST(MpaNegotiate, InitiatorFailsWhenItsIrdIsShort)
 {
 	cmkit_u16 ird = 1, ord = 4;
-	EXPECT_EQ(CMKIT_MPA_E_IRD, irdma_negotiate_mpa_v2_ird_ord(1, &ird, &ord, 2, 8));
+	EXPECT_EQ(CMKIT_MPA_E_IRD, cmkit_mpa_negotiate_ird_ord(1, &ird, &ord, 2, 8));
 	ird = 8;
 	ord = 4;
-	EXPECT_EQ(0, irdma_negotiate_mpa_v2_ird_ord(1, &ird, &ord, 2, 8));
+	EXPECT_EQ(0, cmkit_mpa_negotiate_ird_ord(1, &ird, &ord, 2, 8));
 	EXPECT_EQ(2, ord);
 }
 
 TEST(MpaNegotiate, UnspecifiedMeansNoNegotiation)
 {
 	cmkit_u16 ird = 1, ord = 9;
-	EXPECT_EQ(0, irdma_negotiate_mpa_v2_ird_ord(1, &ird, &ord, 0x3fff, 100));
+	EXPECT_EQ(0, cmkit_mpa_negotiate_ird_ord(1, &ird, &ord, 0x3fff, 100));
 	EXPECT_EQ(9, ord);
-	EXPECT_EQ(0, irdma_negotiate_mpa_v2_ird_ord(1, &ird, &ord, 0, 0x3fff));
+	EXPECT_EQ(0, cmkit_mpa_negotiate_ird_ord(1, &ird, &ord, 0, 0x3fff));
 	EXPECT_EQ(9, ord);
 }
 
 TEST(MpaNegotiate, ControlBitsDoNotCount)
 {
 	cmkit_u16 ird = 4, ord = 4;
-	EXPECT_EQ(0, irdma_negotiate_mpa_v2_ird_ord(0, &ird, &ord,
-						    CMKIT_MPA_V2_PEER_TO_PEER | 2,
-						    CMKIT_MPA_V2_WRITE_RTR | 2));
+	EXPECT_EQ(0, cmkit_mpa_negotiate_ird_ord(0, &ird, &ord,
+						 CMKIT_MPA_V2_PEER_TO_PEER | 2,
+						 CMKIT_MPA_V2_WRITE_RTR | 2));
 	EXPECT_EQ(2, ord);
 }
 

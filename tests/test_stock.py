@@ -174,6 +174,7 @@ kernel/fs/mbcache.ko.xz:
 kernel/lib/crc16.ko.xz:
 kernel/fs/ext4/ext4.ko.xz: kernel/lib/crc16.ko.xz kernel/fs/mbcache.ko.xz kernel/fs/jbd2/jbd2.ko.xz
 kernel/crypto/crc32c_generic.ko.xz:
+kernel/lib/libcrc32c.ko.xz:
 kernel/drivers/net/ethernet/intel/e1000/e1000.ko.xz:
 kernel/drivers/infiniband/hw/irdma/irdma.ko.xz: kernel/drivers/infiniband/core/ib_uverbs.ko.xz \
 kernel/drivers/infiniband/core/ib_core.ko.xz

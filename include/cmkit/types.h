@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * cmkit shared header layer: fixed-width types without any kernel or libc
+ * cmkit shared layer: fixed-width types without any kernel or libc
  * header, so the same wire-format code compiles in the kernel, in host C++
  * tests and in user-space tools.  They are the kernel's own types: u8, u16
  * and u32 from the compiler's predefined macros, u64 as unsigned long long

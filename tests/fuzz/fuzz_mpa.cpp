@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 // libFuzzer target: the MPA frame parsers (both kinds), IRD/ORD negotiation
 // and the RFC 6581 deciders.  The input is taken three ways: as a received
-// frame for irdma_parse_mpa(); as a received frame for cmkit_mpa_parse() and
+// frame for cmkit_mpa_parse_strict(); as a received frame for cmkit_mpa_parse() and
 // the responder's and initiator's decisions under fixed offers; and as two
 // offers (first 8 bytes) and private data for a whole exchange.
 #include <cstddef>
@@ -54,7 +54,7 @@ void Check(const std::vector<uint8_t> &buf, enum cmkit_mpa_kind kind)
 {
 	const cmkit_u8 *p = buf.empty() ? nullptr : buf.data();
 	struct cmkit_mpa_frame f {};
-	int rc = irdma_parse_mpa(p, buf.size(), kind, &f);
+	int rc = cmkit_mpa_parse_strict(p, buf.size(), kind, &f);
 
 	if (rc > 0) {
 		// A whole frame: everything it names lies inside what was given.
@@ -66,8 +66,8 @@ void Check(const std::vector<uint8_t> &buf, enum cmkit_mpa_kind kind)
 			abort();
 		if (f.enhanced) {
 			cmkit_u16 ird = 16, ord = 16;
-			int n = irdma_negotiate_mpa_v2_ird_ord(kind == CMKIT_MPA_REPLY, &ird,
-							       &ord, f.ird, f.ord);
+			int n = cmkit_mpa_negotiate_ird_ord(kind == CMKIT_MPA_REPLY, &ird,
+							    &ord, f.ird, f.ord);
 			if (ord > 16 || ird != 16 || (n && n != CMKIT_MPA_E_IRD))
 				abort();	// only ever lowered
 		}

@@ -132,11 +132,11 @@ bool Mpa(const std::string &root)
 	bool ok = true;
 	for (int kind = 0; kind < 2; kind++) {
 		enum cmkit_mpa_kind k = kind ? CMKIT_MPA_REPLY : CMKIT_MPA_REQUEST;
-		int n = irdma_build_mpa_v1(buf, sizeof(buf), k, kind, pd, sizeof(pd));
+		int n = cmkit_mpa_build_v1(buf, sizeof(buf), k, kind, pd, sizeof(pd));
 		ok = n > 0 && d.Write(buf, n) && ok;
-		n = irdma_build_mpa_v2(buf, sizeof(buf), k, 0, 16, 16, 0, 0, pd, sizeof(pd));
+		n = cmkit_mpa_build_v2(buf, sizeof(buf), k, 0, 16, 16, 0, 0, pd, sizeof(pd));
 		ok = n > 0 && d.Write(buf, n) && ok;
-		n = irdma_build_mpa_v2(buf, sizeof(buf), k, 0, 1, 1, 0, 0, nullptr, 0);
+		n = cmkit_mpa_build_v2(buf, sizeof(buf), k, 0, 1, 1, 0, 0, nullptr, 0);
 		ok = n > 0 && d.Write(buf, n) && ok;
 	}
 	// P2P requests as cmkit, irdma (CRC, Write and Read) and cxgb4 (CRC,
@@ -163,7 +163,7 @@ bool Mpa(const std::string &root)
 		n = cmkit_mpa_build_reply(buf, sizeof(buf), &r, nullptr, 0);
 		ok = rc >= 0 && n > 0 && d.Write(buf, n) && ok;
 	}
-	int n = irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, nullptr, 0);
+	int n = cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST, 0, nullptr, 0);
 	buf[16] |= CMKIT_MPA_FLAG_MARKERS;
 	ok = n > 0 && d.Write(buf, n) && ok;
 	struct cmkit_mpa_result rej {};

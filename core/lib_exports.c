@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The shared layer's functions (lib/, declared in include/cmkit/) that the
+ * KUnit suites call: cmkit.ko links lib/ once, and exports these only to
+ * modules that import CMKIT_KUNIT_NS, only in kernels built with KUnit
+ * (compat.h).  cmkit_test.ko must not link lib/ objects of its own: kbuild
+ * warns about an object linked into two modules.
+ */
+#include <linux/export.h>
+#include <linux/module.h>
+
+#include "cmkit/mpa.h"
+#include "cmkit/mpa_fpdu.h"
+#include "cmkit/rpcrdma_cmp.h"
+#include "cmkit/rpcrdma_msg.h"
+#include "cmkit/srp.h"
+#include "cmkit/srp_iu.h"
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_v1);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_v2);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_parse_strict);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_parse);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_reject_reason_get);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_request);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_respond);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_build_reply);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_mpa_initiate);
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_iwarp_hdr_len);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_fpdu_total_len);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_hdr);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_build);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_check);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_build_read_resp);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rtr_check_read_resp);
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_encode);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_cmp_decode);
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_decode_call);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_encode_reply);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_credit_limit);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_result_name);
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req_rdma);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_login_rsp);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_login_rej);
+
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_iu_tag);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_put_direct);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_cmd);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_tsk_mgmt);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_rsp);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_short_iu);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_short_iu);
