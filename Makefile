@@ -161,7 +161,7 @@ clean:
 # ---- developer checks -------------------------------------------------------
 CHECK_KVER := $(or $(KVER),6.12)
 CHECK_MODDIR := $(TOP)/build/mod/$(CHECK_KVER)
-CMKIT_SOURCES = $(wildcard *.c *.h $(addsuffix /*.[ch],core rpcrdma srpt irdma lib kunit))
+CMKIT_SOURCES = $(wildcard *.c *.h $(addsuffix /*.[ch],core rpcrdma srpt irdma lib kunit kunit/pure))
 # A warning line of the compiler or sparse about one of cmkit's own files
 # (they are symlinked into build/mod/<kver>/).
 CMKIT_WARNING = '^(\./)?(build/mod/[^/]+/|$(TOP)/build/mod/[^/]+/)?[A-Za-z_./]+\.[ch]:[0-9]+(:[0-9]+)?: (warning|error):'

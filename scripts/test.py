@@ -140,6 +140,18 @@ def lint_checks(kver):
     return cases
 
 
+def kunitpy_checks(kver):
+    """kunit/pure/'s device-free suites under @kver's tree's own kunit.py
+    (scripts/kunitpy.py): one case per KUnit case or parameter."""
+    import kunitpy
+    try:
+        rc, text, out, secs = kunitpy.run(kver)
+    except Exception as e:      # a broken overlay or a missing tree fails the group
+        return [("kunit.py run", "FAIL", f"scripts/kunitpy.py: {e!r}")]
+    say(f"kunit.py: {secs:.0f} s (build/logs/kunitpy-{kver}.log)")
+    return kunitpy.results(text, rc, out)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -199,6 +211,9 @@ def main(argv):
         kver = "6.12" if "6.12" in plain else plain[0]
         say(f"host: lint of cmkit's sources against {kver} (checkpatch, W=1, sparse)")
         account("lint", lint_checks(kver))
+    if not args.host_only and "6.12" in plain:
+        say("host: kunit/pure/ suites under the 6.12 tree's kunit.py (UML)")
+        account("kunit.py", kunitpy_checks("6.12"))
 
     xfails = []
     if not args.host_only:
