@@ -24,7 +24,7 @@ static const u8 pd_bytes[CMKIT_MPA_MAX_PD_LEN] = {
 struct frame_case {
 	const char *name;
 	enum cmkit_mpa_kind kind;
-	int rev;		/* 1: irdma_build_mpa_v1(), 2: _v2() */
+	int rev;		/* 1: cmkit_mpa_build_v1(), 2: _v2() */
 	int reject;
 	u16 ird, ord, ird_ctrl, ord_ctrl;
 	u16 pdata_len;
@@ -72,9 +72,9 @@ KUNIT_ARRAY_PARAM(frame, frame_cases, frame_case_desc);
 static int frame_build(const struct frame_case *c, u8 *buf, size_t buflen)
 {
 	if (c->rev == 1)
-		return irdma_build_mpa_v1(buf, buflen, c->kind, c->reject,
+		return cmkit_mpa_build_v1(buf, buflen, c->kind, c->reject,
 					  pd_bytes, c->pdata_len);
-	return irdma_build_mpa_v2(buf, buflen, c->kind, c->reject, c->ird, c->ord,
+	return cmkit_mpa_build_v2(buf, buflen, c->kind, c->reject, c->ird, c->ord,
 				  c->ird_ctrl, c->ord_ctrl, pd_bytes, c->pdata_len);
 }
 
@@ -92,7 +92,7 @@ static void mpa_frame_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmkit_get_be16(buf + 18), c->pdata_len + extra);
 	for (strict = 0; strict < 2; strict++) {
 		memset(&f, 0, sizeof(f));
-		KUNIT_ASSERT_EQ(test, strict ? irdma_parse_mpa(buf, len, c->kind, &f) :
+		KUNIT_ASSERT_EQ(test, strict ? cmkit_mpa_parse_strict(buf, len, c->kind, &f) :
 				cmkit_mpa_parse(buf, len, c->kind, &f), len);
 		KUNIT_EXPECT_EQ(test, f.kind, c->kind);
 		KUNIT_EXPECT_EQ(test, f.rev, c->rev);
@@ -108,7 +108,7 @@ static void mpa_frame_round_trip(struct kunit *test)
 		KUNIT_EXPECT_MEMEQ(test, f.pdata, pd_bytes, c->pdata_len);
 	}
 	/* The other key is refused. */
-	KUNIT_EXPECT_EQ(test, irdma_parse_mpa(buf, len, !c->kind, &f), CMKIT_MPA_E_KEY);
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_parse_strict(buf, len, !c->kind, &f), CMKIT_MPA_E_KEY);
 }
 
 /* Every proper prefix of a frame asks for more bytes, never decodes. */
@@ -122,10 +122,10 @@ static void mpa_frame_prefix_needs_more(struct kunit *test)
 	len = frame_build(c, buf, sizeof(buf));
 	KUNIT_ASSERT_GT(test, len, 0);
 	for (n = 0; n < len; n++)
-		KUNIT_EXPECT_EQ_MSG(test, irdma_parse_mpa(buf, n, c->kind, &f), 0,
+		KUNIT_EXPECT_EQ_MSG(test, cmkit_mpa_parse_strict(buf, n, c->kind, &f), 0,
 				    "prefix of %d bytes", n);
 	/* Bytes after the frame are not its own. */
-	KUNIT_EXPECT_EQ(test, irdma_parse_mpa(buf, len + 8, c->kind, &f), len);
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_parse_strict(buf, len + 8, c->kind, &f), len);
 }
 
 /* Each builder refuses a buffer one byte short. */
@@ -143,16 +143,16 @@ static void mpa_build_bad_arguments(struct kunit *test)
 {
 	u8 buf[CMKIT_MPA_MAX_FRAME + 8];
 
-	KUNIT_EXPECT_EQ(test, irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST,
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST,
 						 0, pd_bytes, 513), CMKIT_MPA_E_PDATA);
-	KUNIT_EXPECT_EQ(test, irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST,
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REQUEST,
 						 0, 1, 1, 0, 0, pd_bytes, 509),
 			CMKIT_MPA_E_PDATA);
-	KUNIT_EXPECT_EQ(test, irdma_build_mpa_v1(NULL, sizeof(buf), CMKIT_MPA_REQUEST,
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_build_v1(NULL, sizeof(buf), CMKIT_MPA_REQUEST,
 						 0, NULL, 0), CMKIT_MPA_E_ARG);
-	KUNIT_EXPECT_EQ(test, irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST,
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REQUEST,
 						 0, NULL, 4), CMKIT_MPA_E_ARG);
-	KUNIT_EXPECT_EQ(test, irdma_build_mpa_v2(buf, sizeof(buf), 7, 0, 1, 1, 0, 0,
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_build_v2(buf, sizeof(buf), 7, 0, 1, 1, 0, 0,
 						 NULL, 0), CMKIT_MPA_E_ARG);
 }
 
@@ -164,7 +164,7 @@ struct bad_frame {
 	u16 pd_len;
 	int len;		/* bytes handed to the parser */
 	int key;		/* 0: the expected one, 1: the other, 2: damaged */
-	int want_strict;	/* irdma_parse_mpa() */
+	int want_strict;	/* cmkit_mpa_parse_strict() */
 	int want_lenient;	/* cmkit_mpa_parse() */
 };
 
@@ -214,14 +214,14 @@ static void mpa_parse_malformed(struct kunit *test)
 	buf[16] = c->flags;
 	buf[17] = c->rev;
 	cmkit_put_be16(buf + 18, c->pd_len);
-	KUNIT_EXPECT_EQ(test, irdma_parse_mpa(buf, c->len, c->expect, &f), c->want_strict);
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_parse_strict(buf, c->len, c->expect, &f), c->want_strict);
 	KUNIT_EXPECT_EQ(test, cmkit_mpa_parse(buf, c->len, c->expect, &f), c->want_lenient);
 	if (c->want_lenient > 0)
 		KUNIT_EXPECT_EQ(test, f.rev, c->rev);
 }
 
 /* ---------------------------------------------------------------------- */
-/* irdma_negotiate_mpa_v2_ird_ord() */
+/* cmkit_mpa_negotiate_ird_ord() */
 
 struct ird_ord_case {
 	const char *name;
@@ -258,8 +258,8 @@ static void mpa_v2_ird_ord_negotiation(struct kunit *test)
 	const struct ird_ord_case *c = test->param_value;
 	u16 ird = c->ird, ord = c->ord;
 
-	KUNIT_EXPECT_EQ(test, irdma_negotiate_mpa_v2_ird_ord(c->initiator, &ird, &ord,
-							     c->peer_ird, c->peer_ord),
+	KUNIT_EXPECT_EQ(test, cmkit_mpa_negotiate_ird_ord(c->initiator, &ird, &ord,
+							  c->peer_ird, c->peer_ord),
 			c->want_rc);
 	KUNIT_EXPECT_EQ(test, ird, c->want_ird);
 	KUNIT_EXPECT_EQ(test, ord, c->want_ord);
@@ -481,9 +481,9 @@ static void mpa_initiate_refuses_reply(struct kunit *test)
 	int n;
 
 	if (c->rev == 1)
-		n = irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REPLY, 0, NULL, 0);
+		n = cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REPLY, 0, NULL, 0);
 	else
-		n = irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 0, c->ird,
+		n = cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 0, c->ird,
 				       c->ord, c->ird_ctrl, c->ord_ctrl, NULL, 0);
 	KUNIT_ASSERT_GT(test, n, 0);
 	if (c->rev == 3)
@@ -534,20 +534,20 @@ static void mpa_fallback_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmkit_mpa_fallback(&me, 2, NULL), 1);
 	KUNIT_EXPECT_EQ(test, cmkit_mpa_fallback(&me, 1, NULL), 0);
 	/* A v1 reject with a consumer's private data counts. */
-	n = irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, "no", 2);
+	n = cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, "no", 2);
 	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse(buf, n, CMKIT_MPA_REPLY, &rep), n);
 	KUNIT_EXPECT_EQ(test, cmkit_mpa_fallback(&me, 2, &rep), 1);
 	/* A v1 accept does not (it is a revision 1 connection). */
-	n = irdma_build_mpa_v1(buf, sizeof(buf), CMKIT_MPA_REPLY, 0, NULL, 0);
+	n = cmkit_mpa_build_v1(buf, sizeof(buf), CMKIT_MPA_REPLY, 0, NULL, 0);
 	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse(buf, n, CMKIT_MPA_REPLY, &rep), n);
 	KUNIT_EXPECT_EQ(test, cmkit_mpa_fallback(&me, 2, &rep), 0);
 	/* A v2 reject for the revision counts, for another reason not. */
 	cmkit_mpa_reject_reason_put(pd, sizeof(pd), CMKIT_MPA_REJ_REVISION);
-	n = irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, 0, 0, 0, 0, pd, 6);
+	n = cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, 0, 0, 0, 0, pd, 6);
 	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse(buf, n, CMKIT_MPA_REPLY, &rep), n);
 	KUNIT_EXPECT_EQ(test, cmkit_mpa_fallback(&me, 2, &rep), 1);
 	cmkit_mpa_reject_reason_put(pd, sizeof(pd), CMKIT_MPA_REJ_IRD);
-	n = irdma_build_mpa_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, 0, 0, 0, 0, pd, 6);
+	n = cmkit_mpa_build_v2(buf, sizeof(buf), CMKIT_MPA_REPLY, 1, 0, 0, 0, 0, pd, 6);
 	KUNIT_ASSERT_EQ(test, cmkit_mpa_parse(buf, n, CMKIT_MPA_REPLY, &rep), n);
 	KUNIT_EXPECT_EQ(test, cmkit_mpa_fallback(&me, 2, &rep), 0);
 	/* Not when asked not to, nor when P2P is required (needs revision 2). */
@@ -673,7 +673,7 @@ static void mpa_fpdu_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f.hdr.src_to, h.src_to);
 	KUNIT_EXPECT_EQ(test, f.payload_len, c->payload_len);
 	KUNIT_EXPECT_MEMEQ(test, f.payload, pd_bytes, c->payload_len);
-	KUNIT_EXPECT_EQ(test, f.crc, c->crc ? cmkit_crc32c(buf, n - 4) : 0);
+	KUNIT_EXPECT_EQ(test, f.crc, c->crc ? ~cmkit_crc32c(CMKIT_CRC32C_SEED, buf, n - 4) : 0);
 	/* Every prefix waits, and says how much more it needs at least. */
 	for (k = 0; k < n; k++) {
 		KUNIT_EXPECT_EQ(test, cmkit_fpdu_parse(buf, k, c->crc, &f), 0);
