@@ -7,19 +7,19 @@ own tools/testing/kunit/kunit.py.
 
 kunit.py builds a kernel from a source tree, so the suites have to be in
 one.  The cached source tree (~/.cache/cmkit/src/<...>) is never written:
-build/kunitpy/tree-<kver>/ is a hard-link copy of it (`cp -al`, made once),
+<cache>/kunitpy/tree-<kver>/ is a hard-link copy of it (`cp -al`, made once),
 into which this script adds drivers/cmkit_pure/ (a Kconfig, a Makefile and
-symlinks to kunit/pure/*.c and LIB_SOURCES) and replaces drivers/Kconfig and
+copies of kunit/pure/*.c and LIB_SOURCES) and replaces drivers/Kconfig and
 drivers/Makefile by new files (unlinked first: a write through a hard link
 would change the cache) that hook it in.  Then, under the machine lock
 (one kernel build or guest at a time), it runs
 
-    kunit.py run --kunitconfig=build/kunitpy/<kver>.kunitconfig
-                 --build_dir=build/kunitpy/<kver> --jobs=N --arch=um --json=...
+    kunit.py run --kunitconfig=<cache>/kunitpy/<kver>.kunitconfig
+                 --build_dir=<cache>/kunitpy/<kver> --jobs=N --arch=um --json=...
 
 from the copy, echoing kunit.py's progress; the full output is kept in
 build/logs/kunitpy-<kver>.log, the raw kernel output in
-build/kunitpy/<kver>/test.log.  Exits with kunit.py's exit code.
+<cache>/kunitpy/<kver>/test.log (<cache>: ~/.cache/cmkit or $CMKIT_CACHE).  Exits with kunit.py's exit code.
 
 results(json_text, rc, log) turns one run into [(name, status, message)]
 cases (PASS/FAIL/SKIP), one per KUnit case or parameter; make test's
@@ -54,7 +54,9 @@ def say(msg):
 
 
 def out_dir():
-    return os.path.join(TOP, "build", "kunitpy")
+    """Where the copy and the UML build live: in the cache, so that a fresh
+    checkout (CI's) reuses them and rebuilds only what changed."""
+    return os.path.join(kernel.cache_dir(), "kunitpy")
 
 
 # --------------------------------------------------------------------------
@@ -78,15 +80,6 @@ def put(path, text):
     with open(path, "w") as f:
         f.write(text)
     return True
-
-
-def link(target, path):
-    """Make @path a symlink to @target (replacing whatever is there)."""
-    if os.path.islink(path) and os.readlink(path) == target:
-        return
-    if os.path.lexists(path):
-        os.unlink(path)
-    os.symlink(target, path)
 
 
 def pure_sources():
@@ -157,7 +150,10 @@ def overlay(src, tree):
     put(os.path.join(d, "Makefile"), suite_makefile(srcs))
     want = {name for name, _ in srcs} | {"Kconfig", "Makefile"}
     for name, path in srcs:
-        link(path, os.path.join(d, name))
+        # A copy, not a link: kbuild then rebuilds what changed even when the
+        # build directory (in the cache) last saw another checkout's files.
+        with open(path) as f:
+            put(os.path.join(d, name), f.read())
     for name in os.listdir(d):
         if name not in want:
             os.unlink(os.path.join(d, name))
