@@ -53,6 +53,10 @@ MODULE_PARM_DESC(timeout_ms, "how long a test waits for one CM event (TCG is slo
 static char *suites = "";
 module_param(suites, charp, 0444);
 MODULE_PARM_DESC(suites, "what to run at load: comma-separated globs, 'suite' or 'suite.case'");
+static bool failslab_ready;
+module_param(failslab_ready, bool, 0444);
+MODULE_PARM_DESC(failslab_ready,
+		 "failslab is set up for the fail-nth cases (ignore-gfp-wait N, verbose 0)");
 
 static struct kunit_suite *cmkit_all_suites[] = {
 	&cmkit_smoke_suite,
@@ -237,19 +241,20 @@ void cmkit_skip(struct kunit *test, const char *fmt, ...)
 }
 
 /**
- * cmkit_test_sh - run a shell command line in the guest, and wait for it
- * @cmd: the command line (the fault-injection knobs in debugfs, mostly)
+ * cmkit_test_require_failslab - fail the test unless failslab is set up for fail-nth
+ * @test: the running test
  *
- * Return: call_usermodehelper()'s result: 0, or the shell's wait status.
+ * The fail-nth sweeps set current->fail_nth (what /proc/<pid>/fail-nth
+ * sets) and need failslab to count sleeping allocations (ignore-gfp-wait
+ * N) without a stack dump per failure (verbose 0).  The guest sets both
+ * once before the suites (scripts/guest/init) and loads this module with
+ * failslab_ready=1; without it the sweep would inject far less than it
+ * claims, so the case fails rather than skips.
  */
-int cmkit_test_sh(const char *cmd)
+void cmkit_test_require_failslab(struct kunit *test)
 {
-	static const char * const envp[] = {
-		"HOME=/", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL
-	};
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-
-	return call_usermodehelper(argv[0], (char **)argv, (char **)envp, UMH_WAIT_PROC);
+	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_FAILSLAB) && failslab_ready,
+			      "failslab not set up (ignore-gfp-wait N, verbose 0, then failslab_ready=1)");
 }
 
 /**
@@ -368,7 +373,13 @@ static void cmkit_removal_work(struct work_struct *work)
 	complete_all(&r->done);	/* waited for by the test and by the cleanup */
 }
 
-/* Put the device back as `rdma link add` does, for the tests that follow. */
+/*
+ * Put the device back as `rdma link add` does, for the tests that follow.
+ * This runs /usr/bin/rdma (no shell) because the kernel has no API for it:
+ * a soft device is created only by an RDMA_NLDEV_CMD_NEWLINK netlink
+ * request, whose handler (nldev_newlink()) and the registered link_ops are
+ * static to drivers/infiniband/core/nldev.c: nothing exported creates one.
+ */
 static void cmkit_removal_free(struct kunit_resource *res)
 {
 	struct cmkit_removal *r = res->data;

@@ -1785,7 +1785,6 @@ static void failure_injected_at_each_connect_step(struct kunit *test)
 }
 
 #define RT_FAIL_NTH_MAX	2000
-#define RT_FAILSLAB	"/sys/kernel/debug/failslab"
 
 /* Seen on 6.12.118: an upstream siw bug, not reachable without injection. */
 static const char rt_siw_fail_nth_skip[] =
@@ -1795,7 +1794,8 @@ static const char rt_siw_fail_nth_skip[] =
  * /proc/<pid>/fail-nth from the test thread over a full connect, a NULL
  * call and a disconnect: for N = 1, 2, ... the Nth fault point the thread
  * passes fails (cmkit's steps, and every slab allocation: failslab with the
- * task's own counter, ignore-gfp-wait off), until a pass with no failure
+ * task's own counter, ignore-gfp-wait off, as the guest sets it before the
+ * suites: cmkit_test_require_failslab()), until a pass with no failure
  * left.  Each pass must end with a clean errno or an accepted call, and
  * nothing left.  (Receives reposted from the completion queue's work are
  * not the thread's: the fault cases cover them.)
@@ -1803,7 +1803,7 @@ static const char rt_siw_fail_nth_skip[] =
 static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 {
 #ifdef CONFIG_FAULT_INJECTION
-	unsigned int n, left, failed = 0, connected = 0;
+	unsigned int n, left, failed = 0, connected = 0, injected = 0;
 	struct cmkit_rpcrdma_calls res;
 	struct rt_ctx c;
 	int rc;
@@ -1811,9 +1811,8 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 	if (((const struct cmkit_dev_param *)test->param_value)->transport == CMKIT_SIW)
 		cmkit_skip(test, "%s", rt_siw_fail_nth_skip);
 	cmkit_skip_rxe_failed_create_qp(test);
+	cmkit_test_require_failslab(test);
 	rt_setup(test, &c, true);
-	if (cmkit_test_sh("cd " RT_FAILSLAB " && echo N > ignore-gfp-wait && echo 0 > verbose"))
-		kunit_info(test, "no failslab knobs: only cmkit's own fault points count");
 	/* Armed, but only the task's fail-nth makes them fail (times 0). */
 	cmkit_fault_arm(&cmkit_rpcrdma_fault_points, BIT(RPCRDMA_FAULT_NR) - 1, 0);
 	for (n = 1; n <= RT_FAIL_NTH_MAX; n++) {
@@ -1846,12 +1845,14 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 			connected++;
 		if (left)	/* no failure injected: the sweep is over */
 			break;
+		injected++;	/* fail-nth used up: its Nth point failed */
 	}
 	cmkit_fault_disarm(&cmkit_rpcrdma_fault_points);
-	cmkit_test_sh("cd " RT_FAILSLAB " && echo Y > ignore-gfp-wait && echo 2 > verbose");
 	kunit_info(test, "%u passes: %u failed cleanly, %u connected", n, failed, connected);
 	KUNIT_EXPECT_LE_MSG(test, n, RT_FAIL_NTH_MAX, "the sweep did not end");
 	KUNIT_EXPECT_EQ(test, rc, 0);
+	/* A sweep that injected nothing proved nothing. */
+	KUNIT_ASSERT_GT_MSG(test, injected, 0U, "fail-nth 1 failed nothing");
 #else
 	cmkit_skip(test, "kernel without CONFIG_FAULT_INJECTION");
 #endif

@@ -2311,32 +2311,28 @@ static void srpt_failure_injected(struct kunit *test)
 /* More failure points than this in one login and disconnect is a bug. */
 #define SRPT_FAIL_NTH_MAX	400
 
-#define SRPT_FAILSLAB	"/sys/kernel/debug/failslab/"
-
-static void srpt_failslab_res_free(struct kunit_resource *res)
+static void srpt_fail_nth_res_free(struct kunit_resource *res)
 {
 	current->fail_nth = 0;
 	cmkit_fault_disarm(&cmkit_srpt_fault_points);
-	/* failslab's defaults. */
-	cmkit_test_sh("cd " SRPT_FAILSLAB " && echo Y > ignore-gfp-wait && echo 2 > verbose");
 }
 
 /*
  * Make this task's fail-nth count every failure point a login passes:
- * failslab's, sleeping allocations included (its ignore-gfp-wait is N for
- * the case, and its stack dumps off), and srpt's own steps, armed with a
+ * failslab's, sleeping allocations included (the guest sets its
+ * ignore-gfp-wait to N and its stack dumps off before the suites:
+ * cmkit_test_require_failslab()), and srpt's own steps, armed with a
  * probability of 0 so that they fail only when fail-nth says so.
  */
 static void srpt_fail_nth_setup(struct kunit *test)
 {
 	struct fault_attr *attr = &cmkit_srpt_fault_points.attr;
 
+	cmkit_test_require_failslab(test);
 	/* The resource's data is only a non-NULL token here. */
 	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, srpt_bg_res_init,
-							 srpt_failslab_res_free,
+							 srpt_fail_nth_res_free,
 							 GFP_KERNEL, test));
-	KUNIT_ASSERT_EQ(test, cmkit_test_sh("echo N > " SRPT_FAILSLAB "ignore-gfp-wait"), 0);
-	KUNIT_ASSERT_EQ(test, cmkit_test_sh("echo 0 > " SRPT_FAILSLAB "verbose"), 0);
 	attr->probability = 0;
 	attr->interval = 1;
 	attr->verbose = 0;
@@ -2426,22 +2422,27 @@ static void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
 	struct srpt_counters c;
 	struct srpt_relay *relay;
 	struct srpt_ctx ctx;
+	unsigned int n, injected = 0;
 	bool done = false;
-	unsigned int n;
 
 	cmkit_skip_rxe_failed_create_qp(test);
 	srpt_setup(&ctx, test, false);
 	relay = srpt_relay_create(test, ctx.dev);
 	srpt_fail_nth_setup(test);
-	for (n = 1; n <= SRPT_FAIL_NTH_MAX && !done; n++)
+	for (n = 1; n <= SRPT_FAIL_NTH_MAX && !done; n++) {
 		done = srpt_fail_nth_once(&ctx, relay, n);
+		if (!done)	/* fail-nth used up: its Nth point failed */
+			injected++;
+	}
 	KUNIT_EXPECT_TRUE_MSG(test, done, "still failing at fail-nth %u",
 			      SRPT_FAIL_NTH_MAX);
-	kunit_info(test, "%u failure points in a login and a disconnect\n", n - 2);
+	kunit_info(test, "%u failure points in a login and a disconnect\n", injected);
 	cmkit_srpt_counters(&c);
 	KUNIT_EXPECT_EQ(test, c.ch_alloc - ctx.base.ch_alloc, c.ch_freed - ctx.base.ch_freed);
 	KUNIT_EXPECT_EQ(test, c.cm_id_destroyed - ctx.base.cm_id_destroyed,
 			c.ch_handed_over - ctx.base.ch_handed_over);
+	/* A sweep that injected nothing proved nothing. */
+	KUNIT_ASSERT_GT_MSG(test, injected, 0U, "fail-nth 1 failed nothing");
 }
 
 #else
