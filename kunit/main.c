@@ -2,10 +2,17 @@
 /*
  * cmkit_test: module entry points, parameters and the suite table.
  *
- * Suites are not registered with kunit_test_suites(): the guest runs them one
- * at a time (it re-creates rxe0 and siw0 between suites, so a suite may remove
- * a device), by loading this module with suites=<name>.  The module runs the
- * selected suites at load and removes their debugfs results at unload.
+ * The guest runs the suites one at a time (it re-creates rxe0 and siw0
+ * between suites, so a suite may remove a device), one load of this module
+ * each.  Where KUnit filters a module's suites at load
+ * (CMKIT_HAVE_KUNIT_MODULE_FILTER, 6.6 on), they are registered with
+ * kunit_test_suites(): KUnit's module notifier runs, after this module's
+ * init, those that kunit.filter_glob picks ("suite" or "suite.case", which
+ * the guest writes to /sys/module/kunit/parameters/filter_glob before each
+ * load), and removes their results at unload.  Before (6.1) KUnit ran every
+ * suite of a module, unfiltered, before the module's parameters were
+ * parsed: there they are not registered, and the init runs what suites=
+ * picks through __kunit_test_suites_init().
  */
 #include <linux/debugfs.h>
 #include <linux/glob.h>
@@ -52,7 +59,8 @@ module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "how long a test waits for one CM event (TCG is slow)");
 static char *suites = "";
 module_param(suites, charp, 0444);
-MODULE_PARM_DESC(suites, "what to run at load: comma-separated globs, 'suite' or 'suite.case'");
+MODULE_PARM_DESC(suites,
+		 "what to run at load: comma-separated globs, 'suite' or 'suite.case' (where KUnit filters modules, kunit.filter_glob picks the suites, this the cases)");
 static bool failslab_ready;
 module_param(failslab_ready, bool, 0444);
 MODULE_PARM_DESC(failslab_ready,
@@ -65,8 +73,16 @@ static struct kunit_suite *cmkit_all_suites[] = {
 	&cmkit_srpt_suite,
 };
 
+#ifdef CMKIT_HAVE_KUNIT_MODULE_FILTER
+kunit_test_suites(&cmkit_smoke_suite, &cmkit_rpcrdma_suite, &cmkit_irdma_suite,
+		  &cmkit_srpt_suite);
+#endif
+
+/*
+ * What suites= picked of each suite: the suite itself, a copy holding only
+ * the picked cases (freed at unload), or NULL.
+ */
 static struct kunit_suite *cmkit_selected[ARRAY_SIZE(cmkit_all_suites)];
-static int cmkit_nr_selected;
 
 static int available_get(char *buf, const struct kernel_param *kp)
 {
@@ -542,49 +558,97 @@ static struct kunit_suite *cmkit_select(const struct cmkit_patterns *pp,
 	return copy;
 }
 
+#ifdef CMKIT_HAVE_KUNIT_MODULE_FILTER
+/*
+ * KUnit picks the suite and runs it.  suites= may still narrow a suite's
+ * cases, for more case globs than one filter_glob can say: the suite's own
+ * case list is swapped for the picked ones until unload (KUnit copies the
+ * list when it filters, after this init).
+ */
+static struct kunit_case *cmkit_all_cases[ARRAY_SIZE(cmkit_all_suites)];
+
+static int cmkit_test_run(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++) {
+		if (!cmkit_selected[i] || cmkit_selected[i] == cmkit_all_suites[i])
+			continue;
+		cmkit_all_cases[i] = cmkit_all_suites[i]->test_cases;
+		cmkit_all_suites[i]->test_cases = cmkit_selected[i]->test_cases;
+	}
+	return 0;
+}
+
+static void cmkit_test_stop(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++)
+		if (cmkit_all_cases[i])
+			cmkit_all_suites[i]->test_cases = cmkit_all_cases[i];
+}
+#else
+/* KUnit runs no suite of a module: run what suites= picks, in order. */
+static struct kunit_suite *cmkit_run[ARRAY_SIZE(cmkit_all_suites)];
+static int cmkit_nr_run;
+
+static int cmkit_test_run(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++)
+		if (cmkit_selected[i])
+			cmkit_run[cmkit_nr_run++] = cmkit_selected[i];
+	if (!cmkit_nr_run)
+		return 0;
+	return __kunit_test_suites_init(cmkit_run, cmkit_nr_run);
+}
+
+static void cmkit_test_stop(void)
+{
+	__kunit_test_suites_exit(cmkit_run, cmkit_nr_run);
+}
+#endif
+
+static void cmkit_free_selected(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++) {
+		if (cmkit_selected[i] && cmkit_selected[i] != cmkit_all_suites[i]) {
+			kfree(cmkit_selected[i]->test_cases);
+			kfree(cmkit_selected[i]);
+		}
+		cmkit_selected[i] = NULL;
+	}
+}
+
 static int __init cmkit_test_init(void)
 {
 	struct cmkit_patterns pp;
-	struct kunit_suite *s;
 	int i, rc;
 
 	if (cmkit_split_patterns(&pp))
 		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++) {
-		s = cmkit_select(&pp, cmkit_all_suites[i]);
-		if (s)
-			cmkit_selected[cmkit_nr_selected++] = s;
-	}
+	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++)
+		cmkit_selected[i] = cmkit_select(&pp, cmkit_all_suites[i]);
 	kfree(pp.buf);
 	cmkit_test_dir = debugfs_create_dir("cmkit_test", NULL);
 	debugfs_create_file("cases", 0444, cmkit_test_dir, NULL, &cases_fops);
-	if (!cmkit_nr_selected)
-		return 0;
-#ifdef CMKIT_HAVE_KUNIT_SUITES_INIT_RUN_TESTS
-	rc = __kunit_test_suites_init(cmkit_selected, cmkit_nr_selected, true);
-#else
-	rc = __kunit_test_suites_init(cmkit_selected, cmkit_nr_selected);
-#endif
-	if (rc)
+	rc = cmkit_test_run();
+	if (rc) {
 		debugfs_remove_recursive(cmkit_test_dir);
+		cmkit_free_selected();
+	}
 	return rc;
 }
 
 static void __exit cmkit_test_exit(void)
 {
-	int i, j;
-
 	debugfs_remove_recursive(cmkit_test_dir);
-	__kunit_test_suites_exit(cmkit_selected, cmkit_nr_selected);
-	for (i = 0; i < cmkit_nr_selected; i++) {
-		for (j = 0; j < ARRAY_SIZE(cmkit_all_suites); j++)
-			if (cmkit_selected[i] == cmkit_all_suites[j])
-				break;
-		if (j == ARRAY_SIZE(cmkit_all_suites)) {
-			kfree(cmkit_selected[i]->test_cases);
-			kfree(cmkit_selected[i]);
-		}
-	}
+	cmkit_test_stop();
+	cmkit_free_selected();
 }
 
 module_init(cmkit_test_init);
