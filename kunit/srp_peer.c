@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cmkit_test: the I/O half of an in-kernel SRP initiator, for the cases of
- * cmkit_srpt that drive the target's data path (kunit/srpt_test.c logs in;
+ * cmkit_srpt that drive the target's data path (kunit/srpt_common.c logs in;
  * this sends the IUs and takes the answers).
  *
  * One peer is one channel's initiator end: an RC QP (a raw one that the

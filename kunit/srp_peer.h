@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cmkit_test: the I/O half of an in-kernel SRP initiator (kunit/srp_peer.c).
- * The login half is the test peers' (kunit/srpt_test.c: rdma_cm and raw IB
+ * The login half is the test peers' (kunit/srpt_common.c: rdma_cm and raw IB
  * CM); this gives them a QP that sends SRP IUs, a receive ring that decodes
  * what the target answers, and a data buffer the target can RDMA-read and
  * RDMA-write.
