@@ -589,7 +589,10 @@ static void cmkit_test_stop(void)
 			cmkit_all_suites[i]->test_cases = cmkit_all_cases[i];
 }
 #else
-/* KUnit runs no suite of a module: run what suites= picks, in order. */
+/*
+ * Not registered (this KUnit would run them all, before suites= is parsed):
+ * run what suites= picks, in order.
+ */
 static struct kunit_suite *cmkit_run[ARRAY_SIZE(cmkit_all_suites)];
 static int cmkit_nr_run;
 
