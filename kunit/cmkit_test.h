@@ -28,6 +28,18 @@ struct cmkit_dev_param {
 extern const struct cmkit_dev_param cmkit_dev_params[2];
 void cmkit_dev_param_desc(const struct cmkit_dev_param *p, char *desc);
 
+/*
+ * KUNIT_ARRAY_PARAM() over a table whose entries carry their description
+ * (a member named desc): the description function every such table needs,
+ * once.
+ */
+#define CMKIT_ARRAY_PARAM_DESC(name, array)					\
+	static void name##_desc(typeof(&(array)[0]) p, char *desc)		\
+	{									\
+		strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);			\
+	}									\
+	KUNIT_ARRAY_PARAM(name, array, name##_desc)
+
 __printf(2, 3) void __noreturn cmkit_skip(struct kunit *test, const char *fmt, ...);
 void cmkit_skip_rxe_failed_create_qp(struct kunit *test);
 void cmkit_skip_rxe_removal_under_kasan(struct kunit *test, const struct cmkit_dev_param *p);

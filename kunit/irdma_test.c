@@ -38,12 +38,7 @@ static const struct garbage_param garbage_params[] = {
 	  "MPA ID Rep Frame\x10\x02\x00\x04\x00\x08\x00\x08", 24 },
 };
 
-static void garbage_param_desc(const struct garbage_param *p, char *desc)
-{
-	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(irdma_garbage, garbage_params, garbage_param_desc);
+CMKIT_ARRAY_PARAM_DESC(irdma_garbage, garbage_params);
 
 static const enum bad_request bad_requests[] = {
 	BAD_HTTP, BAD_REPLY_KEY, BAD_HALF_THEN_FIN,
@@ -64,12 +59,7 @@ static const struct pdata_param pdata_params[] = {
 	{ "reply of 300 bytes", true, false, 300 },
 };
 
-static void pdata_param_desc(const struct pdata_param *p, char *desc)
-{
-	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(irdma_pdata, pdata_params, pdata_param_desc);
+CMKIT_ARRAY_PARAM_DESC(irdma_pdata, pdata_params);
 
 static const struct fault_param fault_params[] = {
 	{ FAULT_CORE, IRDMA_FAULT_EVENT_WQ, 0, -ENOMEM, "" },
@@ -142,12 +132,7 @@ static const struct strict_resp_param strict_resp_params[] = {
 	  CMKIT_MPA_RTR_WRITE, 0, 0, -ECONNRESET },
 };
 
-static void strict_resp_desc(const struct strict_resp_param *p, char *desc)
-{
-	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(irdma_strict_resp, strict_resp_params, strict_resp_desc);
+CMKIT_ARRAY_PARAM_DESC(irdma_strict_resp, strict_resp_params);
 
 static const struct strict_init_param strict_init_params[] = {
 	{ "Write RTR", CMKIT_MPA_RTR_WRITE, 0, INIT_GOOD },
@@ -161,12 +146,7 @@ static const struct strict_init_param strict_init_params[] = {
 	{ "FIN instead of the RTR", CMKIT_MPA_RTR_WRITE, 0, INIT_NO_RTR },
 };
 
-static void strict_init_desc(const struct strict_init_param *p, char *desc)
-{
-	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(irdma_strict_init, strict_init_params, strict_init_desc);
+CMKIT_ARRAY_PARAM_DESC(irdma_strict_init, strict_init_params);
 
 static const struct refuse_param refuse_params[] = {
 	{ "markers", { 2, 0, CMKIT_MPA_P2P_ON, CMKIT_MPA_RTR_ALL, 0, 0, 0x3fff, 0x3fff },
@@ -202,12 +182,7 @@ static const struct refuse_param refuse_params[] = {
 	  { 1, 0, 0, 0, 0, 0, 0x3fff, 0x3fff }, 0, 0, CMKIT_MPA_REJ_PDATA, 300 },
 };
 
-static void refuse_desc(const struct refuse_param *p, char *desc)
-{
-	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(irdma_refuse, refuse_params, refuse_desc);
+CMKIT_ARRAY_PARAM_DESC(irdma_refuse, refuse_params);
 
 static const struct rev_param rev_params[] = {
 	{ "v2 to v1, no fallback: refused", 1, 2, 0, -ECONNREFUSED, 0 },
@@ -216,19 +191,14 @@ static const struct rev_param rev_params[] = {
 	{ "v2 to v2, fallback unused: v2", 2, 2, 1, 0, 2 },
 };
 
-static void rev_desc(const struct rev_param *p, char *desc)
-{
-	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(irdma_rev, rev_params, rev_desc);
+CMKIT_ARRAY_PARAM_DESC(irdma_rev, rev_params);
 
 static const struct rev_param reset_fallback_params[] = {
 	{ "no fallback: reset", 1, 2, 0 },
 	{ "fallback: revision 1", 1, 2, 1 },
 };
 
-KUNIT_ARRAY_PARAM(irdma_reset_fallback, reset_fallback_params, rev_desc);
+KUNIT_ARRAY_PARAM(irdma_reset_fallback, reset_fallback_params, irdma_rev_desc);
 
 static const enum mpa_timer_case mpa_timer_cases[] = {
 	TIMER_REQUEST, TIMER_REPLY, TIMER_RTR,

@@ -41,6 +41,18 @@
  */
 #include "srpt_test.h"
 
+/*
+ * KUNIT_ARRAY_PARAM() over a table whose entries name their listener form
+ * (@rdma_cm) and what they do (@what): "<form> <what>".
+ */
+#define SRPT_FORM_ARRAY_PARAM(name, array)					\
+	static void name##_desc(typeof(&(array)[0]) p, char *desc)		\
+	{									\
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s",			\
+			 p->rdma_cm ? "rdma_cm" : "ib_cm", p->what);		\
+	}									\
+	KUNIT_ARRAY_PARAM(name, array, name##_desc)
+
 static const struct srpt_form srpt_forms[] = {
 	{ .rdma_cm = true },
 	{ .rdma_cm = false },
@@ -80,13 +92,7 @@ static const struct srpt_bad_param srpt_bad_params[] = {
 	SRPT_BAD(false, SRPT_BAD_NONE, "no SRP data", REQ_IT_IU_LENGTH_TOO_LARGE),
 };
 
-static void srpt_bad_desc(const struct srpt_bad_param *p, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s",
-		 p->rdma_cm ? "rdma_cm" : "ib_cm", p->what);
-}
-
-KUNIT_ARRAY_PARAM(srpt_bad, srpt_bad_params, srpt_bad_desc);
+SRPT_FORM_ARRAY_PARAM(srpt_bad, srpt_bad_params);
 
 static const struct srpt_fault_param srpt_fault_params[] = {
 	{ true, SRPT_FAULT_CH_ALLOC, "channel allocation" },
@@ -113,13 +119,7 @@ static const struct srpt_fault_param srpt_fault_params[] = {
 	{ false, SRPT_FAULT_DREP_SEND, "DREP send" },
 };
 
-static void srpt_fault_desc(const struct srpt_fault_param *p, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s",
-		 p->rdma_cm ? "rdma_cm" : "ib_cm", p->what);
-}
-
-KUNIT_ARRAY_PARAM(srpt_fault, srpt_fault_params, srpt_fault_desc);
+SRPT_FORM_ARRAY_PARAM(srpt_fault, srpt_fault_params);
 
 static void srpt_choice_desc(const struct srpt_choice *p, char *desc)
 {
