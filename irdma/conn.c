@@ -10,7 +10,10 @@
  * Socket callbacks run in softirq: they only queue the node's (or the
  * listener's) work on the core's socket workqueue, holding a node
  * reference for it.  The work runs under cm_node->lock, reads no more than
- * the MPA frame (or RTR message) it is receiving, and posts events for the
+ * the MPA frame (or RTR message) it is receiving, nothing at all while a
+ * request awaits its answer, and at most IRDMA_CM_RX_BUDGET bytes per run
+ * after the exchange (then it requeues itself), so a peer that streams
+ * cannot keep the consumer API from the lock; it posts events for the
  * handler.  A malformed, truncated or oversized frame aborts the
  * connection; a request cmkit refuses for what it asks (revision, markers,
  * P2P, RTR type, IRD, private data an upcall cannot carry) is answered
@@ -401,15 +404,20 @@ static int irdma_cm_recv_rtr(struct irdma_cm_node *cm_node,
 
 /*
  * After the MPA exchange there is no data path: count and drop what the
- * peer sends.  Return: 0 when nothing more is readable now, -ENODATA at the
+ * peer sends, at most IRDMA_CM_RX_BUDGET bytes per run of the socket work,
+ * which then queues itself again behind the other work and lets the
+ * consumer API have cm_node->lock meanwhile.  Return: 0 when nothing more
+ * is readable now (or the rest is left to the next run), -ENODATA at the
  * peer's FIN, or the socket's error.
  */
 static int irdma_cm_drain(struct irdma_cm_node *cm_node)
 {
+	size_t done = 0;
 	int rc;
 
-	for (;;) {
-		rc = irdma_cm_recv(cm_node, cm_node->rx_buf, sizeof(cm_node->rx_buf));
+	while (done < IRDMA_CM_RX_BUDGET) {
+		rc = irdma_cm_recv(cm_node, cm_node->rx_buf,
+				   min(sizeof(cm_node->rx_buf), IRDMA_CM_RX_BUDGET - done));
 		if (rc == -EAGAIN)
 			return 0;
 		if (rc == 0)
@@ -417,7 +425,12 @@ static int irdma_cm_drain(struct irdma_cm_node *cm_node)
 		if (rc < 0)
 			return rc;
 		cm_node->rx_dropped += rc;
+		done += rc;
 	}
+	atomic_inc(&cm_node->cm_core->stats.rx_yields);
+	trace_cmkit_irdma_rx_yield(cm_node, cm_node->state, done);
+	cmkit_irdma_cm_queue_sock_work(cm_node);
+	return 0;
 }
 
 /* Post an event that ends the connection; the node's spare makes this sure. */
@@ -489,6 +502,24 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
 		break;
 	}
 	irdma_cm_reset_sock(cm_node);
+}
+
+/*
+ * A request awaits its answer: read nothing (what the peer sends meanwhile
+ * stays in the socket, and TCP's window stops a peer that streams), but
+ * notice that the peer went away (its FIN or reset): the answer then finds
+ * the connection gone.
+ */
+static void irdma_cm_watch_request(struct irdma_cm_node *cm_node)
+{
+	struct sock *sk = cm_node->sock->sk;
+
+	if (READ_ONCE(sk->sk_state) == TCP_ESTABLISHED && !READ_ONCE(sk->sk_err)) {
+		atomic_inc(&cm_node->cm_core->stats.rx_held);
+		trace_cmkit_irdma_rx_yield(cm_node, cm_node->state, 0);
+		return;
+	}
+	irdma_cm_fail(cm_node, sock_error(sk) ?: -ECONNRESET);
 }
 
 /**
@@ -805,6 +836,8 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 		irdma_cm_process_rtr(cm_node);
 		return;
 	case IRDMA_CM_STATE_MPAREQ_RCVD:
+		irdma_cm_watch_request(cm_node);
+		return;
 	case IRDMA_CM_STATE_OFFLOADED:
 	case IRDMA_CM_STATE_FIN_WAIT1:
 		break;
@@ -824,7 +857,7 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 	rc = irdma_cm_drain(cm_node);
 	if (!rc)
 		return;
-	if (rc == -ENODATA && cm_node->state != IRDMA_CM_STATE_MPAREQ_RCVD) {
+	if (rc == -ENODATA) {
 		/* Orderly close; answer the peer's FIN with ours. */
 		trace_cmkit_irdma_closed(cm_node, cm_node->state, cm_node->rx_dropped);
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_DISCONN);

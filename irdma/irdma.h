@@ -167,6 +167,16 @@ enum irdma_cm_hook {
 /* Events one run of a node's event work handles before other nodes' turn. */
 #define IRDMA_CM_EVENT_BATCH	64
 
+/*
+ * Bytes one run of a node's socket work reads after the MPA exchange (and
+ * drops: no data path) before it queues itself again: a peer that streams
+ * holds cm_node->lock for no longer than this, however fast it sends.
+ */
+#define IRDMA_CM_RX_BUDGET	(16 * 1024)
+
+/* Connections one run of a listener's accept work takes before it requeues. */
+#define IRDMA_CM_ACCEPT_BATCH	16
+
 /* The consumer API calls, as traced (cmkit_irdma_api). */
 enum cmkit_irdma_api_op {
 	CMKIT_IRDMA_API_CONNECT,
@@ -369,6 +379,12 @@ struct irdma_cm_listener {
  *	the mean batch)
  * @upcalls: calls into the upper layer
  * @aborts: connections aborted (bad frames, peer gone, teardown)
+ * @rx_held: socket work runs that read nothing because a request awaits
+ *	its answer (TCP's window stops the peer meanwhile)
+ * @rx_yields: socket work runs that stopped at IRDMA_CM_RX_BUDGET and
+ *	queued themselves again
+ * @accept_yields: accept work runs that stopped at IRDMA_CM_ACCEPT_BATCH
+ *	and queued themselves again
  */
 struct irdma_cm_stats {
 	atomic_t nodes_made;
@@ -379,6 +395,9 @@ struct irdma_cm_stats {
 	atomic_t event_runs;
 	atomic_t upcalls;
 	atomic_t aborts;
+	atomic_t rx_held;
+	atomic_t rx_yields;
+	atomic_t accept_yields;
 };
 
 /**

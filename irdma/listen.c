@@ -84,13 +84,21 @@ out_release:
 	sock_release(sock);
 }
 
+/*
+ * Take the connections TCP has ready, at most IRDMA_CM_ACCEPT_BATCH per run:
+ * under a flood the work queues itself again, so a destroy's
+ * cancel_work_sync() waits for one batch, not for the flood to stop.
+ */
 static void irdma_cm_accept_work(struct work_struct *work)
 {
 	struct irdma_cm_listener *listener = container_of(work, struct irdma_cm_listener,
 							  accept_work);
 	struct socket *sock;
+	unsigned int n;
 
-	while (!kernel_accept(listener->sock, &sock, O_NONBLOCK)) {
+	for (n = 0; n < IRDMA_CM_ACCEPT_BATCH; n++) {
+		if (kernel_accept(listener->sock, &sock, O_NONBLOCK))
+			return;
 		if (irdma_fault(IRDMA_FAULT_ACCEPT)) {
 			/* As if the child could not be set up: reset the peer. */
 			trace_cmkit_irdma_refused(listener, NULL, -ENOMEM);
@@ -100,6 +108,9 @@ static void irdma_cm_accept_work(struct work_struct *work)
 		}
 		irdma_cm_passive_node(listener, sock);
 	}
+	atomic_inc(&listener->cm_core->stats.accept_yields);
+	trace_cmkit_irdma_accept_yield(&listener->loc, n);
+	queue_work(listener->cm_core->sock_wq, &listener->accept_work);
 }
 
 /**
