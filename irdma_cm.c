@@ -107,6 +107,24 @@ void cmkit_irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj)
 }
 
 /**
+ * cmkit_irdma_cm_current_node - the node whose event work the caller runs in
+ *
+ * For the consumer API calls that wait for what an event work does: made
+ * from an upcall, they would wait for themselves.
+ *
+ * Return: the node (its event work holds it), or NULL when the caller is
+ * not running an irdma event work.
+ */
+struct irdma_cm_node *cmkit_irdma_cm_current_node(void)
+{
+	struct work_struct *work = current_work();
+
+	if (!work || work->func != irdma_cm_event_handler)
+		return NULL;
+	return container_of(work, struct irdma_cm_node, event_work);
+}
+
+/**
  * cmkit_irdma_cm_core_put - a node or listener of a core is gone
  * @cm_core: the core; not touched after the last one (cleanup may return)
  */
@@ -272,12 +290,15 @@ static struct irdma_cm_node *irdma_cm_next_unreaped(struct irdma_cm_core *cm_cor
  * of an unanswered one lives until then, and this waits for it; after
  * CMKIT_TEARDOWN_WAIT a live object is reported as a leak ("cmkit: LEAK:").
  *
- * Context: process context; sleeps.
+ * Context: process context, not from an upcall of @cm_core; sleeps.
  */
 void cmkit_irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
 {
-	struct irdma_cm_node *cm_node;
+	struct irdma_cm_node *cm_node = cmkit_irdma_cm_current_node();
 
+	/* It waits for every event work of the core, and destroys their queue. */
+	WARN_ONCE(cm_node && cm_node->cm_core == cm_core,
+		  "cmkit: irdma: core cleanup called from an upcall of node %u\n", cm_node->id);
 	spin_lock(&cm_core->ht_lock);
 	cm_core->dying = true;
 	spin_unlock(&cm_core->ht_lock);
@@ -342,7 +363,6 @@ struct irdma_cm_node *cmkit_irdma_make_cm_node(struct irdma_cm_core *cm_core,
 	spin_lock_init(&cm_node->ev_lock);
 	INIT_LIST_HEAD(&cm_node->ev_list);
 	INIT_WORK(&cm_node->event_work, irdma_cm_event_handler);
-	init_waitqueue_head(&cm_node->wait);
 	INIT_DELAYED_WORK(&cm_node->mpa_timer, cmkit_irdma_cm_mpa_timeout);
 	cm_node->loc = info->loc;
 	cm_node->rem = info->rem;
@@ -386,6 +406,7 @@ static void irdma_destroy_connection(struct irdma_cm_node *cm_node)
 	if (cm_node->listener)
 		cmkit_irdma_cm_put_listener(cm_node->listener);
 	kfree(cm_node->spare_event);
+	kfree(cm_node->est_event);
 	mutex_destroy(&cm_node->lock);
 	kfree(cm_node);
 	atomic_inc(&cm_core->stats.nodes_freed);
@@ -611,6 +632,15 @@ static void irdma_cm_event_closed(struct irdma_cm_node *cm_node,
 		cmkit_irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CONNECT_REPLY,
 					  reply_status);
 		break;
+	case IRDMA_CM_UL_ACCEPTED:
+		/*
+		 * An accepted P2P connection whose RTR never came (or came
+		 * wrong): iw_cm has it in CONN_RECV, where CLOSE is a BUG(),
+		 * so it hears ESTABLISHED before its end, as from irdma's
+		 * first generation, which indicates ESTABLISHED at the accept.
+		 */
+		cmkit_irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_ESTABLISHED, 0);
+		fallthrough;
 	case IRDMA_CM_UL_ESTABLISHED:
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
 		cmkit_irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_DISCONNECT,
@@ -666,8 +696,10 @@ static void irdma_cm_event_mpa_req(struct irdma_cm_node *cm_node)
 		return;
 	}
 	cm_node->ul_state = IRDMA_CM_UL_REQ_INDICATED;
+	set_bit(IRDMA_CM_NODE_INDICATING, &cm_node->flags);
 	rc = cmkit_irdma_send_cm_event(cm_node, cm_node->cm_id,
 				       IW_CM_EVENT_CONNECT_REQUEST, 0);
+	clear_bit(IRDMA_CM_NODE_INDICATING, &cm_node->flags);
 	trace_cmkit_irdma_indicate(cm_node, rc);
 	if (listener && atomic_dec_and_test(&listener->indicating))
 		wake_up_var(&listener->indicating);

@@ -78,7 +78,6 @@ enum irdma_cm_node_state {
 	IRDMA_CM_STATE_MPAREQ_RCVD,	/* passive: awaiting accept or reject */
 	IRDMA_CM_STATE_MPAREJ_RCVD,	/* active: the peer rejected */
 	IRDMA_CM_STATE_RTR_WAIT,	/* passive P2P: accepted, awaiting the RTR */
-	IRDMA_CM_STATE_RTR_RCVD,	/* passive P2P: RTR in, accept finishing */
 	IRDMA_CM_STATE_OFFLOADED,	/* MPA done: the connection is up */
 	IRDMA_CM_STATE_FIN_WAIT1,	/* closed locally, awaiting the peer */
 	IRDMA_CM_STATE_CLOSED,
@@ -109,6 +108,7 @@ enum {
 	IRDMA_CM_NODE_SOCK_QUEUED,	/* sock_work queued, holding a reference */
 	IRDMA_CM_NODE_UNLISTENED,	/* its listener's destroy has dealt with it */
 	IRDMA_CM_NODE_ANSWERED,		/* a passive node's request got accept or reject */
+	IRDMA_CM_NODE_INDICATING,	/* its CONNECT_REQUEST upcall is running */
 };
 
 /**
@@ -160,7 +160,7 @@ enum irdma_cm_hook {
 	IRDMA_HOOK_CLEANUP_WAITS,	/* cleanup must wait for live objects */
 	IRDMA_HOOK_LAST_UPCALL,		/* the handler is about to make a last upcall */
 	IRDMA_HOOK_API_NODE_HELD,	/* close/accept/reject hold the node, unlocked */
-	IRDMA_HOOK_RTR_WAIT,		/* accept: reply sent, about to wait for the RTR */
+	IRDMA_HOOK_ACCEPTED,		/* accept: reply sent, node unlocked, returning */
 	IRDMA_HOOK_EVENT,		/* the handler is about to handle an event (arg) */
 };
 
@@ -261,9 +261,8 @@ struct cmkit_irdma_mpa_info {
  * @rx_len: bytes of the MPA frame received so far
  * @rx_buf: the MPA frame being received
  * @rx_dropped: bytes received after the MPA exchange (no data path)
- * @err: why an active connection failed: its CONNECT_REPLY's status; why
- *	a passive one failed while its accept waited for the RTR
- * @wait: woken when a P2P accept's wait for the RTR is over
+ * @err: why an active connection failed: its CONNECT_REPLY's status
+ * @est_event: passive P2P, accepted: the ESTABLISHED its RTR will post
  * @mpa_timer: the MPA request, reply or RTR timer (cm_core->sock_wq)
  * @timer_due: jiffies the armed timer expires at, 0 when none is armed
  * @ev_lock: protects @ev_seq, @ev_list and @ev_queued
@@ -308,7 +307,7 @@ struct irdma_cm_node {
 	u8 rx_buf[CMKIT_MPA_MAX_FRAME];
 	u64 rx_dropped;
 	int err;
-	wait_queue_head_t wait;
+	struct irdma_cm_event *est_event;
 	struct delayed_work mpa_timer;
 	unsigned long timer_due;
 	spinlock_t ev_lock;		/* @ev_seq, @ev_list, @ev_queued */
@@ -495,6 +494,7 @@ static inline bool irdma_fault(enum irdma_fault step)
 }
 
 void cmkit_irdma_cm_core_put(struct irdma_cm_core *cm_core);
+struct irdma_cm_node *cmkit_irdma_cm_current_node(void);
 struct irdma_cm_node *cmkit_irdma_cm_id_get_node(struct iw_cm_id *cm_id);
 void cmkit_irdma_cm_id_publish(struct iw_cm_id *cm_id, void *obj);
 void cmkit_irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj);

@@ -338,11 +338,13 @@ static void irdma_cm_abort_hanging_nodes(struct irdma_cm_listener *listener)
  * @cm_id is released (rem_ref) when the last of them is gone.
  *
  * Context: process context, not from an upcall on @cm_id (it waits for a
- * CONNECT_REQUEST being delivered there, for at most CMKIT_TEARDOWN_WAIT).
+ * CONNECT_REQUEST being delivered there, for at most CMKIT_TEARDOWN_WAIT;
+ * from that upcall itself it warns once and does not wait).
  * Return: 0, or -EINVAL when @cm_id is not listening.
  */
 int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 {
+	struct irdma_cm_node *self = cmkit_irdma_cm_current_node();
 	struct irdma_cm_listener *listener;
 
 	spin_lock(&cmkit_irdma_cm_id_lock);
@@ -359,8 +361,16 @@ int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 	irdma_cm_abort_hanging_nodes(listener);
 	/*
 	 * A request queued before the stop is refused by the handler; one
-	 * being indicated now must be over before we return.
+	 * being indicated now must be over before we return, unless it is the
+	 * caller's own (the event workqueue is ordered: no other is).
 	 */
+	if (WARN_ONCE(self && self->listener == listener &&
+		      test_bit(IRDMA_CM_NODE_INDICATING, &self->flags),
+		      "cmkit: irdma: listener %pISpc destroyed from its own CONNECT_REQUEST upcall\n",
+		      &listener->loc)) {
+		cmkit_irdma_cm_put_listener(listener);
+		return 0;
+	}
 	cmkit_wait_released(&listener->indicating, !atomic_read(&listener->indicating),
 			    "irdma: a CONNECT_REQUEST on destroyed listener %pISpc is still being delivered\n",
 			    &listener->loc);
