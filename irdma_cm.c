@@ -53,6 +53,14 @@ static unsigned int irdma_mpa_reply_timeout = 5;
 module_param(irdma_mpa_reply_timeout, uint, 0444);
 MODULE_PARM_DESC(irdma_mpa_reply_timeout,
 		 "irdma: seconds a connect waits for the MPA reply (1..3600, default 5)");
+/*
+ * irdma gives a peer IRDMA_MAX_TIMEOUT (12 s) for what it waits for in the
+ * connection's life; an orderly close waits for the peer's FIN as long.
+ */
+static unsigned int irdma_close_timeout = 12;
+module_param(irdma_close_timeout, uint, 0444);
+MODULE_PARM_DESC(irdma_close_timeout,
+		 "irdma: seconds an orderly close waits for the peer's FIN before it resets (1..3600, default 12)");
 static unsigned int irdma_keepalive_idle = 60;
 module_param(irdma_keepalive_idle, uint, 0444);
 MODULE_PARM_DESC(irdma_keepalive_idle,
@@ -213,6 +221,7 @@ int cmkit_irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 	cm_core->event_batch = IRDMA_CM_EVENT_BATCH;
 	cm_core->mpa_req_timeout = clamp(irdma_mpa_request_timeout, 1U, 3600U) * MSEC_PER_SEC;
 	cm_core->mpa_rep_timeout = clamp(irdma_mpa_reply_timeout, 1U, 3600U) * MSEC_PER_SEC;
+	cm_core->close_timeout = clamp(irdma_close_timeout, 1U, 3600U) * MSEC_PER_SEC;
 	cm_core->keepalive_idle = min_t(unsigned int, irdma_keepalive_idle, MAX_TCP_KEEPIDLE);
 	if (!irdma_fault(IRDMA_FAULT_EVENT_WQ))
 		cm_core->event_wq = alloc_ordered_workqueue("cmkit-iwarp-event-wq", 0);
@@ -561,10 +570,11 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cm_post_event);
  * @status: its status
  *
  * Fills struct iw_cm_event as upstream: CONNECT_REQUEST carries the
- * node's addresses, provider_data naming the node, the peer's private data
- * and IRD (ORD left 0); CONNECT_REPLY carries the id's mapped addresses,
- * the peer's private data, IRD and ORD; ESTABLISHED carries IRD and ORD;
- * DISCONNECT and CLOSE nothing else.
+ * node's addresses, provider_data naming the node, the peer's private data,
+ * and the initiator's IRD and ORD (as siw's); CONNECT_REPLY carries the
+ * connection's addresses (after a revision 1 fallback, the second socket's
+ * local port), the peer's private data, IRD and ORD; ESTABLISHED carries
+ * IRD and ORD; DISCONNECT and CLOSE nothing else.
  *
  * Return: the upper layer's answer, or -EINVAL for other types (no upcall).
  */
@@ -584,11 +594,12 @@ int cmkit_irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm
 		event.private_data = cm_node->pdata_buf;
 		event.private_data_len = (u8)min_t(u16, cm_node->pdata_len, U8_MAX);
 		event.ird = (u8)min_t(u16, cm_node->ird_size, U8_MAX);
+		event.ord = (u8)min_t(u16, cm_node->ord_size, U8_MAX);
 		break;
 	case IW_CM_EVENT_CONNECT_REPLY:
-		memcpy(&event.local_addr, &cm_id->m_local_addr, sizeof(event.local_addr));
-		memcpy(&event.remote_addr, &cm_id->m_remote_addr,
-		       sizeof(event.remote_addr));
+		/* The node's: a fallback's second socket has a port of its own. */
+		event.local_addr = cm_node->loc;
+		event.remote_addr = cm_node->rem;
 		/* The peer's reply or reject; a failed connect has none. */
 		if (status && status != -ECONNREFUSED)
 			break;

@@ -524,7 +524,8 @@ static void irdma_cm_watch_request(struct irdma_cm_node *cm_node)
  * cmkit_irdma_cm_mpa_timeout - a peer kept us waiting too long
  * @work: the node's mpa_timer
  *
- * For the MPA request (passive: the connection ends, unindicated), the MPA
+ * For the MPA request (passive: the connection ends, unindicated), the
+ * peer's FIN after our orderly close (DISCONNECT(-ECONNRESET), CLOSE), the MPA
  * reply (active: CONNECT_REPLY(-ETIMEDOUT)) or the RTR (an accepted P2P
  * connection: ESTABLISHED, DISCONNECT(-ECONNRESET), CLOSE): the peer is
  * reset.  A timer whose wait ended meanwhile, or that
@@ -1279,9 +1280,11 @@ EXPORT_SYMBOL_NS_GPL(cmkit_irdma_reject, CMKIT_NS);
  * @abrupt: reset instead of an orderly close
  *
  * Orderly: our FIN goes out, and when the peer's arrives the upper layer
- * gets DISCONNECT(0) and CLOSE.  Abrupt: a reset, then DISCONNECT
- * (-ECONNRESET) and CLOSE; this also ends an orderly close whose peer never
- * sends its FIN (as iw_cm's destroy does after a disconnect), and an
+ * gets DISCONNECT(0) and CLOSE; a peer that sends no FIN within
+ * cm_core->close_timeout is reset (DISCONNECT(-ECONNRESET), CLOSE).
+ * Abrupt: a reset, then DISCONNECT(-ECONNRESET) and CLOSE; this also ends
+ * an orderly close whose peer has not sent its FIN yet (as iw_cm's destroy
+ * does after a disconnect), and an
  * accepted P2P connection still waiting for its RTR (ESTABLISHED comes
  * first then).
  *
@@ -1315,6 +1318,8 @@ int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 		rc = kernel_sock_shutdown(cm_node->sock, SHUT_WR);
 		if (rc)
 			irdma_cm_fail(cm_node, rc);
+		else
+			cmkit_irdma_cm_timer_start(cm_node, cm_node->cm_core->close_timeout);
 		rc = 0;
 	}
 	mutex_unlock(&cm_node->lock);

@@ -263,7 +263,8 @@ struct cmkit_irdma_mpa_info {
  * @rx_dropped: bytes received after the MPA exchange (no data path)
  * @err: why an active connection failed: its CONNECT_REPLY's status
  * @est_event: passive P2P, accepted: the ESTABLISHED its RTR will post
- * @mpa_timer: the MPA request, reply or RTR timer (cm_core->sock_wq)
+ * @mpa_timer: the MPA request, reply or RTR timer, or an orderly close's
+ *	(cm_core->sock_wq)
  * @timer_due: jiffies the armed timer expires at, 0 when none is armed
  * @ev_lock: protects @ev_seq, @ev_list and @ev_queued
  * @ev_seq: sequence number of the next posted event
@@ -419,6 +420,7 @@ struct irdma_cm_stats {
  * @mpa_req_timeout: ms a passive connection may take to send its MPA
  *	request, and (P2P) its RTR after our reply
  * @mpa_rep_timeout: ms an active connection waits for the MPA reply
+ * @close_timeout: ms an orderly close waits for the peer's FIN, then resets
  * @keepalive_idle: seconds of idleness before TCP keepalive probes an
  *	established connection (0: no keepalive)
  * @wait: woken when a node is made, and when a node or listener is freed
@@ -438,6 +440,7 @@ struct irdma_cm_core {
 	u8 mpa_version;
 	unsigned int mpa_req_timeout;
 	unsigned int mpa_rep_timeout;
+	unsigned int close_timeout;
 	unsigned int keepalive_idle;
 	wait_queue_head_t wait;
 	struct irdma_cm_stats stats;

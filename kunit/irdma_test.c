@@ -943,9 +943,13 @@ static struct cmkit_peer *siw_client_connects(struct kunit *test, struct ul *lul
 	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, req), 0);
 	KUNIT_EXPECT_EQ(test, req->status, 0);
 	expect_pdata(test, req, siw_req);
-	/* cm_peer's responder_resources: siw's enhanced request says IRD 1. */
+	/*
+	 * cm_peer's responder_resources and initiator_depth: siw's enhanced
+	 * request says IRD 1 and ORD 1, and both reach the upper layer (as
+	 * siw's CONNECT_REQUEST carries them).
+	 */
 	KUNIT_EXPECT_EQ(test, req->ird, 1);
-	KUNIT_EXPECT_EQ(test, req->ord, 0);
+	KUNIT_EXPECT_EQ(test, req->ord, 1);
 	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)&req->local)->sin_port),
 			ntohs(addr->sin_port));
 	KUNIT_EXPECT_EQ(test, ntohl(((struct sockaddr_in *)&req->remote)->sin_addr.s_addr),
@@ -3241,8 +3245,8 @@ static void irdma_fallback_after_a_reset(struct kunit *test)
 	struct irdma_cm_core *core = private_core(test);
 	struct raw_peer *raw = raw_create(test);
 	u8 *buf = raw_frame_buf(test);
+	struct sockaddr_in addr, second;
 	struct cmkit_mpa_frame f;
-	struct sockaddr_in addr;
 	struct ul_rec r;
 	struct ul *ul;
 	int n;
@@ -3261,6 +3265,7 @@ static void irdma_fallback_after_a_reset(struct kunit *test)
 		goto out;
 	}
 	raw_accept(test, raw);
+	KUNIT_ASSERT_GE(test, kernel_getpeername(raw->sock, (struct sockaddr *)&second), 0);
 	raw_recv_frame(test, raw, CMKIT_MPA_REQUEST, buf, &f);
 	KUNIT_EXPECT_EQ(test, f.rev, 1);
 	KUNIT_EXPECT_FALSE(test, f.enhanced);
@@ -3270,6 +3275,9 @@ static void irdma_fallback_after_a_reset(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, raw_send(raw, buf, n), n);
 	KUNIT_ASSERT_EQ(test, ul_wait(ul, IW_CM_EVENT_CONNECT_REPLY, &r), 0);
 	KUNIT_ASSERT_EQ(test, r.status, 0);
+	/* The connection's local port: the second socket's, not the first's. */
+	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)&r.local)->sin_port),
+			ntohs(second.sin_port));
 	KUNIT_EXPECT_EQ(test, ul_mpa(test, ul).rev, 1);
 	KUNIT_EXPECT_TRUE(test, ul_mpa(test, ul).fallback);
 	KUNIT_EXPECT_EQ(test, cmkit_irdma_cm_close(&ul->id, true), 0);
