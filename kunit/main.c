@@ -58,6 +58,7 @@ static struct kunit_suite *cmkit_all_suites[] = {
 	&cmkit_smoke_suite,
 	&cmkit_rpcrdma_suite,
 	&cmkit_irdma_suite,
+	&cmkit_irdma_hostile_suite,
 	&cmkit_srpt_suite,
 };
 
