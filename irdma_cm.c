@@ -695,7 +695,16 @@ static void irdma_cm_event_mpa_req(struct irdma_cm_node *cm_node)
 		listening = listener->listening;
 		if (listening)
 			atomic_inc(&listener->indicating);
+		else if (!listener->stopped)
+			set_bit(IRDMA_CM_NODE_DEFERRED, &cm_node->flags);
 		spin_unlock(&cm_core->ht_lock);
+	}
+	if (test_bit(IRDMA_CM_NODE_DEFERRED, &cm_node->flags)) {
+		/* Its listener is coming up: it posts the request again once up. */
+		trace_cmkit_irdma_indicate(cm_node, -EAGAIN);
+		atomic_inc(&cm_core->stats.requests_deferred);
+		wake_up_all(&cm_core->wait);
+		return;
 	}
 	if (!listening) {
 		/* Its listener is being destroyed: refuse, as iw_cm does. */

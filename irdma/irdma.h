@@ -109,6 +109,7 @@ enum {
 	IRDMA_CM_NODE_UNLISTENED,	/* its listener's destroy has dealt with it */
 	IRDMA_CM_NODE_ANSWERED,		/* a passive node's request got accept or reject */
 	IRDMA_CM_NODE_INDICATING,	/* its CONNECT_REQUEST upcall is running */
+	IRDMA_CM_NODE_DEFERRED,		/* its request came before its listener was up */
 };
 
 /**
@@ -155,6 +156,7 @@ enum irdma_cm_hook {
 	IRDMA_HOOK_CONNECT_NODE_MADE,	/* connect: node made, no socket yet */
 	IRDMA_HOOK_CONNECT_ISSUED,	/* connect: TCP connect issued, node unlocked */
 	IRDMA_HOOK_LISTEN_READY,	/* create_listen: socket listening, not published */
+	IRDMA_HOOK_LISTEN_HOOKED,	/* create_listen: accepting, not yet published */
 	IRDMA_HOOK_LISTEN_PUBLISHED,	/* create_listen: published */
 	IRDMA_HOOK_NODE_UNLISTED,	/* last reference gone, node not yet destroyed */
 	IRDMA_HOOK_CLEANUP_WAITS,	/* cleanup must wait for live objects */
@@ -342,6 +344,9 @@ struct irdma_cm_event {
  * @refcnt: the listen reference plus one per passive node
  * @listening: set when published, cleared when stopped, under
  *	cm_core->ht_lock
+ * @stopped: set when stopped (or never published), under cm_core->ht_lock:
+ *	a request that finds neither this nor @listening came while the
+ *	listener was coming up, and waits for it (IRDMA_CM_NODE_DEFERRED)
  * @indicating: CONNECT_REQUESTs being delivered on @cm_id (taken under
  *	cm_core->ht_lock while @listening); a destroy waits for none
  * @loc: local address and port
@@ -358,6 +363,7 @@ struct irdma_cm_listener {
 	struct iw_cm_id *cm_id;
 	refcount_t refcnt;
 	bool listening;
+	bool stopped;
 	atomic_t indicating;
 	struct sockaddr_storage loc;
 	struct cmkit_mpa_offer offer;
@@ -385,6 +391,8 @@ struct irdma_cm_listener {
  *	queued themselves again
  * @accept_yields: accept work runs that stopped at IRDMA_CM_ACCEPT_BATCH
  *	and queued themselves again
+ * @requests_deferred: requests that came while their listener was coming
+ *	up, handled once it was up (or refused, when it never was)
  */
 struct irdma_cm_stats {
 	atomic_t nodes_made;
@@ -398,6 +406,7 @@ struct irdma_cm_stats {
 	atomic_t rx_held;
 	atomic_t rx_yields;
 	atomic_t accept_yields;
+	atomic_t requests_deferred;
 };
 
 /**

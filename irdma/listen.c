@@ -155,6 +155,7 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
 	spin_lock(&cm_core->ht_lock);
 	was_listening = listener->listening;
 	listener->listening = false;
+	listener->stopped = true;
 	spin_unlock(&cm_core->ht_lock);
 	if (!was_listening)
 		return;
@@ -163,6 +164,40 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
 	cmkit_irdma_cm_id_clear(listener->cm_id, listener);	/* a later destroy: -EINVAL */
 	trace_cmkit_irdma_listen(&listener->loc, false, 0);
 	cmkit_irdma_cm_put_listener(listener);
+}
+
+/*
+ * Post again the requests that came while the listener was coming up (it
+ * is listening now, or stopped): the handler indicates or refuses them.
+ */
+static void irdma_cm_repost_deferred(struct irdma_cm_listener *listener)
+{
+	struct irdma_cm_core *cm_core = listener->cm_core;
+	struct irdma_cm_node *cm_node, *found;
+
+	do {
+		found = NULL;
+		spin_lock(&cm_core->ht_lock);
+		list_for_each_entry(cm_node, &cm_core->nodes, list) {
+			if (cm_node->listener != listener ||
+			    !test_and_clear_bit(IRDMA_CM_NODE_DEFERRED, &cm_node->flags))
+				continue;
+			if (refcount_inc_not_zero(&cm_node->refcnt)) {
+				found = cm_node;
+				break;
+			}
+		}
+		spin_unlock(&cm_core->ht_lock);
+		if (!found)
+			return;
+		if (!cmkit_irdma_create_event(found, IRDMA_CM_EVENT_MPA_REQ)) {
+			/* Nothing was indicated: refuse the peer. */
+			set_bit(IRDMA_CM_NODE_ANSWERED, &found->flags);
+			cmkit_irdma_cm_node_reject(found, NULL, 0);
+			cmkit_irdma_cm_node_put_base(found);
+		}
+		cmkit_irdma_rem_ref_cm_node(found);
+	} while (found);
 }
 
 /**
@@ -268,11 +303,14 @@ int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id
 	sk->sk_data_ready = irdma_cm_listen_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	queue_work(cm_core->sock_wq, &listener->accept_work);	/* already queued ones */
+	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_HOOKED, listener);
 
 	spin_lock(&cm_core->ht_lock);
 	if (cm_core->dying) {
+		listener->stopped = true;
 		spin_unlock(&cm_core->ht_lock);
 		irdma_cm_unhook_listener(listener);
+		irdma_cm_repost_deferred(listener);
 		sock_release(listener->sock);
 		cmkit_irdma_cm_id_clear(cm_id, listener);
 		cmkit_irdma_cm_put_listener(listener);	/* rem_ref, and the live count */
@@ -281,7 +319,10 @@ int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id
 	}
 	listener->listening = true;
 	list_add_tail(&listener->list, &cm_core->listeners);
+	refcount_inc(&listener->refcnt);	/* for the repost: cleanup may stop it now */
 	spin_unlock(&cm_core->ht_lock);
+	irdma_cm_repost_deferred(listener);
+	cmkit_irdma_cm_put_listener(listener);
 	/* Cleanup may stop and free it from here on: it is not touched again. */
 	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_PUBLISHED, cm_id);
 	trace_cmkit_irdma_listen(ss, true, 0);

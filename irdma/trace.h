@@ -251,6 +251,7 @@ TRACE_EVENT(cmkit_irdma_indicate,
 			   __entry->rc = rc;),
 	    TP_printk("node=%u %s rc=%d", __entry->node,
 		      __entry->rc == -ENOENT ? "refused: listener gone" :
+		      __entry->rc == -EAGAIN ? "deferred: listener coming up" :
 		      __entry->rc ? "indicated, refused: the consumer rejects" :
 		      "indicated", __entry->rc)
 );
