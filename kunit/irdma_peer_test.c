@@ -689,10 +689,96 @@ static void irdma_orderly_close_ends_without_the_peer_fin(struct kunit *test)
 	hostile_end_core(test, core);
 }
 
+/* ---- a request while the listener comes up -------------------------------- */
+
+struct bringup {
+	struct sockaddr_in addr;
+	struct socket *sock;
+	int rc;
+	bool handled;
+};
+
+static void bringup_free(struct kunit_resource *res)
+{
+	struct bringup *b = res->data;
+
+	if (b->sock) {
+		sock_no_linger(b->sock->sk);
+		sock_release(b->sock);
+	}
+	kfree(b);
+}
+
+/*
+ * The listener is accepting but not published yet: a peer connects and
+ * sends its request, and the hook waits until cmkit has dealt with it
+ * (deferred it, or, before issue 25's fix, refused it and freed its node).
+ */
+static void bringup_hook(struct irdma_cm_core *core, enum irdma_cm_hook where, void *arg)
+{
+	struct bringup *b = core->test_data;
+	struct kvec iov = {
+		.iov_base = (void *)hostile_rev1_req, .iov_len = sizeof(hostile_rev1_req),
+	};
+	struct msghdr msg = {};
+
+	if (where != IRDMA_HOOK_LISTEN_HOOKED)
+		return;
+	b->rc = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &b->sock);
+	if (b->rc)
+		return;
+	b->sock->sk->sk_rcvtimeo = cmkit_test_timeout();
+	b->sock->sk->sk_sndtimeo = cmkit_test_timeout();
+	b->rc = kernel_connect(b->sock, CMKIT_KSOCKADDR(&b->addr), sizeof(b->addr), 0);
+	if (!b->rc && kernel_sendmsg(b->sock, &msg, &iov, 1, iov.iov_len) != (int)iov.iov_len)
+		b->rc = -EIO;
+	if (b->rc)
+		return;
+	b->handled = wait_event_timeout(core->wait,
+					atomic_read(&core->stats.requests_deferred) ||
+					atomic_read(&core->stats.nodes_freed),
+					cmkit_test_timeout());
+}
+
+/*
+ * A request that comes while the listener is coming up (accepting, not yet
+ * published) waits for it, and is indicated once it is: it is not refused
+ * as if the listener were being destroyed.
+ */
+static void irdma_request_during_listener_bring_up_is_indicated(struct kunit *test)
+{
+	struct irdma_cm_core *core = hostile_core(test);
+	struct bringup *b = kzalloc_obj(*b, GFP_KERNEL);
+	struct hul *lul, *child;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	hostile_add_res(test, bringup_free, b);
+	cmkit_test_addr(&cmkit_dev_params[CMKIT_SIW], cmkit_test_port(), &b->addr);
+	lul = hul_create(test, "listener", &b->addr);
+	child = hul_create(test, "child", NULL);
+	core->test_data = b;
+	WRITE_ONCE(core->test_hook, bringup_hook);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen(core, &lul->id, 4), 0);
+	WRITE_ONCE(core->test_hook, NULL);
+	KUNIT_ASSERT_EQ(test, b->rc, 0);
+	KUNIT_EXPECT_TRUE(test, b->handled);
+
+	i = hul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST);
+	KUNIT_ASSERT_GE_MSG(test, i, 0, "a request during the listener's bring-up was refused");
+	KUNIT_EXPECT_EQ(test, atomic_read(&core->stats.requests_deferred), 1);
+	child->id.provider_data = lul->provider_data[i];
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_reject(&child->id, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&lul->id), 0);
+	KUNIT_EXPECT_EQ(test, hul_wait_released(lul), 0);
+	hostile_end_core(test, core);
+}
+
 static struct kunit_case irdma_hostile_cases[] = {
 	KUNIT_CASE_PARAM(irdma_streaming_peer_holds_no_lock, irdma_stream_gen_params),
 	KUNIT_CASE(irdma_silent_p2p_requester_holds_up_no_upcall),
 	KUNIT_CASE(irdma_orderly_close_ends_without_the_peer_fin),
+	KUNIT_CASE(irdma_request_during_listener_bring_up_is_indicated),
 	{}
 };
 
