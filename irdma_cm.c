@@ -53,6 +53,14 @@ static unsigned int irdma_mpa_reply_timeout = 5;
 module_param(irdma_mpa_reply_timeout, uint, 0444);
 MODULE_PARM_DESC(irdma_mpa_reply_timeout,
 		 "irdma: seconds a connect waits for the MPA reply (1..3600, default 5)");
+/*
+ * irdma gives a peer IRDMA_MAX_TIMEOUT (12 s) for what it waits for in the
+ * connection's life; an orderly close waits for the peer's FIN as long.
+ */
+static unsigned int irdma_close_timeout = 12;
+module_param(irdma_close_timeout, uint, 0444);
+MODULE_PARM_DESC(irdma_close_timeout,
+		 "irdma: seconds an orderly close waits for the peer's FIN before it resets (1..3600, default 12)");
 static unsigned int irdma_keepalive_idle = 60;
 module_param(irdma_keepalive_idle, uint, 0444);
 MODULE_PARM_DESC(irdma_keepalive_idle,
@@ -104,6 +112,24 @@ void cmkit_irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj)
 	if (cm_id->provider_data == obj)
 		cm_id->provider_data = NULL;
 	spin_unlock(&cmkit_irdma_cm_id_lock);
+}
+
+/**
+ * cmkit_irdma_cm_current_node - the node whose event work the caller runs in
+ *
+ * For the consumer API calls that wait for what an event work does: made
+ * from an upcall, they would wait for themselves.
+ *
+ * Return: the node (its event work holds it), or NULL when the caller is
+ * not running an irdma event work.
+ */
+struct irdma_cm_node *cmkit_irdma_cm_current_node(void)
+{
+	struct work_struct *work = current_work();
+
+	if (!work || work->func != irdma_cm_event_handler)
+		return NULL;
+	return container_of(work, struct irdma_cm_node, event_work);
 }
 
 /**
@@ -195,6 +221,7 @@ int cmkit_irdma_setup_cm_core(struct irdma_cm_core *cm_core)
 	cm_core->event_batch = IRDMA_CM_EVENT_BATCH;
 	cm_core->mpa_req_timeout = clamp(irdma_mpa_request_timeout, 1U, 3600U) * MSEC_PER_SEC;
 	cm_core->mpa_rep_timeout = clamp(irdma_mpa_reply_timeout, 1U, 3600U) * MSEC_PER_SEC;
+	cm_core->close_timeout = clamp(irdma_close_timeout, 1U, 3600U) * MSEC_PER_SEC;
 	cm_core->keepalive_idle = min_t(unsigned int, irdma_keepalive_idle, MAX_TCP_KEEPIDLE);
 	if (!irdma_fault(IRDMA_FAULT_EVENT_WQ))
 		cm_core->event_wq = alloc_ordered_workqueue("cmkit-iwarp-event-wq", 0);
@@ -272,12 +299,15 @@ static struct irdma_cm_node *irdma_cm_next_unreaped(struct irdma_cm_core *cm_cor
  * of an unanswered one lives until then, and this waits for it; after
  * CMKIT_TEARDOWN_WAIT a live object is reported as a leak ("cmkit: LEAK:").
  *
- * Context: process context; sleeps.
+ * Context: process context, not from an upcall of @cm_core; sleeps.
  */
 void cmkit_irdma_cleanup_cm_core(struct irdma_cm_core *cm_core)
 {
-	struct irdma_cm_node *cm_node;
+	struct irdma_cm_node *cm_node = cmkit_irdma_cm_current_node();
 
+	/* It waits for every event work of the core, and destroys their queue. */
+	WARN_ONCE(cm_node && cm_node->cm_core == cm_core,
+		  "cmkit: irdma: core cleanup called from an upcall of node %u\n", cm_node->id);
 	spin_lock(&cm_core->ht_lock);
 	cm_core->dying = true;
 	spin_unlock(&cm_core->ht_lock);
@@ -342,7 +372,6 @@ struct irdma_cm_node *cmkit_irdma_make_cm_node(struct irdma_cm_core *cm_core,
 	spin_lock_init(&cm_node->ev_lock);
 	INIT_LIST_HEAD(&cm_node->ev_list);
 	INIT_WORK(&cm_node->event_work, irdma_cm_event_handler);
-	init_waitqueue_head(&cm_node->wait);
 	INIT_DELAYED_WORK(&cm_node->mpa_timer, cmkit_irdma_cm_mpa_timeout);
 	cm_node->loc = info->loc;
 	cm_node->rem = info->rem;
@@ -386,6 +415,7 @@ static void irdma_destroy_connection(struct irdma_cm_node *cm_node)
 	if (cm_node->listener)
 		cmkit_irdma_cm_put_listener(cm_node->listener);
 	kfree(cm_node->spare_event);
+	kfree(cm_node->est_event);
 	mutex_destroy(&cm_node->lock);
 	kfree(cm_node);
 	atomic_inc(&cm_core->stats.nodes_freed);
@@ -540,10 +570,11 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_irdma_cm_post_event);
  * @status: its status
  *
  * Fills struct iw_cm_event as upstream: CONNECT_REQUEST carries the
- * node's addresses, provider_data naming the node, the peer's private data
- * and IRD (ORD left 0); CONNECT_REPLY carries the id's mapped addresses,
- * the peer's private data, IRD and ORD; ESTABLISHED carries IRD and ORD;
- * DISCONNECT and CLOSE nothing else.
+ * node's addresses, provider_data naming the node, the peer's private data,
+ * and the initiator's IRD and ORD (as siw's); CONNECT_REPLY carries the
+ * connection's addresses (after a revision 1 fallback, the second socket's
+ * local port), the peer's private data, IRD and ORD; ESTABLISHED carries
+ * IRD and ORD; DISCONNECT and CLOSE nothing else.
  *
  * Return: the upper layer's answer, or -EINVAL for other types (no upcall).
  */
@@ -563,11 +594,12 @@ int cmkit_irdma_send_cm_event(struct irdma_cm_node *cm_node, struct iw_cm_id *cm
 		event.private_data = cm_node->pdata_buf;
 		event.private_data_len = (u8)min_t(u16, cm_node->pdata_len, U8_MAX);
 		event.ird = (u8)min_t(u16, cm_node->ird_size, U8_MAX);
+		event.ord = (u8)min_t(u16, cm_node->ord_size, U8_MAX);
 		break;
 	case IW_CM_EVENT_CONNECT_REPLY:
-		memcpy(&event.local_addr, &cm_id->m_local_addr, sizeof(event.local_addr));
-		memcpy(&event.remote_addr, &cm_id->m_remote_addr,
-		       sizeof(event.remote_addr));
+		/* The node's: a fallback's second socket has a port of its own. */
+		event.local_addr = cm_node->loc;
+		event.remote_addr = cm_node->rem;
 		/* The peer's reply or reject; a failed connect has none. */
 		if (status && status != -ECONNREFUSED)
 			break;
@@ -611,6 +643,15 @@ static void irdma_cm_event_closed(struct irdma_cm_node *cm_node,
 		cmkit_irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_CONNECT_REPLY,
 					  reply_status);
 		break;
+	case IRDMA_CM_UL_ACCEPTED:
+		/*
+		 * An accepted P2P connection whose RTR never came (or came
+		 * wrong): iw_cm has it in CONN_RECV, where CLOSE is a BUG(),
+		 * so it hears ESTABLISHED before its end, as from irdma's
+		 * first generation, which indicates ESTABLISHED at the accept.
+		 */
+		cmkit_irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_ESTABLISHED, 0);
+		fallthrough;
 	case IRDMA_CM_UL_ESTABLISHED:
 		cm_node->ul_state = IRDMA_CM_UL_CLOSED;
 		cmkit_irdma_send_cm_event(cm_node, cm_id, IW_CM_EVENT_DISCONNECT,
@@ -654,7 +695,16 @@ static void irdma_cm_event_mpa_req(struct irdma_cm_node *cm_node)
 		listening = listener->listening;
 		if (listening)
 			atomic_inc(&listener->indicating);
+		else if (!listener->stopped)
+			set_bit(IRDMA_CM_NODE_DEFERRED, &cm_node->flags);
 		spin_unlock(&cm_core->ht_lock);
+	}
+	if (test_bit(IRDMA_CM_NODE_DEFERRED, &cm_node->flags)) {
+		/* Its listener is coming up: it posts the request again once up. */
+		trace_cmkit_irdma_indicate(cm_node, -EAGAIN);
+		atomic_inc(&cm_core->stats.requests_deferred);
+		wake_up_all(&cm_core->wait);
+		return;
 	}
 	if (!listening) {
 		/* Its listener is being destroyed: refuse, as iw_cm does. */
@@ -666,8 +716,10 @@ static void irdma_cm_event_mpa_req(struct irdma_cm_node *cm_node)
 		return;
 	}
 	cm_node->ul_state = IRDMA_CM_UL_REQ_INDICATED;
+	set_bit(IRDMA_CM_NODE_INDICATING, &cm_node->flags);
 	rc = cmkit_irdma_send_cm_event(cm_node, cm_node->cm_id,
 				       IW_CM_EVENT_CONNECT_REQUEST, 0);
+	clear_bit(IRDMA_CM_NODE_INDICATING, &cm_node->flags);
 	trace_cmkit_irdma_indicate(cm_node, rc);
 	if (listener && atomic_dec_and_test(&listener->indicating))
 		wake_up_var(&listener->indicating);

@@ -10,7 +10,10 @@
  * Socket callbacks run in softirq: they only queue the node's (or the
  * listener's) work on the core's socket workqueue, holding a node
  * reference for it.  The work runs under cm_node->lock, reads no more than
- * the MPA frame (or RTR message) it is receiving, and posts events for the
+ * the MPA frame (or RTR message) it is receiving, nothing at all while a
+ * request awaits its answer, and at most IRDMA_CM_RX_BUDGET bytes per run
+ * after the exchange (then it requeues itself), so a peer that streams
+ * cannot keep the consumer API from the lock; it posts events for the
  * handler.  A malformed, truncated or oversized frame aborts the
  * connection; a request cmkit refuses for what it asks (revision, markers,
  * P2P, RTR type, IRD, private data an upcall cannot carry) is answered
@@ -21,12 +24,15 @@
  *
  * Peer-to-peer (RFC 6581): an initiator whose reply grants P2P sends the
  * RTR message the reply chose, then is connected (a Read RTR's Read
- * Response is checked when it comes); a responder that granted P2P waits,
- * in its accept, for the initiator's RTR before it indicates ESTABLISHED,
- * answering a Read RTR with its Read Response.  An accept whose RTR never
- * comes, or comes wrong, fails: iw_cm has no upcall for an accepted
- * connection that never became established (irdma's accept waits for the
- * RTR the same way).
+ * Response is checked when it comes); a responder that granted P2P returns
+ * from its accept once the reply is out, and its socket work indicates
+ * ESTABLISHED when the initiator's RTR arrives (answering a Read RTR with
+ * its Read Response), as siw does: no accept sleeps, so none made from an
+ * upcall holds up the core's event workqueue.  An accepted connection whose
+ * RTR never comes (the node's timer), or comes wrong, ends as iw_cm allows
+ * an accepted one to end (a CLOSE before ESTABLISHED is a BUG() there):
+ * ESTABLISHED, DISCONNECT(-ECONNRESET), CLOSE, as irdma's first generation,
+ * which indicates ESTABLISHED at its accept, would say it.
  */
 #define pr_fmt(fmt) "cmkit: irdma: " fmt
 
@@ -401,15 +407,20 @@ static int irdma_cm_recv_rtr(struct irdma_cm_node *cm_node,
 
 /*
  * After the MPA exchange there is no data path: count and drop what the
- * peer sends.  Return: 0 when nothing more is readable now, -ENODATA at the
+ * peer sends, at most IRDMA_CM_RX_BUDGET bytes per run of the socket work,
+ * which then queues itself again behind the other work and lets the
+ * consumer API have cm_node->lock meanwhile.  Return: 0 when nothing more
+ * is readable now (or the rest is left to the next run), -ENODATA at the
  * peer's FIN, or the socket's error.
  */
 static int irdma_cm_drain(struct irdma_cm_node *cm_node)
 {
+	size_t done = 0;
 	int rc;
 
-	for (;;) {
-		rc = irdma_cm_recv(cm_node, cm_node->rx_buf, sizeof(cm_node->rx_buf));
+	while (done < IRDMA_CM_RX_BUDGET) {
+		rc = irdma_cm_recv(cm_node, cm_node->rx_buf,
+				   min(sizeof(cm_node->rx_buf), IRDMA_CM_RX_BUDGET - done));
 		if (rc == -EAGAIN)
 			return 0;
 		if (rc == 0)
@@ -417,7 +428,12 @@ static int irdma_cm_drain(struct irdma_cm_node *cm_node)
 		if (rc < 0)
 			return rc;
 		cm_node->rx_dropped += rc;
+		done += rc;
 	}
+	atomic_inc(&cm_node->cm_core->stats.rx_yields);
+	trace_cmkit_irdma_rx_yield(cm_node, cm_node->state, done);
+	cmkit_irdma_cm_queue_sock_work(cm_node);
+	return 0;
 }
 
 /* Post an event that ends the connection; the node's spare makes this sure. */
@@ -465,18 +481,13 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
 	trace_cmkit_irdma_abort(cm_node, state, err);
 	atomic_inc(&cm_node->cm_core->stats.aborts);
 	switch (state) {
-	case IRDMA_CM_STATE_RTR_WAIT:
-	case IRDMA_CM_STATE_RTR_RCVD:
-		/* The accept waiting for the RTR fails with this. */
-		cm_node->err = err;
-		wake_up_all(&cm_node->wait);
-		break;
 	case IRDMA_CM_STATE_SYN_SENT:
 	case IRDMA_CM_STATE_MPAREQ_SENT:
 		cm_node->err = irdma_cm_connect_status(err);
 		cm_node->pdata_len = 0;	/* ours, or a reply cut short: not the peer's */
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_ABORTED);
 		break;
+	case IRDMA_CM_STATE_RTR_WAIT:	/* accepted: the handler says ESTABLISHED first */
 	case IRDMA_CM_STATE_OFFLOADED:
 	case IRDMA_CM_STATE_FIN_WAIT1:
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_RESET);
@@ -491,13 +502,33 @@ static void irdma_cm_fail(struct irdma_cm_node *cm_node, int err)
 	irdma_cm_reset_sock(cm_node);
 }
 
+/*
+ * A request awaits its answer: read nothing (what the peer sends meanwhile
+ * stays in the socket, and TCP's window stops a peer that streams), but
+ * notice that the peer went away (its FIN or reset): the answer then finds
+ * the connection gone.
+ */
+static void irdma_cm_watch_request(struct irdma_cm_node *cm_node)
+{
+	struct sock *sk = cm_node->sock->sk;
+
+	if (READ_ONCE(sk->sk_state) == TCP_ESTABLISHED && !READ_ONCE(sk->sk_err)) {
+		atomic_inc(&cm_node->cm_core->stats.rx_held);
+		trace_cmkit_irdma_rx_yield(cm_node, cm_node->state, 0);
+		return;
+	}
+	irdma_cm_fail(cm_node, sock_error(sk) ?: -ECONNRESET);
+}
+
 /**
  * cmkit_irdma_cm_mpa_timeout - a peer kept us waiting too long
  * @work: the node's mpa_timer
  *
- * For the MPA request (passive: the connection ends, unindicated), the MPA
- * reply (active: CONNECT_REPLY(-ETIMEDOUT)) or the RTR (a P2P accept
- * fails): the peer is reset.  A timer whose wait ended meanwhile, or that
+ * For the MPA request (passive: the connection ends, unindicated), the
+ * peer's FIN after our orderly close (DISCONNECT(-ECONNRESET), CLOSE), the MPA
+ * reply (active: CONNECT_REPLY(-ETIMEDOUT)) or the RTR (an accepted P2P
+ * connection: ESTABLISHED, DISCONNECT(-ECONNRESET), CLOSE): the peer is
+ * reset.  A timer whose wait ended meanwhile, or that
  * was re-armed, does nothing.
  */
 void cmkit_irdma_cm_mpa_timeout(struct work_struct *work)
@@ -721,24 +752,32 @@ static void irdma_cm_process_reply(struct irdma_cm_node *cm_node,
 		irdma_cm_fail(cm_node, -ENOMEM);
 }
 
-/* Passive P2P: the RTR, then the accept goes on (cm_node->lock held). */
-static void irdma_cm_process_rtr(struct irdma_cm_node *cm_node)
+/*
+ * Passive P2P, accepted: the RTR, then the connection is up and ESTABLISHED
+ * goes to the upper layer (cm_node->lock held).  Return: true when it is.
+ */
+static bool irdma_cm_process_rtr(struct irdma_cm_node *cm_node)
 {
+	struct irdma_cm_event *event;
 	struct cmkit_fpdu fpdu;
 	int rc;
 
 	rc = irdma_cm_recv_rtr(cm_node, NULL, &fpdu);
 	if (!rc)
-		return;
+		return false;
 	if (rc > 0 && cm_node->neg.rtr == CMKIT_MPA_RTR_READ)
 		rc = irdma_cm_send_fpdu(cm_node, &fpdu) ?: 1;
 	if (rc < 0) {
 		irdma_cm_fail(cm_node, rc);
-		return;
+		return false;
 	}
 	irdma_cm_timer_stop(cm_node);
-	cm_node->state = IRDMA_CM_STATE_RTR_RCVD;
-	wake_up_all(&cm_node->wait);
+	cm_node->state = IRDMA_CM_STATE_OFFLOADED;
+	irdma_cm_keepalive(cm_node);
+	/* The accept allocated it: ESTABLISHED cannot be lost. */
+	event = xchg(&cm_node->est_event, NULL);
+	cmkit_irdma_cm_queue_event(cm_node, event, IRDMA_CM_EVENT_ESTABLISHED);
+	return true;
 }
 
 /* Active P2P, Read RTR: the Read Response comes first (cm_node->lock held). */
@@ -802,9 +841,12 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 			irdma_cm_process_request(cm_node, &f);
 		return;
 	case IRDMA_CM_STATE_RTR_WAIT:
-		irdma_cm_process_rtr(cm_node);
-		return;
+		if (!irdma_cm_process_rtr(cm_node))
+			return;
+		break;
 	case IRDMA_CM_STATE_MPAREQ_RCVD:
+		irdma_cm_watch_request(cm_node);
+		return;
 	case IRDMA_CM_STATE_OFFLOADED:
 	case IRDMA_CM_STATE_FIN_WAIT1:
 		break;
@@ -824,7 +866,7 @@ static void irdma_cm_sock_process(struct irdma_cm_node *cm_node)
 	rc = irdma_cm_drain(cm_node);
 	if (!rc)
 		return;
-	if (rc == -ENODATA && cm_node->state != IRDMA_CM_STATE_MPAREQ_RCVD) {
+	if (rc == -ENODATA) {
 		/* Orderly close; answer the peer's FIN with ours. */
 		trace_cmkit_irdma_closed(cm_node, cm_node->state, cm_node->rx_dropped);
 		irdma_cm_post_end(cm_node, IRDMA_CM_EVENT_DISCONN);
@@ -1057,27 +1099,6 @@ static struct irdma_cm_node *irdma_cm_request_to_answer(struct iw_cm_id *cm_id)
 	return cm_node;
 }
 
-/*
- * The accept's reply went out granting P2P: wait (unlocked) for the
- * initiator's RTR, bounded by the node's timer.  Return: 0 with the lock
- * held again and the RTR in, or the connection's error.
- */
-static int irdma_cm_accept_wait_rtr(struct irdma_cm_node *cm_node)
-{
-	struct irdma_cm_core *cm_core = cm_node->cm_core;
-
-	cm_node->state = IRDMA_CM_STATE_RTR_WAIT;
-	cmkit_irdma_cm_timer_start(cm_node, cm_core->mpa_req_timeout);
-	cmkit_irdma_cm_queue_sock_work(cm_node);	/* the RTR may be in already */
-	mutex_unlock(&cm_node->lock);
-	irdma_cm_hook(cm_core, IRDMA_HOOK_RTR_WAIT, cm_node);
-	wait_event(cm_node->wait, READ_ONCE(cm_node->state) != IRDMA_CM_STATE_RTR_WAIT);
-	mutex_lock(&cm_node->lock);
-	if (cm_node->state == IRDMA_CM_STATE_RTR_RCVD && cm_node->sock)
-		return 0;
-	return cm_node->err == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
-}
-
 /**
  * cmkit_irdma_accept - accept a connection indicated by CONNECT_REQUEST
  * @cm_id: the upper layer's id for the connection; provider_data is the
@@ -1088,20 +1109,22 @@ static int irdma_cm_accept_wait_rtr(struct irdma_cm_node *cm_node)
  *
  * Sends the MPA reply (CRC echoed, P2P granted with one RTR type when the
  * request asked and the listener's offer agrees).  Without P2P,
- * ESTABLISHED follows on @cm_id; with it, this waits for the initiator's
- * RTR (at most cm_core->mpa_req_timeout), answers a Read RTR with its Read
- * Response, and ESTABLISHED follows then.  Then eventually DISCONNECT and
- * CLOSE.  Accept or reject must answer every request, once.
+ * ESTABLISHED follows on @cm_id; with it, ESTABLISHED follows when the
+ * initiator's RTR arrives (a Read RTR answered with its Read Response), and
+ * an RTR that is wrong or does not come within cm_core->mpa_req_timeout
+ * ends the connection with ESTABLISHED, DISCONNECT(-ECONNRESET) and CLOSE
+ * (iw_cm has no way to end an accepted connection before ESTABLISHED).
+ * Then eventually DISCONNECT and CLOSE.  Accept or reject must answer every
+ * request, once.
  *
- * Context: process context; sleeps (for the RTR: not from an upcall that
- * the RTR's arrival depends on).
+ * Context: process context, an upcall included: this never waits for the
+ * peer.
  * Return: 0, or a negative errno and then no event is delivered on @cm_id:
  * -EINVAL for bad parameters (the request still awaits its answer) or an
  * id that names no unanswered request; -ECONNREFUSED when our IRD cannot
  * serve the request (strict offer) or leaves no RTR type (a reasoned MPA
- * reject was sent); -ECONNRESET when the peer is gone or its RTR was
- * wrong, -ETIMEDOUT when it never came, -ENOMEM, or the reply's send error
- * (the peer is reset; the request is answered).
+ * reject was sent); -ECONNRESET when the peer is gone, -ENOMEM, or the
+ * reply's send error (the peer is reset; the request is answered).
  */
 int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_param)
 {
@@ -1148,8 +1171,6 @@ int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_par
 	cm_node->ord_size = cm_node->neg.ord;
 	rc = irdma_cm_send_mpa(cm_node, &cm_node->neg, conn_param->private_data,
 			       conn_param->private_data_len);
-	if (!rc && cm_node->neg.p2p)
-		rc = irdma_cm_accept_wait_rtr(cm_node);
 	if (rc)
 		goto out_fail;
 
@@ -1157,12 +1178,20 @@ int cmkit_irdma_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *conn_par
 	cm_node->cm_id = cm_id;
 	set_bit(IRDMA_CM_NODE_ID_HELD, &cm_node->flags);
 	cm_node->ul_state = IRDMA_CM_UL_ACCEPTED;
-	cm_node->state = IRDMA_CM_STATE_OFFLOADED;
-	irdma_cm_keepalive(cm_node);
-	/* Under the lock: the socket work cannot post a close before it. */
-	cmkit_irdma_cm_queue_event(cm_node, event, IRDMA_CM_EVENT_ESTABLISHED);
-	cmkit_irdma_cm_queue_sock_work(cm_node);
+	if (cm_node->neg.p2p) {
+		/* The socket work indicates ESTABLISHED when the RTR is in. */
+		cm_node->est_event = event;
+		cm_node->state = IRDMA_CM_STATE_RTR_WAIT;
+		cmkit_irdma_cm_timer_start(cm_node, cm_node->cm_core->mpa_req_timeout);
+	} else {
+		cm_node->state = IRDMA_CM_STATE_OFFLOADED;
+		irdma_cm_keepalive(cm_node);
+		/* Under the lock: the socket work cannot post a close before it. */
+		cmkit_irdma_cm_queue_event(cm_node, event, IRDMA_CM_EVENT_ESTABLISHED);
+	}
+	cmkit_irdma_cm_queue_sock_work(cm_node);	/* the RTR may be in already */
 	mutex_unlock(&cm_node->lock);
+	irdma_cm_hook(cm_node->cm_core, IRDMA_HOOK_ACCEPTED, cm_node);
 	trace_cmkit_irdma_api(cm_node->id, CMKIT_IRDMA_API_ACCEPT, 0);
 	cmkit_irdma_rem_ref_cm_node(cm_node);
 	return 0;
@@ -1251,13 +1280,18 @@ EXPORT_SYMBOL_NS_GPL(cmkit_irdma_reject, CMKIT_NS);
  * @abrupt: reset instead of an orderly close
  *
  * Orderly: our FIN goes out, and when the peer's arrives the upper layer
- * gets DISCONNECT(0) and CLOSE.  Abrupt: a reset, then DISCONNECT
- * (-ECONNRESET) and CLOSE; this also ends an orderly close whose peer never
- * sends its FIN (as iw_cm's destroy does after a disconnect).
+ * gets DISCONNECT(0) and CLOSE; a peer that sends no FIN within
+ * cm_core->close_timeout is reset (DISCONNECT(-ECONNRESET), CLOSE).
+ * Abrupt: a reset, then DISCONNECT(-ECONNRESET) and CLOSE; this also ends
+ * an orderly close whose peer has not sent its FIN yet (as iw_cm's destroy
+ * does after a disconnect), and an
+ * accepted P2P connection still waiting for its RTR (ESTABLISHED comes
+ * first then).
  *
  * Return: 0, -EINVAL when @cm_id names no node (its connection ended: its
  * last upcall was made), or -ENOTCONN when the connection is not
- * established (or, for an orderly close, already closing).
+ * established (or, for an orderly close, already closing or still waiting
+ * for its RTR).
  */
 int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 {
@@ -1271,7 +1305,8 @@ int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 	mutex_lock(&cm_node->lock);
 	/* A reset may also end our orderly close. */
 	up = cm_node->state == IRDMA_CM_STATE_OFFLOADED ||
-	     (abrupt && cm_node->state == IRDMA_CM_STATE_FIN_WAIT1);
+	     (abrupt && (cm_node->state == IRDMA_CM_STATE_FIN_WAIT1 ||
+			 cm_node->state == IRDMA_CM_STATE_RTR_WAIT));
 	if (!up || !cm_node->sock) {
 		rc = -ENOTCONN;
 	} else if (abrupt) {
@@ -1283,6 +1318,8 @@ int cmkit_irdma_cm_close(struct iw_cm_id *cm_id, bool abrupt)
 		rc = kernel_sock_shutdown(cm_node->sock, SHUT_WR);
 		if (rc)
 			irdma_cm_fail(cm_node, rc);
+		else
+			cmkit_irdma_cm_timer_start(cm_node, cm_node->cm_core->close_timeout);
 		rc = 0;
 	}
 	mutex_unlock(&cm_node->lock);

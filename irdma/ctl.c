@@ -764,6 +764,11 @@ static int irdma_stats_show(struct seq_file *m, void *v)
 		   atomic_read(&core->stats.events_misordered),
 		   atomic_read(&core->stats.event_runs));
 	seq_printf(m, "aborts %d\n", atomic_read(&core->stats.aborts));
+	seq_printf(m, "rx_held %d\nrx_yields %d\naccept_yields %d\nrequests_deferred %d\n",
+		   atomic_read(&core->stats.rx_held),
+		   atomic_read(&core->stats.rx_yields),
+		   atomic_read(&core->stats.accept_yields),
+		   atomic_read(&core->stats.requests_deferred));
 	for (i = 0; i < ARRAY_SIZE(s->upcalls); i++)
 		if (atomic_read(&s->upcalls[i]))
 			seq_printf(m, "upcall %s %d\n", cmkit_irdma_iw_event_name(i),

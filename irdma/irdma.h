@@ -78,7 +78,6 @@ enum irdma_cm_node_state {
 	IRDMA_CM_STATE_MPAREQ_RCVD,	/* passive: awaiting accept or reject */
 	IRDMA_CM_STATE_MPAREJ_RCVD,	/* active: the peer rejected */
 	IRDMA_CM_STATE_RTR_WAIT,	/* passive P2P: accepted, awaiting the RTR */
-	IRDMA_CM_STATE_RTR_RCVD,	/* passive P2P: RTR in, accept finishing */
 	IRDMA_CM_STATE_OFFLOADED,	/* MPA done: the connection is up */
 	IRDMA_CM_STATE_FIN_WAIT1,	/* closed locally, awaiting the peer */
 	IRDMA_CM_STATE_CLOSED,
@@ -109,6 +108,8 @@ enum {
 	IRDMA_CM_NODE_SOCK_QUEUED,	/* sock_work queued, holding a reference */
 	IRDMA_CM_NODE_UNLISTENED,	/* its listener's destroy has dealt with it */
 	IRDMA_CM_NODE_ANSWERED,		/* a passive node's request got accept or reject */
+	IRDMA_CM_NODE_INDICATING,	/* its CONNECT_REQUEST upcall is running */
+	IRDMA_CM_NODE_DEFERRED,		/* its request came before its listener was up */
 };
 
 /**
@@ -155,17 +156,28 @@ enum irdma_cm_hook {
 	IRDMA_HOOK_CONNECT_NODE_MADE,	/* connect: node made, no socket yet */
 	IRDMA_HOOK_CONNECT_ISSUED,	/* connect: TCP connect issued, node unlocked */
 	IRDMA_HOOK_LISTEN_READY,	/* create_listen: socket listening, not published */
+	IRDMA_HOOK_LISTEN_HOOKED,	/* create_listen: accepting, not yet published */
 	IRDMA_HOOK_LISTEN_PUBLISHED,	/* create_listen: published */
 	IRDMA_HOOK_NODE_UNLISTED,	/* last reference gone, node not yet destroyed */
 	IRDMA_HOOK_CLEANUP_WAITS,	/* cleanup must wait for live objects */
 	IRDMA_HOOK_LAST_UPCALL,		/* the handler is about to make a last upcall */
 	IRDMA_HOOK_API_NODE_HELD,	/* close/accept/reject hold the node, unlocked */
-	IRDMA_HOOK_RTR_WAIT,		/* accept: reply sent, about to wait for the RTR */
+	IRDMA_HOOK_ACCEPTED,		/* accept: reply sent, node unlocked, returning */
 	IRDMA_HOOK_EVENT,		/* the handler is about to handle an event (arg) */
 };
 
 /* Events one run of a node's event work handles before other nodes' turn. */
 #define IRDMA_CM_EVENT_BATCH	64
+
+/*
+ * Bytes one run of a node's socket work reads after the MPA exchange (and
+ * drops: no data path) before it queues itself again: a peer that streams
+ * holds cm_node->lock for no longer than this, however fast it sends.
+ */
+#define IRDMA_CM_RX_BUDGET	(16 * 1024)
+
+/* Connections one run of a listener's accept work takes before it requeues. */
+#define IRDMA_CM_ACCEPT_BATCH	16
 
 /* The consumer API calls, as traced (cmkit_irdma_api). */
 enum cmkit_irdma_api_op {
@@ -251,10 +263,10 @@ struct cmkit_irdma_mpa_info {
  * @rx_len: bytes of the MPA frame received so far
  * @rx_buf: the MPA frame being received
  * @rx_dropped: bytes received after the MPA exchange (no data path)
- * @err: why an active connection failed: its CONNECT_REPLY's status; why
- *	a passive one failed while its accept waited for the RTR
- * @wait: woken when a P2P accept's wait for the RTR is over
- * @mpa_timer: the MPA request, reply or RTR timer (cm_core->sock_wq)
+ * @err: why an active connection failed: its CONNECT_REPLY's status
+ * @est_event: passive P2P, accepted: the ESTABLISHED its RTR will post
+ * @mpa_timer: the MPA request, reply or RTR timer, or an orderly close's
+ *	(cm_core->sock_wq)
  * @timer_due: jiffies the armed timer expires at, 0 when none is armed
  * @ev_lock: protects @ev_seq, @ev_list and @ev_queued
  * @ev_seq: sequence number of the next posted event
@@ -298,7 +310,7 @@ struct irdma_cm_node {
 	u8 rx_buf[CMKIT_MPA_MAX_FRAME];
 	u64 rx_dropped;
 	int err;
-	wait_queue_head_t wait;
+	struct irdma_cm_event *est_event;
 	struct delayed_work mpa_timer;
 	unsigned long timer_due;
 	spinlock_t ev_lock;		/* @ev_seq, @ev_list, @ev_queued */
@@ -332,6 +344,9 @@ struct irdma_cm_event {
  * @refcnt: the listen reference plus one per passive node
  * @listening: set when published, cleared when stopped, under
  *	cm_core->ht_lock
+ * @stopped: set when stopped (or never published), under cm_core->ht_lock:
+ *	a request that finds neither this nor @listening came while the
+ *	listener was coming up, and waits for it (IRDMA_CM_NODE_DEFERRED)
  * @indicating: CONNECT_REQUESTs being delivered on @cm_id (taken under
  *	cm_core->ht_lock while @listening); a destroy waits for none
  * @loc: local address and port
@@ -348,6 +363,7 @@ struct irdma_cm_listener {
 	struct iw_cm_id *cm_id;
 	refcount_t refcnt;
 	bool listening;
+	bool stopped;
 	atomic_t indicating;
 	struct sockaddr_storage loc;
 	struct cmkit_mpa_offer offer;
@@ -369,6 +385,14 @@ struct irdma_cm_listener {
  *	the mean batch)
  * @upcalls: calls into the upper layer
  * @aborts: connections aborted (bad frames, peer gone, teardown)
+ * @rx_held: socket work runs that read nothing because a request awaits
+ *	its answer (TCP's window stops the peer meanwhile)
+ * @rx_yields: socket work runs that stopped at IRDMA_CM_RX_BUDGET and
+ *	queued themselves again
+ * @accept_yields: accept work runs that stopped at IRDMA_CM_ACCEPT_BATCH
+ *	and queued themselves again
+ * @requests_deferred: requests that came while their listener was coming
+ *	up, handled once it was up (or refused, when it never was)
  */
 struct irdma_cm_stats {
 	atomic_t nodes_made;
@@ -379,6 +403,10 @@ struct irdma_cm_stats {
 	atomic_t event_runs;
 	atomic_t upcalls;
 	atomic_t aborts;
+	atomic_t rx_held;
+	atomic_t rx_yields;
+	atomic_t accept_yields;
+	atomic_t requests_deferred;
 };
 
 /**
@@ -401,6 +429,7 @@ struct irdma_cm_stats {
  * @mpa_req_timeout: ms a passive connection may take to send its MPA
  *	request, and (P2P) its RTR after our reply
  * @mpa_rep_timeout: ms an active connection waits for the MPA reply
+ * @close_timeout: ms an orderly close waits for the peer's FIN, then resets
  * @keepalive_idle: seconds of idleness before TCP keepalive probes an
  *	established connection (0: no keepalive)
  * @wait: woken when a node is made, and when a node or listener is freed
@@ -420,6 +449,7 @@ struct irdma_cm_core {
 	u8 mpa_version;
 	unsigned int mpa_req_timeout;
 	unsigned int mpa_rep_timeout;
+	unsigned int close_timeout;
 	unsigned int keepalive_idle;
 	wait_queue_head_t wait;
 	struct irdma_cm_stats stats;
@@ -476,6 +506,7 @@ static inline bool irdma_fault(enum irdma_fault step)
 }
 
 void cmkit_irdma_cm_core_put(struct irdma_cm_core *cm_core);
+struct irdma_cm_node *cmkit_irdma_cm_current_node(void);
 struct irdma_cm_node *cmkit_irdma_cm_id_get_node(struct iw_cm_id *cm_id);
 void cmkit_irdma_cm_id_publish(struct iw_cm_id *cm_id, void *obj);
 void cmkit_irdma_cm_id_clear(struct iw_cm_id *cm_id, void *obj);

@@ -84,13 +84,21 @@ out_release:
 	sock_release(sock);
 }
 
+/*
+ * Take the connections TCP has ready, at most IRDMA_CM_ACCEPT_BATCH per run:
+ * under a flood the work queues itself again, so a destroy's
+ * cancel_work_sync() waits for one batch, not for the flood to stop.
+ */
 static void irdma_cm_accept_work(struct work_struct *work)
 {
 	struct irdma_cm_listener *listener = container_of(work, struct irdma_cm_listener,
 							  accept_work);
 	struct socket *sock;
+	unsigned int n;
 
-	while (!kernel_accept(listener->sock, &sock, O_NONBLOCK)) {
+	for (n = 0; n < IRDMA_CM_ACCEPT_BATCH; n++) {
+		if (kernel_accept(listener->sock, &sock, O_NONBLOCK))
+			return;
 		if (irdma_fault(IRDMA_FAULT_ACCEPT)) {
 			/* As if the child could not be set up: reset the peer. */
 			trace_cmkit_irdma_refused(listener, NULL, -ENOMEM);
@@ -100,6 +108,9 @@ static void irdma_cm_accept_work(struct work_struct *work)
 		}
 		irdma_cm_passive_node(listener, sock);
 	}
+	atomic_inc(&listener->cm_core->stats.accept_yields);
+	trace_cmkit_irdma_accept_yield(&listener->loc, n);
+	queue_work(listener->cm_core->sock_wq, &listener->accept_work);
 }
 
 /**
@@ -144,6 +155,7 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
 	spin_lock(&cm_core->ht_lock);
 	was_listening = listener->listening;
 	listener->listening = false;
+	listener->stopped = true;
 	spin_unlock(&cm_core->ht_lock);
 	if (!was_listening)
 		return;
@@ -152,6 +164,40 @@ static void irdma_cm_stop_listener(struct irdma_cm_listener *listener)
 	cmkit_irdma_cm_id_clear(listener->cm_id, listener);	/* a later destroy: -EINVAL */
 	trace_cmkit_irdma_listen(&listener->loc, false, 0);
 	cmkit_irdma_cm_put_listener(listener);
+}
+
+/*
+ * Post again the requests that came while the listener was coming up (it
+ * is listening now, or stopped): the handler indicates or refuses them.
+ */
+static void irdma_cm_repost_deferred(struct irdma_cm_listener *listener)
+{
+	struct irdma_cm_core *cm_core = listener->cm_core;
+	struct irdma_cm_node *cm_node, *found;
+
+	do {
+		found = NULL;
+		spin_lock(&cm_core->ht_lock);
+		list_for_each_entry(cm_node, &cm_core->nodes, list) {
+			if (cm_node->listener != listener ||
+			    !test_and_clear_bit(IRDMA_CM_NODE_DEFERRED, &cm_node->flags))
+				continue;
+			if (refcount_inc_not_zero(&cm_node->refcnt)) {
+				found = cm_node;
+				break;
+			}
+		}
+		spin_unlock(&cm_core->ht_lock);
+		if (!found)
+			return;
+		if (!cmkit_irdma_create_event(found, IRDMA_CM_EVENT_MPA_REQ)) {
+			/* Nothing was indicated: refuse the peer. */
+			set_bit(IRDMA_CM_NODE_ANSWERED, &found->flags);
+			cmkit_irdma_cm_node_reject(found, NULL, 0);
+			cmkit_irdma_cm_node_put_base(found);
+		}
+		cmkit_irdma_rem_ref_cm_node(found);
+	} while (found);
 }
 
 /**
@@ -257,11 +303,14 @@ int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id
 	sk->sk_data_ready = irdma_cm_listen_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	queue_work(cm_core->sock_wq, &listener->accept_work);	/* already queued ones */
+	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_HOOKED, listener);
 
 	spin_lock(&cm_core->ht_lock);
 	if (cm_core->dying) {
+		listener->stopped = true;
 		spin_unlock(&cm_core->ht_lock);
 		irdma_cm_unhook_listener(listener);
+		irdma_cm_repost_deferred(listener);
 		sock_release(listener->sock);
 		cmkit_irdma_cm_id_clear(cm_id, listener);
 		cmkit_irdma_cm_put_listener(listener);	/* rem_ref, and the live count */
@@ -270,7 +319,10 @@ int cmkit_irdma_create_listen_mpa(struct irdma_cm_core *cm_core, struct iw_cm_id
 	}
 	listener->listening = true;
 	list_add_tail(&listener->list, &cm_core->listeners);
+	refcount_inc(&listener->refcnt);	/* for the repost: cleanup may stop it now */
 	spin_unlock(&cm_core->ht_lock);
+	irdma_cm_repost_deferred(listener);
+	cmkit_irdma_cm_put_listener(listener);
 	/* Cleanup may stop and free it from here on: it is not touched again. */
 	irdma_cm_hook(cm_core, IRDMA_HOOK_LISTEN_PUBLISHED, cm_id);
 	trace_cmkit_irdma_listen(ss, true, 0);
@@ -327,11 +379,13 @@ static void irdma_cm_abort_hanging_nodes(struct irdma_cm_listener *listener)
  * @cm_id is released (rem_ref) when the last of them is gone.
  *
  * Context: process context, not from an upcall on @cm_id (it waits for a
- * CONNECT_REQUEST being delivered there, for at most CMKIT_TEARDOWN_WAIT).
+ * CONNECT_REQUEST being delivered there, for at most CMKIT_TEARDOWN_WAIT;
+ * from that upcall itself it warns once and does not wait).
  * Return: 0, or -EINVAL when @cm_id is not listening.
  */
 int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 {
+	struct irdma_cm_node *self = cmkit_irdma_cm_current_node();
 	struct irdma_cm_listener *listener;
 
 	spin_lock(&cmkit_irdma_cm_id_lock);
@@ -348,8 +402,16 @@ int cmkit_irdma_destroy_listen(struct iw_cm_id *cm_id)
 	irdma_cm_abort_hanging_nodes(listener);
 	/*
 	 * A request queued before the stop is refused by the handler; one
-	 * being indicated now must be over before we return.
+	 * being indicated now must be over before we return, unless it is the
+	 * caller's own (the event workqueue is ordered: no other is).
 	 */
+	if (WARN_ONCE(self && self->listener == listener &&
+		      test_bit(IRDMA_CM_NODE_INDICATING, &self->flags),
+		      "cmkit: irdma: listener %pISpc destroyed from its own CONNECT_REQUEST upcall\n",
+		      &listener->loc)) {
+		cmkit_irdma_cm_put_listener(listener);
+		return 0;
+	}
 	cmkit_wait_released(&listener->indicating, !atomic_read(&listener->indicating),
 			    "irdma: a CONNECT_REQUEST on destroyed listener %pISpc is still being delivered\n",
 			    &listener->loc);

@@ -46,7 +46,6 @@ TRACE_DEFINE_ENUM(IRDMA_CM_STATE_MPAREQ_SENT);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_MPAREQ_RCVD);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_MPAREJ_RCVD);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_RTR_WAIT);
-TRACE_DEFINE_ENUM(IRDMA_CM_STATE_RTR_RCVD);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_OFFLOADED);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_FIN_WAIT1);
 TRACE_DEFINE_ENUM(IRDMA_CM_STATE_CLOSED);
@@ -60,7 +59,6 @@ TRACE_DEFINE_ENUM(IRDMA_CM_STATE_CLOSED);
 			 { IRDMA_CM_STATE_MPAREQ_RCVD, "MPAREQ_RCVD" },		\
 			 { IRDMA_CM_STATE_MPAREJ_RCVD, "MPAREJ_RCVD" },		\
 			 { IRDMA_CM_STATE_RTR_WAIT, "RTR_WAIT" },		\
-			 { IRDMA_CM_STATE_RTR_RCVD, "RTR_RCVD" },		\
 			 { IRDMA_CM_STATE_OFFLOADED, "OFFLOADED" },		\
 			 { IRDMA_CM_STATE_FIN_WAIT1, "FIN_WAIT1" },		\
 			 { IRDMA_CM_STATE_CLOSED, "CLOSED" })
@@ -212,6 +210,37 @@ TRACE_EVENT(cmkit_irdma_closed,
 		      __entry->dropped)
 );
 
+/*
+ * The socket work left bytes unread: a request awaits its answer (@read 0,
+ * nothing is read until then), or the run read its budget and requeued.
+ */
+TRACE_EVENT(cmkit_irdma_rx_yield,
+	    TP_PROTO(const struct irdma_cm_node *cm_node, int state, u32 read),
+	    TP_ARGS(cm_node, state, read),
+	    TP_STRUCT__entry(__field(u32, node)
+			     __field(int, state)
+			     __field(u32, read)),
+	    TP_fast_assign(__entry->node = cm_node->id;
+			   __entry->state = state;
+			   __entry->read = read;),
+	    TP_printk("node=%u state=%s %s %u bytes", __entry->node,
+		      cmkit_irdma_show_state(__entry->state),
+		      __entry->read ? "requeued after" : "request pending: read",
+		      __entry->read)
+);
+
+/* A listener's accept work took its batch of connections and requeued. */
+TRACE_EVENT(cmkit_irdma_accept_yield,
+	    TP_PROTO(const struct sockaddr_storage *loc, u32 accepted),
+	    TP_ARGS(loc, accepted),
+	    TP_STRUCT__entry(__array(u8, loc, sizeof(struct sockaddr_in6))
+			     __field(u32, accepted)),
+	    TP_fast_assign(irdma_sa_trace(__entry->loc, loc);
+			   __entry->accepted = accepted;),
+	    TP_printk("listener=%pISpc requeued after %u connections", __entry->loc,
+		      __entry->accepted)
+);
+
 /* A CONNECT_REQUEST indicated (rc: the upper layer's answer), or refused. */
 TRACE_EVENT(cmkit_irdma_indicate,
 	    TP_PROTO(const struct irdma_cm_node *cm_node, int rc),
@@ -222,6 +251,7 @@ TRACE_EVENT(cmkit_irdma_indicate,
 			   __entry->rc = rc;),
 	    TP_printk("node=%u %s rc=%d", __entry->node,
 		      __entry->rc == -ENOENT ? "refused: listener gone" :
+		      __entry->rc == -EAGAIN ? "deferred: listener coming up" :
 		      __entry->rc ? "indicated, refused: the consumer rejects" :
 		      "indicated", __entry->rc)
 );

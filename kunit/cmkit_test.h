@@ -238,6 +238,7 @@ void cmkit_rpc_srv_free(struct cmkit_rpc_srv *s);
 extern struct kunit_suite cmkit_smoke_suite;
 extern struct kunit_suite cmkit_rpcrdma_suite;
 extern struct kunit_suite cmkit_irdma_suite;
+extern struct kunit_suite cmkit_irdma_hostile_suite;
 extern struct kunit_suite cmkit_srpt_suite;
 
 #endif /* CMKIT_TEST_H */

@@ -186,9 +186,13 @@ struct cmkit_peer *siw_client_connects(struct kunit *test, struct ul *lul,
 	KUNIT_ASSERT_EQ(test, ul_wait(lul, IW_CM_EVENT_CONNECT_REQUEST, req), 0);
 	KUNIT_EXPECT_EQ(test, req->status, 0);
 	expect_pdata(test, req, siw_req);
-	/* cm_peer's responder_resources: siw's enhanced request says IRD 1. */
+	/*
+	 * cm_peer's responder_resources and initiator_depth: siw's enhanced
+	 * request says IRD 1 and ORD 1, and both reach the upper layer (as
+	 * siw's CONNECT_REQUEST carries them).
+	 */
 	KUNIT_EXPECT_EQ(test, req->ird, 1);
-	KUNIT_EXPECT_EQ(test, req->ord, 0);
+	KUNIT_EXPECT_EQ(test, req->ord, 1);
 	KUNIT_EXPECT_EQ(test, ntohs(((struct sockaddr_in *)&req->local)->sin_port),
 			ntohs(addr->sin_port));
 	KUNIT_EXPECT_EQ(test, ntohl(((struct sockaddr_in *)&req->remote)->sin_addr.s_addr),

@@ -209,7 +209,7 @@ static void mpa_timer_desc(const enum mpa_timer_case *c, char *desc)
 	static const char * const names[] = {
 		[TIMER_REQUEST] = "MPA request: reset, no upcall",
 		[TIMER_REPLY] = "MPA reply: CONNECT_REPLY(-ETIMEDOUT)",
-		[TIMER_RTR] = "RTR: the accept fails",
+		[TIMER_RTR] = "RTR: the accepted id is reset",
 	};
 
 	strscpy(desc, names[*c], KUNIT_PARAM_DESC_SIZE);

@@ -261,8 +261,8 @@ struct nth {
 #define NTH_MAX	400
 
 /*
- * An accept on a work item: a P2P accept waits for the initiator's RTR,
- * which a raw peer driven by the test thread sends after the reply.
+ * An accept on a work item, as the cases had it when a P2P accept waited
+ * for the RTR: it no longer does, so the accept's return value comes first.
  */
 struct accept_async {
 	struct work_struct work;

@@ -70,12 +70,13 @@ static struct kunit_suite *cmkit_all_suites[] = {
 	&cmkit_smoke_suite,
 	&cmkit_rpcrdma_suite,
 	&cmkit_irdma_suite,
+	&cmkit_irdma_hostile_suite,
 	&cmkit_srpt_suite,
 };
 
 #ifdef CMKIT_HAVE_KUNIT_MODULE_FILTER
 kunit_test_suites(&cmkit_smoke_suite, &cmkit_rpcrdma_suite, &cmkit_irdma_suite,
-		  &cmkit_srpt_suite);
+		  &cmkit_irdma_hostile_suite, &cmkit_srpt_suite);
 #endif
 
 /*
