@@ -58,6 +58,7 @@ struct cmkit_ctl {
 
 void cmkit_ctl_register(struct cmkit_ctl *ctl);
 void cmkit_ctl_unregister(struct cmkit_ctl *ctl);
+int cmkit_ctl_exec(struct cmkit_ctl *ctl, char *line);
 ssize_t cmkit_ctl_write(struct cmkit_ctl *ctl, const char __user *ubuf, size_t count);
 
 /* ---- fault injection ---------------------------------------------------- */

@@ -66,6 +66,25 @@ void cmkit_ctl_unregister(struct cmkit_ctl *ctl)
 }
 
 /**
+ * cmkit_ctl_exec - run one command line, as a write to ctl does
+ * @ctl: the consumer's control plane
+ * @line: the command; parsing may cut it up
+ *
+ * The command runs under @ctl->lock unless the module is unloading.
+ *
+ * Return: 0, or the command's negative errno (-ESHUTDOWN while unloading).
+ */
+int cmkit_ctl_exec(struct cmkit_ctl *ctl, char *line)
+{
+	int rc;
+
+	mutex_lock(&ctl->lock);
+	rc = ctl->closing ? -ESHUTDOWN : ctl->command(line);
+	mutex_unlock(&ctl->lock);
+	return rc;
+}
+
+/**
  * cmkit_ctl_write - take one control-plane command from a debugfs write
  * @ctl: the handler's control plane
  * @ubuf: the user's buffer
@@ -89,9 +108,7 @@ ssize_t cmkit_ctl_write(struct cmkit_ctl *ctl, const char __user *ubuf, size_t c
 	buf[count] = '\0';
 	strscpy(line, strim(buf), sizeof(line));	/* parsing cuts buf up */
 
-	mutex_lock(&ctl->lock);
-	rc = ctl->closing ? -ESHUTDOWN : ctl->command(strim(buf));
-	mutex_unlock(&ctl->lock);
+	rc = cmkit_ctl_exec(ctl, strim(buf));
 	if (rc)
 		pr_info_ratelimited("%s: ctl '%s' failed: %d\n", ctl->name, line, rc);
 	return rc ? rc : count;

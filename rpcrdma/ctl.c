@@ -471,14 +471,10 @@ DEFINE_SHOW_ATTRIBUTE(cmkit_rpcrdma_calls);
 int cmkit_rpcrdma_ctl_exec(const char *cmd)
 {
 	char buf[128];
-	int rc;
 
 	if (strscpy(buf, cmd, sizeof(buf)) < 0)
 		return -EINVAL;
-	mutex_lock(&cmkit_rpcrdma_control.lock);
-	rc = cmkit_rpcrdma_control.closing ? -ESHUTDOWN : rpcrdma_ctl_command(strim(buf));
-	mutex_unlock(&cmkit_rpcrdma_control.lock);
-	return rc;
+	return cmkit_ctl_exec(&cmkit_rpcrdma_control, strim(buf));
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_ctl_exec);
 #endif

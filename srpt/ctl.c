@@ -78,14 +78,10 @@ DEFINE_SHOW_ATTRIBUTE(srpt_stats);
 int cmkit_srpt_ctl(const char *cmd)
 {
 	char line[64];
-	int rc;
 
 	if (strscpy(line, cmd, sizeof(line)) < 0)
 		return -EINVAL;
-	mutex_lock(&cmkit_srpt_control.lock);
-	rc = cmkit_srpt_control.closing ? -ESHUTDOWN : srpt_ctl_command(line);
-	mutex_unlock(&cmkit_srpt_control.lock);
-	return rc;
+	return cmkit_ctl_exec(&cmkit_srpt_control, line);
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srpt_ctl);
 

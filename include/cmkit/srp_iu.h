@@ -162,13 +162,13 @@ enum cmkit_srp_iu_err {
 	CMKIT_SRP_IU_E_SHORT = -1,	/* shorter than the IU's fixed part */
 	CMKIT_SRP_IU_E_OPCODE = -2,	/* another IU */
 	CMKIT_SRP_IU_E_CDB = -3,	/* additional CDB runs past the IU */
-	CMKIT_SRP_IU_E_FMT_OUT = -4,	/* data-out format reserved, or
-					 * immediate on a channel without */
+	/* data-out format reserved, or immediate on a channel without it */
+	CMKIT_SRP_IU_E_FMT_OUT = -4,
 	CMKIT_SRP_IU_E_FMT_IN = -5,	/* data-in format reserved or immediate */
 	CMKIT_SRP_IU_E_DESC = -6,	/* a descriptor runs past the IU */
 	CMKIT_SRP_IU_E_LIST = -7,	/* partial list runs past the IU */
-	CMKIT_SRP_IU_E_TABLE = -8,	/* table length not a multiple of 16,
-					 * or shorter than the partial list */
+	/* table length not a multiple of 16, or shorter than the partial list */
+	CMKIT_SRP_IU_E_TABLE = -8,
 	CMKIT_SRP_IU_E_TOTAL = -9,	/* whole table's lengths != total */
 	CMKIT_SRP_IU_E_IMM_OFF = -10,	/* immediate data inside descriptors */
 	CMKIT_SRP_IU_E_IMM_LEN = -11,	/* immediate data runs past the IU */
