@@ -32,7 +32,7 @@ MODDIR := $(TOP)/build/mod/$(TAG)
 # cmkit's version: dkms.conf's PACKAGE_VERSION.
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$$/\1/p' $(TOP)/dkms.conf)
 
-.PHONY: all modules install uninstall setup check test run shell bench kernels update-kernels \
+.PHONY: all modules install uninstall setup check test run shell ki-repro bench kernels update-kernels \
 	fuzz clean help checkpatch symbols sparse warnings compile_commands.json
 
 all: modules
@@ -47,6 +47,7 @@ help:
 	@echo "make test                 host checks + KUnit in a guest per kernel, the shell suites on Debian's own (KVERS=stock-6.1, SUITES=, DEBUG=0, STOCK=0)"
 	@echo "make run                  boot the 6.12 test kernel and drive each handler (results in build/results/run/)"
 	@echo "make shell                a shell in the test guest (KVER=6.1)"
+	@echo "make ki-repro KI=<n>      a kernel bug's reproduction without cmkit (KVER=; CMKIT_NO_PATCHES=1: on the unpatched kernel)"
 	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_N_SIW=, BENCH_ITEMS=, BENCH_SUITES=, BENCH_HARNESS_KVERS=)"
 	@echo "make kernels              build every test kernel up front (KVERS= narrows)"
 	@echo "make update-kernels       move kunit/kernels.pin to the archive's newest packages"
@@ -135,6 +136,12 @@ run: setup
 
 shell: setup
 	@$(PYTHON) scripts/run.py shell --kernel $(or $(KVER),6.12)
+
+# A kernel bug's reproduction without cmkit (kernel-patches/repro/ki-<n>.sh),
+# on the patched test kernel, or the unpatched one with CMKIT_NO_PATCHES=1.
+ki-repro: setup
+	@test -n "$(KI)" || { echo "make ki-repro: say which bug: KI=<n>" >&2; exit 2; }
+	@$(PYTHON) scripts/run.py repro --ki $(KI) --kernel $(or $(KVER),6.12)
 
 # Benchmarks are never tests: make test asserts no timing.  See scripts/bench.py.
 bench: setup

@@ -52,6 +52,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FRAGMENT = os.path.join(TOP, "kunit", "cmkit.config")
 DEBUG_FRAGMENT = os.path.join(TOP, "kunit", "debug.config")
 BENCH_FRAGMENT = os.path.join(TOP, "kunit", "bench.config")
+# Fixes for the kernel bugs cmkit's suites met, carried for the test kernels:
+# kernel-patches/<series>/*.patch, applied in name order (docs/kernel-bugs.md).
+PATCH_DIR = os.path.join(TOP, "kernel-patches")
 PIN_FILE = os.path.join(TOP, "kunit", "kernels.pin")
 LOGDIR = os.path.join(TOP, "build", "logs")
 # Bump when the recipe (not the options) changes what a build produces.
@@ -276,14 +279,28 @@ def merged_options(lg):
     return opts
 
 
+def patches(lg):
+    """The patch series carried for @lg's series, in order: [] for a stock leg
+    (Debian's own kernel, as Debian ships it) and when CMKIT_NO_PATCHES=1 (the
+    unpatched kernel, to show a bug's reproduction without its fix)."""
+    if lg.stock or os.environ.get("CMKIT_NO_PATCHES") == "1":
+        return []
+    return sorted(glob.glob(os.path.join(PATCH_DIR, lg.series, "*.patch")))
+
+
 def options_hash(lg):
-    """The cache key's option part: the merged options, sorted, and the recipe
-    (a stock leg's: what its fetch keeps)."""
+    """The cache key's option part: the merged options, sorted, the recipe and
+    the patch series' contents (a stock leg's: what its fetch keeps).  An
+    unpatched build keeps the key it had before patches were carried."""
     if lg.stock:
         import stock
         return hashlib.sha256(stock.recipe_text().encode()).hexdigest()[:12]
     text = "".join(f"{k}={v}\n" for k, v in sorted(merged_options(lg).items()))
     text += f"LOCALVERSION={lg.localversion}\nRECIPE={RECIPE}\n"
+    for path in patches(lg):
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        text += f"PATCH={os.path.basename(path)} {digest}\n"
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -457,6 +474,75 @@ def unpack(kver, version, apt, log):
     return src
 
 
+APPLIED = ".cmkit-patches.json"
+
+
+def _patch(src, path, reverse, log, dry=False):
+    # No fuzz: a patch whose context moved is refreshed, not guessed at.
+    cmd = ["patch", "-p1", "-s", "-f", "-F0", "--no-backup-if-mismatch", "-d", src, "-i", path]
+    if reverse:
+        cmd.insert(1, "-R")
+    if dry:
+        cmd.insert(1, "--dry-run")
+    return run_logged(cmd, log) == 0
+
+
+def apply_series(src, series, log):
+    """Bring the unpacked tree @src to exactly @series applied (a list of patch
+    files): reverse what is applied now (kept in @src/.cmkit-patches.json with
+    its text), then apply @series in order.  Only the files the patches touch
+    change, so a build seeded from another build of the tree recompiles those
+    alone.  Called with the machine lock held (no build reads @src meanwhile)."""
+    state_path = os.path.join(src, APPLIED)
+    applied = []
+    if os.path.exists(state_path):
+        with open(state_path) as f:
+            applied = json.load(f)
+    wanted = []
+    for p in series:
+        with open(p) as f:
+            wanted.append({"name": os.path.basename(p), "text": f.read()})
+    if applied == wanted:
+        return
+    tmp = tempfile.mkdtemp(prefix="patches-", dir=cache_dir())
+    try:
+        while applied:
+            top = applied[-1]
+            path = os.path.join(tmp, top["name"])
+            with open(path, "w") as f:
+                f.write(top["text"])
+            if not _patch(src, path, True, log):
+                die(f"could not take {top['name']} back out of {src}; see {log} "
+                    f"(remove {src} to unpack it again)")
+            applied.pop()
+            with open(state_path, "w") as f:
+                json.dump(applied, f)
+        for p, entry in zip(series, wanted):
+            if not _patch(src, p, False, log, dry=True):
+                die(f"{os.path.relpath(p, TOP)} does not apply to {src}; see {log}")
+            _patch(src, p, False, log)
+            applied.append(entry)
+            with open(state_path, "w") as f:
+                json.dump(applied, f)
+            say(f"applied {os.path.relpath(p, TOP)}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def seed_build(lg, version, out):
+    """Start @out from the newest finished build of the same leg and package
+    version (another patch series or options): kbuild then rebuilds only what
+    the difference touches instead of the whole kernel.  Returns the seed."""
+    pat = os.path.join(cache_dir(), "kernels", lg.name, f"{safe(version)}-*", "done.json")
+    hits = sorted(glob.glob(pat), key=os.path.getmtime, reverse=True)
+    for hit in hits:
+        seed = os.path.join(os.path.dirname(hit), "build")
+        if os.path.isdir(seed) and os.path.dirname(seed) != os.path.dirname(out):
+            subprocess.run(["cp", "-a", seed + "/.", out], check=True)
+            return seed
+    return None
+
+
 def kconfig_symbols(src):
     """Every symbol some Kconfig file of the tree defines."""
     syms = set()
@@ -543,6 +629,8 @@ def build(lg, version, apt, note=None):
     log = os.path.join(LOGDIR, f"kernel-{lg.name}.log")
     open(log, "w").close()
     src = unpack(lg.series, version, apt, log)
+    series = patches(lg)
+    apply_series(src, series, log)
     out = os.path.join(kdir, "build")
     if os.path.exists(os.path.join(out, ".config")):
         # An interrupted build of the same options: kbuild picks up where
@@ -551,6 +639,10 @@ def build(lg, version, apt, note=None):
     else:
         shutil.rmtree(kdir, ignore_errors=True)
         os.makedirs(out)
+        seed = seed_build(lg, version, out)
+        if seed:
+            say(f"starting from {os.path.relpath(seed, cache_dir())} (only what "
+                f"differs is rebuilt)")
     env_make = configure(lg, src, out, log)
     jobs = str((os.cpu_count() or 1) + 1)
     say(f"building {lg.name} ({version}) bzImage modules with -j{jobs} "
@@ -569,7 +661,8 @@ def build(lg, version, apt, note=None):
             "package": f"linux-source-{lg.series}", "version": version,
             "release": release, "source": src, "build": out,
             "bzImage": os.path.join(out, "arch/x86/boot/bzImage"),
-            "options_sha256": options_hash(lg), "build_seconds": round(time.time() - t0)}
+            "options_sha256": options_hash(lg), "build_seconds": round(time.time() - t0),
+            "patches": [os.path.relpath(p, TOP) for p in series]}
     with open(os.path.join(kdir, "done.json"), "w") as f:
         json.dump(info, f, indent=1)
     say(f"built {lg.name} ({release}) in {info['build_seconds']} s")

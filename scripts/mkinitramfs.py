@@ -25,6 +25,16 @@ INIT = os.path.join(TOP, "scripts", "guest", "init")
 GUEST_SCRIPTS = [os.path.join(TOP, "scripts", "guest", n)
                  for n in ("lib.sh", "userspace.sh", "srp_initiator.sh", "story.sh",
                            "bench.sh")]
+# Reproductions of the kernel bugs cmkit's suites met (make ki-repro), in the
+# guest's /usr/lib/cmkit/repro/.
+REPRO_SCRIPTS = os.path.join(TOP, "kernel-patches", "repro")
+
+
+def repro_scripts():
+    if not os.path.isdir(REPRO_SCRIPTS):
+        return []
+    return sorted(os.path.join(REPRO_SCRIPTS, n) for n in os.listdir(REPRO_SCRIPTS)
+                  if n.endswith(".sh"))
 
 BINARIES = [
     "/bin/busybox",            # busybox-static
@@ -126,7 +136,8 @@ def pack(root, out):
 def build_base(out, tools):
     files = base_files(tools, out + ".files.json")
     h = hashlib.sha256(open(INIT, "rb").read())
-    for script in GUEST_SCRIPTS:
+    for script in GUEST_SCRIPTS + repro_scripts():
+        h.update(script.encode())
         h.update(open(script, "rb").read())
     h.update(stat_key(files + tools).encode())
     stamp = out + ".sha256"
@@ -154,6 +165,10 @@ def build_base(out, tools):
         os.makedirs(os.path.join(root, "usr", "lib", "cmkit"), exist_ok=True)
         for script in GUEST_SCRIPTS:
             shutil.copy2(script, os.path.join(root, "usr", "lib", "cmkit",
+                                              os.path.basename(script)))
+        os.makedirs(os.path.join(root, "usr", "lib", "cmkit", "repro"), exist_ok=True)
+        for script in repro_scripts():
+            shutil.copy2(script, os.path.join(root, "usr", "lib", "cmkit", "repro",
                                               os.path.basename(script)))
         for tool in tools:
             shutil.copy2(tool, os.path.join(root, "usr", "bin", os.path.basename(tool)))

@@ -5,6 +5,8 @@
     run.py test  [--kernels 6.1,6.12,7.3] [--suites GLOB]   KUnit on each kernel
     run.py run   [--kernel 6.12]                             the main job (make run)
     run.py shell [--kernel 6.12]                             a shell in the guest
+    run.py repro --ki N [--kernel 6.12]                      a kernel bug's reproduction
+                                                             without cmkit (make ki-repro)
 
 Per kernel: build cmkit.ko and cmkit_test.ko against the cached kernel, pack
 them into the initramfs, boot with no network device to the host, read the
@@ -605,6 +607,59 @@ def cmd_shell(args):
         return subprocess.call(argv)
 
 
+REPRO_DIR = os.path.join(TOP, "kernel-patches", "repro")
+
+
+def repro_verdict(console):
+    """(tries, first splat line or None) of a reproduction's console."""
+    lines = console.splitlines()
+    tries = 0
+    for line in lines:
+        m = re.search(r"ki-repro: try (\d+)", line)
+        if m:
+            tries = max(tries, int(m.group(1)))
+    i = results.first_splat(lines)
+    return tries, (results.klog_message(lines[i]) if i is not None else None)
+
+
+def cmd_repro(args):
+    """Boot @args.kernel without loading cmkit and run kernel-patches/repro/ki-<n>.sh:
+    the guest panics at the first splat (panic_on_warn), so the console's
+    first splat is the bug showing.  Prints and keeps the result under
+    build/results/ki-repro/; exits 0 either way (the result is the output)."""
+    script = os.path.join(REPRO_DIR, f"ki-{args.ki}.sh")
+    if not os.path.exists(script):
+        raise SystemExit(f"[run] no reproduction {os.path.relpath(script, TOP)}")
+    info, initrd = prepare(args.kernel)
+    accel = choose_accel(info["bzImage"], initrd)
+    out = os.path.join(RESULTS, "ki-repro", f"KI-{args.ki}-{info['release']}")
+    shutil.rmtree(out, ignore_errors=True)
+    append = guest_append(info, "repro", "*") + f" cmkit.repro={args.ki}"
+    patched = ", ".join(os.path.basename(p) for p in info.get("patches", [])) or "none"
+    say(f"KI-{args.ki} on {info['release']} ({accel}), patches: {patched}")
+    boot = Boot(out, "").run(info["bzImage"], initrd, accel, append,
+                             timeout_seconds(info))
+    console, status = boot.texts()
+    for line in console.splitlines():
+        if "ki-repro" in line:
+            print(f"  {results.klog_message(line)}")
+    tries, splat = repro_verdict(console)
+    if splat:
+        verdict = f"REPRODUCED after {tries} tries: {splat}"
+    elif boot.hung:
+        verdict = f"HUNG after {tries} tries (no splat within {timeout_seconds(info):.0f} s)"
+    elif "CMKIT repro-done" in status:
+        verdict = f"CLEAN after {tries} tries"
+    else:
+        verdict = f"INCOMPLETE after {tries} tries (the guest stopped early; see console.log)"
+    line = (f"KI-{args.ki} on {info['release']} (patches: {patched}): {verdict}")
+    with open(os.path.join(out, "verdict.txt"), "w") as f:
+        f.write(line + "\n")
+    say(line)
+    say(f"console in {os.path.relpath(out, TOP)}/console.log")
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -612,9 +667,11 @@ def main(argv):
     t = sub.add_parser("test")
     t.add_argument("--kernels", default=" ".join(kernel.MATRIX))
     t.add_argument("--suites", default="*")
-    for name in ("run", "shell"):
+    for name in ("run", "shell", "repro"):
         s = sub.add_parser(name)
         s.add_argument("--kernel", default=DEFAULT_KERNEL)
+        if name == "repro":
+            s.add_argument("--ki", required=True)
     args = ap.parse_args(argv[1:])
     with kernel.tree_lock():
         return dispatch(args)
@@ -630,6 +687,8 @@ def dispatch(args):
         return 0 if ok else 1
     if args.cmd == "run":
         return cmd_run(args)
+    if args.cmd == "repro":
+        return cmd_repro(args)
     return cmd_shell(args)
 
 
