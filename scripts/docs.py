@@ -34,14 +34,18 @@ cmkit: shell commands for the guest of `make shell`.
 
 How a run treats them:
 
-- A run whose only problem is such a crash or report (its signature in
-  the first splat's own block, from its first line up to its `---[ end
-  trace` or the next splat, with no frame in cmkit, cmkit_test or
-  cmkit_bench; no other splat, leak or taint; no failed case but the one
-  a crash interrupted) is taken as flaky: the summary line says
-  `flaky: KI-n`, the first results are kept in
-  `build/results/<release>.known-issue/`, and the kernel boots once more;
-  a second failure stands.
+- On a stock leg (Debian's own kernel, unpatched), a run whose only
+  problem is such a crash or report (its signature in the first splat's
+  own block, from its first line up to its `---[ end trace` or the next
+  splat, with no frame in cmkit, cmkit_test or cmkit_bench; no other
+  splat, leak or taint; no failed case but the one a crash interrupted)
+  boots once more, its first results kept in
+  `build/results/<release>.known-issue/`.  A rerun that passes is reported
+  as `flaky: KI-n` in the summary and in junit.xml; a second failure
+  stands.
+- A KUnit leg never reruns.  Its kernel carries the fixes
+  (`kernel-patches/`, done.json's `patches`), so a known signature there
+  is a failure like any other; the verdict's note names it.
 - An entry's `family` matches the single WARN and splat lines of the same
   bug, each only when its `anchor` shows in its own splat (up to the
   splat's `---[ end trace`, at most `SPLAT_LINES` lines).  `make bench`,

@@ -1081,8 +1081,12 @@ class Verdict:
 
 def judge(report, console_text, kunit_rc, counts, hung, powered_off, leaves=None,
           leg=None, expectations=None, patterns="*", package=None, version=None,
-          lost=None, symtabs=None):
-    """Everything that fails a kernel's run, as a Verdict."""
+          lost=None, symtabs=None, patched=False):
+    """Everything that fails a kernel's run, as a Verdict.
+
+    @patched: the leg's kernel carries a kernel-patches series (done.json
+    "patches"), so every known issue's fix is in: its signature excuses
+    nothing there."""
     v = Verdict()
     v.report = report
     v.passed, v.failed, v.skipped = counts
@@ -1152,12 +1156,17 @@ def judge(report, console_text, kunit_rc, counts, hung, powered_off, leaves=None
     if kunit_rc != 0 and v.failed == 0:
         v.add("kunit-parse", f"kunit.py parse exited {kunit_rc}")
     if package is not None:
-        v.known_issue = explained_by_known_issue(v, console_text, package, version)
+        v.known_issue = explained_by_known_issue(v, console_text, package, version,
+                                                 patched)
     return v
 
 
-def explained_by_known_issue(v, console_text, package, version):
+def explained_by_known_issue(v, console_text, package, version, patched=False):
     """The known issue that is this run's ONLY problem, or None.
+
+    On a patched kernel (@patched) none is: the series carries each known
+    issue's fix, so a crash with a known signature is a failure like any
+    other; a note names the signature it showed.
 
     The first splat must show its signature; every problem must be that
     splat or a consequence of it (suites not run, the guest not finishing):
@@ -1166,6 +1175,10 @@ def explained_by_known_issue(v, console_text, package, version):
     """
     ki = known_issue(package, version, console_text)
     if ki is None:
+        return None
+    if patched:
+        v.notes.append(f"the crash shows {ki.ident}'s signature, but this kernel carries "
+                       "its fix (kernel-patches/): a failure, not a known issue")
         return None
     if any(p.kind not in CRASH_CONSEQUENCES | {"splat"} for p in v.problems):
         return None
@@ -1180,7 +1193,7 @@ def explained_by_known_issue(v, console_text, package, version):
 
 def analyse(status_text, console_text, kunit_py, outdir, hung=False, powered_off=True,
             leg=None, patterns="*", expectations=None, package=None, version=None,
-            symtabs=None):
+            symtabs=None, patched=False):
     """Judge one boot from its texts; write kunit.ktap/json/txt under @outdir.
 
     Returns the Verdict (with .parsed, kunit.py's report).  Used by run.py
@@ -1205,7 +1218,7 @@ def analyse(status_text, console_text, kunit_py, outdir, hung=False, powered_off
         n_lost = lost_param_skips(ktap)
         counts = (counts[0] - n_lost, counts[1], counts[2] + n_lost)
     v = judge(report, console_text, rc, counts, hung, powered_off, leaves, leg,
-              expectations, patterns, package, version, lost, symtabs)
+              expectations, patterns, package, version, lost, symtabs, patched)
     if have_json:
         mine = leaf_counts(v.leaves)
         unresolved = sum(lost.values()) - sum(1 for l in v.leaves if l.assumed)
@@ -1217,6 +1230,28 @@ def analyse(status_text, console_text, kunit_py, outdir, hung=False, powered_off
         v.add("kunit-parse", "kunit.py wrote no JSON")
     v.parsed = parsed
     return v
+
+
+def may_rerun(info, v):
+    """Whether a leg boots once more after @v: only a stock leg (Debian's own,
+    unpatched kernel) whose only problem is a known issue.  A KUnit leg's
+    kernel carries the fixes, or is the unpatched kernel booted on purpose
+    to show a bug: either way its first verdict stands."""
+    return bool(info.get("stock")) and v.known_issue is not None
+
+
+def settle_rerun(ki, second):
+    """The verdict a leg keeps after a rerun for known issue @ki: the second
+    boot's.  If it passed the leg is "flaky: KI-n" (second.xfail, in the
+    summary and junit.xml); if not, its failure stands and a note says what
+    the first boot hit."""
+    second.retried = ki.ident
+    if second.ok:
+        second.xfail = ki.ident
+    else:
+        second.notes.append(f"the first boot hit {ki.ident} ({ki.what}); the rerun "
+                            "failed too, so its failure stands")
+    return second
 
 
 def leaf_counts(leaves):

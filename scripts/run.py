@@ -347,7 +347,8 @@ def boot_and_judge(info, initrd, accel, out, append, live, suites="*"):
     verdict = results.analyse(status, console, kunit_py, out, boot.hung, boot.exited,
                               leg=info.get("leg", info["kver"]), patterns=suites,
                               expectations=expectations, package=info.get("package"),
-                              version=info.get("version"), symtabs=module_symbols(info))
+                              version=info.get("version"), symtabs=module_symbols(info),
+                              patched=bool(info.get("patches")))
     verdict.boot_seconds = boot.boot_seconds
     verdict.parse_seconds = time.time() - t0
     verdict.module_load = results.module_load(verdict.report, console)
@@ -360,10 +361,12 @@ def boot_and_judge(info, initrd, accel, out, append, live, suites="*"):
 def run_kernel(kver, suites="*", mode="test", live=None):
     """Boot one kernel in test or run mode; return (info, Verdict, accel, Boot).
 
-    A run whose only problem is a known kernel bug (results.KNOWN_ISSUES: a
-    crash outside cmkit, with its signature, on that package version) is an
-    flaky run ("flaky: KI-n") and boots once more; the first run's
-    results are kept beside the second's.  A second failure stands.
+    On a stock leg, a run whose only problem is a known kernel bug
+    (results.KNOWN_ISSUES: a crash outside cmkit, with its signature, on that
+    package version) boots once more; the first run's results are kept
+    beside the second's.  A second boot that passes makes the leg
+    "flaky: KI-n"; a second failure stands.  A KUnit leg never reruns: its
+    kernel carries the fixes (results.judge's patched).
     """
     t0 = time.time()
     phases = Phases(kver)
@@ -374,21 +377,16 @@ def run_kernel(kver, suites="*", mode="test", live=None):
     say(f"{kver}: booting {info['release']} ({accel}), suites '{suites}'")
     append = guest_append(info, mode, suites)
     verdict, boot = boot_and_judge(info, initrd, accel, out, append, live, suites)
-    xfail = None
-    if verdict.known_issue:
+    if results.may_rerun(info, verdict):
         ki = verdict.known_issue
-        xfail = ki.ident
         first = out + ".known-issue"
         shutil.rmtree(first, ignore_errors=True)
         shutil.copytree(out, first)
-        say(f"{kver}: flaky: {ki.ident}: the guest hit a known kernel issue ({ki.what}); "
+        say(f"{kver}: the guest hit a known kernel issue, {ki.ident} ({ki.what}), "
             f"its only problem; results kept in {os.path.relpath(first, TOP)}; "
             "booting once more")
         verdict, boot = boot_and_judge(info, initrd, accel, out, append, live, suites)
-        if verdict.known_issue:
-            verdict.notes.append(f"{ki.ident} again on the second boot: the failure stands")
-    verdict.xfail = xfail
-    verdict.retried = xfail
+        verdict = results.settle_rerun(ki, verdict)
     rep = verdict.report
     phases.end("boot", verdict.boot_seconds or 0.0)
     for suite in rep.suites:

@@ -8,6 +8,7 @@ import os
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
@@ -277,6 +278,102 @@ class Timeline(unittest.TestCase):
                                 "cmkit: irdma: x: DISCONNECT (status 0)",
                                 "cmkit: irdma: x: CLOSE (status 0)",
                                 "trace cmkit_irdma_send_cm_event: CLOSE"])
+
+
+# A KI-1 oops the guest survived (no cmkit frame), after a passing suite.
+KI1_OOPS = CLEAN_CONSOLE + (
+    "[   10.98] BUG: kernel NULL pointer dereference, address: 0000000000000060\n"
+    "[   10.99] Call Trace:\n[   10.99]  mutex_lock_nested+0x1a/0x1c\n"
+    "[   10.99]  free_gid_work+0x38/0x4e\n"
+    "[   11.00] ---[ end trace 0000000000000000 ]---\n")
+V612 = {"package": "linux-source-6.12", "version": "6.12.118-1~deb12u1"}
+
+
+def judged(console, patched=False, status=None):
+    """results.judge on a passing cmkit_smoke run and @console (no kunit.py)."""
+    report = results.GuestReport(status or status_log([("cmkit_smoke", PASSING_SUITE)]))
+    return results.judge(report, console, 0, (1, 0, 1), False, True, patched=patched, **V612)
+
+
+class KnownIssueRules(unittest.TestCase):
+    """Which legs a known issue excuses, and what a rerun reports."""
+
+    def test_a_known_issue_excuses_a_stock_or_unpatched_run(self):
+        v = judged(KI1_OOPS)
+        self.assertFalse(v.ok)
+        self.assertEqual(v.known_issue.ident, "KI-1")
+
+    def test_on_a_patched_leg_a_known_issue_is_a_failure_like_any_other(self):
+        v = judged(KI1_OOPS, patched=True)
+        self.assertFalse(v.ok)
+        self.assertIsNone(v.known_issue)
+        self.assertTrue(any("KI-1" in n and "fix" in n for n in v.notes), v.notes)
+        self.assertFalse(results.may_rerun({"patches": ["kernel-patches/x.patch"]}, v))
+
+    def test_only_stock_legs_rerun(self):
+        v = judged(KI1_OOPS)
+        self.assertTrue(results.may_rerun({"stock": True}, v))
+        # A KUnit leg without patches (CMKIT_NO_PATCHES=1) keeps its verdict too.
+        self.assertFalse(results.may_rerun({"patches": []}, v))
+        self.assertFalse(results.may_rerun({"stock": True}, judged(CLEAN_CONSOLE)))
+        self.assertFalse(results.may_rerun({"stock": True}, judged(SPLAT_CONSOLE)))
+
+    def test_a_rerun_that_passes_is_flaky_in_the_summary_and_junit(self):
+        ki = judged(KI1_OOPS).known_issue
+        v = results.settle_rerun(ki, judged(CLEAN_CONSOLE))
+        self.assertTrue(v.ok)
+        self.assertEqual(v.xfail, "KI-1")
+        info = {"kver": "stock-6.12", "leg": "stock-6.12", "stock": True,
+                "release": "6.12.0", **V612}
+        self.assertIn("flaky: KI-1", run.summary_line(info, v, "tcg"))
+        xml = results.junit_xml(results.junit_groups_for_leg("stock-6.12", v))
+        self.assertIn("flaky: KI-1", xml)
+        tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
+        old, run.RESULTS = run.RESULTS, tmp
+        try:
+            self.assertIn("flaky: KI-1", run.write_summary(["x"], [1, 0, 0], [v.xfail]))
+        finally:
+            run.RESULTS = old
+
+    def test_a_rerun_that_fails_stands_and_is_not_flaky(self):
+        ki = judged(KI1_OOPS).known_issue
+        v = results.settle_rerun(ki, judged(KI1_OOPS))
+        self.assertFalse(v.ok)
+        self.assertIsNone(v.xfail)
+        self.assertTrue(any("KI-1" in n for n in v.notes), v.notes)
+        info = {"kver": "stock-6.12", "leg": "stock-6.12", "stock": True,
+                "release": "6.12.0", **V612}
+        self.assertNotIn("flaky", run.summary_line(info, v, "tcg"))
+        self.assertNotIn("flaky", results.junit_xml(results.junit_groups_for_leg("s", v)))
+
+    def test_run_kernel_reboots_a_stock_leg_only(self):
+        boots = []
+
+        def boot(info, initrd, accel, out, append, live, suites="*"):
+            boots.append(info["kver"])
+            v = judged(KI1_OOPS if len(boots) == 1 else CLEAN_CONSOLE,
+                       patched=bool(info.get("patches")))
+            v.boot_seconds, v.parse_seconds, v.guest_seconds = 1.0, 0.0, 1.0
+            return v, None
+
+        for info, nboots, flaky in (
+                ({"kver": "stock-6.12", "stock": True}, 2, "KI-1"),
+                ({"kver": "6.12", "patches": ["kernel-patches/x.patch"]}, 1, None),
+                ({"kver": "6.12", "patches": []}, 1, None)):
+            boots.clear()
+            info = dict(info, bzImage="b", release="r", **V612)
+            tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
+            with mock.patch.object(run, "prepare", return_value=(info, "i")), \
+                    mock.patch.object(run, "choose_accel", return_value="tcg"), \
+                    mock.patch.object(run, "boot_and_judge", side_effect=boot), \
+                    mock.patch.object(run, "RESULTS", tmp), \
+                    mock.patch.object(run, "say"), \
+                    mock.patch.object(run, "guest_append", return_value=""):
+                os.makedirs(os.path.join(tmp, "r"))
+                _, v, _, _ = run.run_kernel(info["kver"])
+            self.assertEqual(len(boots), nboots, info)
+            self.assertEqual(v.xfail, flaky, info)
+            self.assertEqual(v.ok, flaky is not None, info)
 
 
 if __name__ == "__main__":
