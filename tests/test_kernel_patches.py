@@ -3,6 +3,7 @@
 part of the cache key, never for a stock leg."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -94,6 +95,49 @@ class Key(unittest.TestCase):
                 self.assertEqual(kernel.patches(lg), [])
                 self.assertEqual(kernel.options_hash(lg), before)
             self.assertEqual(kernel.patches(kernel.leg("stock-6.12")), [])
+
+
+class CarriedSeries(unittest.TestCase):
+    """The patches kept in kernel-patches/: upstream form, one series per
+    pinned source, the same fix under the same name in every series."""
+
+    def series(self):
+        out = {}
+        for name in sorted(os.listdir(kernel.PATCH_DIR)):
+            d = os.path.join(kernel.PATCH_DIR, name)
+            if os.path.isdir(d) and name != "repro":
+                out[name] = sorted(f for f in os.listdir(d) if f.endswith(".patch"))
+        return out
+
+    def test_every_series_is_a_pinned_source(self):
+        series = self.series()
+        self.assertTrue(series)
+        for name in series:
+            self.assertIn(name, ("6.1", "6.12", "7.3"))
+
+    def test_upstream_form(self):
+        for name, files in self.series().items():
+            for f in files:
+                with self.subTest(series=name, patch=f):
+                    with open(os.path.join(kernel.PATCH_DIR, name, f)) as fh:
+                        text = fh.read()
+                    head = text.split("\n---\n", 1)[0]
+                    self.assertRegex(f, r"^\d{4}-[A-Za-z0-9-]+\.patch$")
+                    self.assertIn("From: cmkit developers <cmkit@localhost>\n", head)
+                    self.assertRegex(head, r"\nSubject: \[PATCH\] RDMA/[a-z]+: ")
+                    self.assertIn("\nSigned-off-by: cmkit developers <cmkit@localhost>", head)
+                    for tag in re.findall(r"^Fixes: .*$", head, re.M):
+                        self.assertRegex(tag, r'^Fixes: [0-9a-f]{12} \("[^"]+"\)$')
+                    self.assertIn("\ndiff --git a/", text)
+
+    def test_a_fix_keeps_its_name_across_series(self):
+        series = self.series()
+        by_number = {}
+        for files in series.values():
+            for f in files:
+                by_number.setdefault(f[:4], set()).add(f)
+        for number, names in by_number.items():
+            self.assertEqual(len(names), 1, names)
 
 
 if __name__ == "__main__":
