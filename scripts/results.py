@@ -730,6 +730,21 @@ def ktap_leaves(ktap):
     return leaves, lost
 
 
+# The kernel's KTAP parser, copied (scripts/vendor/kunit/README.md).
+VENDOR_KUNIT_PY = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               "vendor", "kunit", "kunit.py")
+
+
+def kunit_py_for(source):
+    """The kunit.py to parse a leg's KTAP with: its kernel tree's @source,
+    or the vendored parser when that tree is not unpacked."""
+    if source:
+        path = os.path.join(source, "tools", "testing", "kunit", "kunit.py")
+        if os.path.exists(path):
+            return path
+    return VENDOR_KUNIT_PY
+
+
 def kunit_parse(kunit_py, ktap_path, json_path):
     """Run kunit.py parse on ktap_path; return (exit code, text output)."""
     with open(ktap_path) as f:

@@ -339,7 +339,7 @@ def boot_and_judge(info, initrd, accel, out, append, live, suites="*"):
                              live=live)
     console, status = boot.texts()
     t0 = time.time()
-    kunit_py = os.path.join(info["source"], "tools", "testing", "kunit", "kunit.py")
+    kunit_py = results.kunit_py_for(info.get("source"))
     try:
         expectations = results.read_expected()
     except ValueError as e:

@@ -68,8 +68,6 @@ def status_log(blocks, announce=None, done=True, extra=(), cases=None):
 class Base(unittest.TestCase):
     def setUp(self):
         self.kunit_py = find_kunit_py()
-        if not self.kunit_py:
-            self.skipTest("no unpacked kernel tree in the cache, so no kunit.py to run")
         self.tmp = tempfile.mkdtemp(prefix="cmkit-checks-")
 
     def verdict(self, status, console=CLEAN, expected=None, leg="6.12", patterns="*",
