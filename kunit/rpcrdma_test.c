@@ -1943,6 +1943,42 @@ static void grant_above_the_ring_is_clamped_to_it(struct kunit *test)
 	rt_grant_case(test, 100000, RPCRDMA_MAX_REQUESTS);
 }
 
+/*
+ * One new rep fails to allocate: the Receives that could be made ready are
+ * posted all the same (upstream's rpcrdma_post_recvs() posts what it has),
+ * and the error is returned.  Pinned by the fault point's space: the first
+ * allocation passes, the second fails.
+ */
+static void post_recvs_posts_what_it_could_allocate(struct kunit *test)
+{
+	struct rpcrdma_buffer *buf;
+	struct rt_ctx c;
+	u32 before, after;
+	int fired;
+
+	rt_setup(test, &c, true);
+	if (!IS_ENABLED(CONFIG_FAULT_INJECTION))
+		cmkit_skip(test, "kernel without CONFIG_FAULT_INJECTION");
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	buf = &c.xprt->rx_buf;
+	before = READ_ONCE(buf->rb_receive_count);
+	KUNIT_ASSERT_TRUE(test, list_empty(&buf->rb_free_reps));
+	fired = atomic_read(&cmkit_rpcrdma_fault_points.fired);
+	cmkit_fault_arm(&cmkit_rpcrdma_fault_points, BIT(RPCRDMA_FAULT_RECV_ALLOC), 1);
+#ifdef CONFIG_FAULT_INJECTION
+	atomic_set(&cmkit_rpcrdma_fault_points.attr.space, 2);
+#endif
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_post_recvs(c.xprt, before + RPCRDMA_RECV_BATCH),
+			-ENOMEM);
+	cmkit_fault_disarm(&cmkit_rpcrdma_fault_points);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_fault_points.fired) - fired, 1);
+	after = READ_ONCE(buf->rb_receive_count);
+	KUNIT_EXPECT_EQ_MSG(test, after, before + 1, "the rep that was allocated was not posted");
+	rt_calls_ok(&c, 4);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
 /* The second call's reply comes after a reply to an xid no one sent. */
 static void reply_to_an_unknown_xid_is_counted_and_dropped(struct kunit *test)
 {
@@ -2675,6 +2711,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(grant_of_one_keeps_one_call_outstanding),
 	RT_CASE(grant_of_zero_counts_as_one),
 	RT_CASE(grant_above_the_ring_is_clamped_to_it),
+	RT_CASE(post_recvs_posts_what_it_could_allocate),
 	RT_CASE(reply_to_an_unknown_xid_is_counted_and_dropped),
 	RT_CASE(reply_shorter_than_a_header_is_dropped_and_the_call_times_out),
 	RT_CASE(reply_of_another_version_is_dropped_and_the_call_times_out),

@@ -816,6 +816,7 @@ int cmkit_rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed)
 	struct rpcrdma_rep *rep, *tmp;
 	unsigned int count, posted = 0;
 	LIST_HEAD(reps);
+	bool stop = false;
 	u32 target;
 	int rc = 0;
 
@@ -829,14 +830,22 @@ int cmkit_rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed)
 		return 0;
 
 	/* rb_posting keeps the drain, and so the ep, waiting until the end. */
+	/*
+	 * A rep that could not be had, sized or mapped ends the chain: what
+	 * is before it is posted all the same, as upstream's.
+	 */
 	count = rpcrdma_reps_take(r_xprt, &reps, count, &rc);
 	list_for_each_entry_safe(rep, tmp, &reps, rr_list) {
-		if (!rc && !rpcrdma_rep_resize(r_xprt, rep))
-			rc = -ENOMEM;
-		if (!rc && (rpcrdma_fault(RPCRDMA_FAULT_RECV_MAP) ||
-			    !rpcrdma_regbuf_dma_map(r_xprt, rep->rr_rdmabuf)))
-			rc = -EIO;
-		if (rc) {
+		if (!stop && !rpcrdma_rep_resize(r_xprt, rep)) {
+			rc = rc ?: -ENOMEM;
+			stop = true;
+		}
+		if (!stop && (rpcrdma_fault(RPCRDMA_FAULT_RECV_MAP) ||
+			      !rpcrdma_regbuf_dma_map(r_xprt, rep->rr_rdmabuf))) {
+			rc = rc ?: -EIO;
+			stop = true;
+		}
+		if (stop) {
 			list_del(&rep->rr_list);
 			cmkit_rpcrdma_rep_put(buf, rep);
 			continue;
@@ -888,6 +897,7 @@ int cmkit_rpcrdma_post_recvs(struct rpcrdma_xprt *r_xprt, u32 needed)
 				       target, rc);
 	return rc;
 }
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_post_recvs);
 
 static bool rpcrdma_recvs_posting(struct rpcrdma_buffer *buf)
 {
