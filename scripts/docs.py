@@ -101,6 +101,11 @@ def render_known_issues(issues=None):
             out.append("\nAnchor (a family line counts only when its own splat "
                        "shows this):\n\n")
             out.append(_fenced(ki.anchor.pattern))
+        if ki.fixed_by:
+            out.append("\nFixed in the test kernels by (`kernel-patches/<series>/`): "
+                       + "; ".join(f"{series}: " + ", ".join(f"`{n}`" for n in names)
+                                   for series, names in sorted(ki.fixed_by.items()))
+                       + ".\n")
         out.append("\nReproduction without cmkit (in `make shell`, cmkit not loaded):\n\n")
         out.append(_fenced(ki.reproduction, "sh"))
     return "".join(out)

@@ -147,6 +147,8 @@ class KnownIssue:
     outside:      why it is not cmkit's: what the crash path is and what a
                   reproduction without cmkit shows
     reproduction: shell commands for the guest (make shell), no cmkit loaded
+    fixed_by:     {kernel-patches series: [patch file names]} that fix it in
+                  the test kernels (None: no fix carried)
     family:       regex (or None) searched in single console lines, the
                   timestamp removed: the WARN and splat lines of the same bug
                   that do not carry the whole signature (a guest that goes on
@@ -160,8 +162,9 @@ class KnownIssue:
     """
 
     def __init__(self, ident, packages, signature, what, outside, reproduction,
-                 family=None, anchor=None):
+                 family=None, anchor=None, fixed_by=None):
         self.ident, self.packages, self.signature = ident, packages, signature
+        self.fixed_by = fixed_by or {}
         self.what, self.outside, self.reproduction = what, outside, reproduction
         self.family = re.compile(family) if family else None
         self.anchor = re.compile(anchor) if anchor else None
@@ -234,7 +237,8 @@ KNOWN_ISSUES = [
         "ip link add d1 type dummy; ip addr add 10.78.0.1/24 dev d1; ip link set d1 up; "
         "rdma link add siw0 type siw netdev d1; "
         "rping -s -a 10.78.0.1 -p 7001 -C 100000 -S 65536 & "
-        "rping -c -a 10.78.0.1 -p 7001 -C 100000 -S 65536; wait; dmesg | grep -A40 'lock inversion'"),
+        "rping -c -a 10.78.0.1 -p 7001 -C 100000 -S 65536; wait; dmesg | grep -A40 'lock inversion'",
+        fixed_by={"6.1": ["0101-RDMA-siw-take-sk-callback-lock-with-bottom-halves-off.patch"], "6.12": ["0101-RDMA-siw-take-sk-callback-lock-with-bottom-halves-off.patch"], "7.3": ["0101-RDMA-siw-take-sk-callback-lock-with-bottom-halves-off.patch"]}),
     KnownIssue(
         "KI-3", {"linux-source-6.1": ["6.1.192-3"],
                  "linux-source-6.12": ["6.12.118-1~deb12u1"],
@@ -263,7 +267,35 @@ KNOWN_ISSUES = [
         # and its WARN in refcount_warn_saturate() (make bench's siw0 churn).
         family=r"\bsiw_cep_put\b|\brefcount_t: underflow|\brefcount underflow|"
                r"\brefcount_warn_saturate\b",
-        anchor=r"\bsiw_cep_put\+"),
+        anchor=r"\bsiw_cep_put\+",
+        fixed_by={"6.1": ["0102-RDMA-siw-do-not-tear-down-a-listener-when-an-unaccepted.patch"], "6.12": ["0102-RDMA-siw-do-not-tear-down-a-listener-when-an-unaccepted.patch"], "7.3": ["0102-RDMA-siw-do-not-tear-down-a-listener-when-an-unaccepted.patch"]}),
+    KnownIssue(
+        "KI-6", {"linux-source-6.1": ["6.1.192-3"],
+                 "linux-source-6.12": ["6.12.118-1~deb12u1"],
+                 "linux-source-7.3": ["7.3.4-1~bpo13+1"]},
+        r"kmemleak: \d+ new suspected memory leaks?(?:.*\n){1,200}?"
+        r".*\b(?:siw_cep_alloc|siw_cm_alloc_work|cm_event_handler)\+",
+        "iw_cm drops a CONNECT_REQUEST queued on a listener being destroyed "
+        "(IWCM_F_DROP_EVENTS in cm_work_handler(), "
+        "drivers/infiniband/core/iwcm.c): the provider's new connection is "
+        "never rejected and its private data never freed, so siw's passive "
+        "cep, its work items and socket leak (kmemleak) and can hold up "
+        "siw's teardown",
+        "destroy_cm_id() sets IWCM_F_DROP_EVENTS before it destroys the "
+        "listener, and cm_work_handler() then drops whatever the provider "
+        "queued, a connection request with it; cm_conn_req_handler(), which "
+        "rejects a request on a listener no longer listening, never runs.  "
+        "The path is iw_cm's and siw's alone (rdma_destroy_id() or a device "
+        "removal of the listener while a connect reaches it); seen on "
+        "6.12-debug (kmemleak) and 7.3 (a hung siw teardown) in "
+        "cmkit_rpcrdma's removal-while-resolving case on siw0",
+        "ip link add d3 type dummy; ip addr add 10.80.0.1/24 dev d3; ip link set d3 up; "
+        "rdma link add siw0 type siw netdev d3; "
+        "for i in $(seq 10); do rping -s -P -a 10.80.0.1 -p 7005 & s=$!; sleep 0.3; "
+        "for j in $(seq 8); do rping -c -a 10.80.0.1 -p 7005 -C 1 -S 64 & done; "
+        "kill -9 $s; wait; done; rdma link delete siw0; sleep 6; "
+        "echo scan > /sys/kernel/debug/kmemleak; cat /sys/kernel/debug/kmemleak",
+        fixed_by={"6.1": ["0103-RDMA-iwcm-reject-a-connection-request-dropped-on-a-listener.patch"], "6.12": ["0103-RDMA-iwcm-reject-a-connection-request-dropped-on-a-listener.patch"], "7.3": ["0103-RDMA-iwcm-reject-a-connection-request-dropped-on-a-listener.patch"]}),
     KnownIssue(
         "KI-5", {"linux-source-6.1": ["6.1.192-3"],
                  "linux-source-6.12": ["6.12.118-1~deb12u1"],

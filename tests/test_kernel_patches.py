@@ -139,6 +139,28 @@ class CarriedSeries(unittest.TestCase):
         for number, names in by_number.items():
             self.assertEqual(len(names), 1, names)
 
+    def test_fixed_by_names_carried_patches(self):
+        """A known issue's fixed_by names patches that its series carries,
+        and every series it names is a carried one."""
+        import results
+        series = self.series()
+        for ki in results.KNOWN_ISSUES:
+            for name, files in ki.fixed_by.items():
+                with self.subTest(ki=ki.ident, series=name):
+                    self.assertIn(name, series)
+                    self.assertTrue(files)
+                    for f in files:
+                        self.assertIn(f, series[name])
+
+    def test_each_reproduction_prints_its_tries(self):
+        for f in sorted(os.listdir(os.path.join(kernel.PATCH_DIR, "repro"))):
+            with self.subTest(script=f):
+                with open(os.path.join(kernel.PATCH_DIR, "repro", f)) as fh:
+                    text = fh.read()
+                self.assertRegex(f, r"^ki-\d+\.sh$")
+                self.assertIn("SPDX-License-Identifier: GPL-2.0-only", text)
+                self.assertIn('echo "ki-repro: try $i"', text)
+
 
 if __name__ == "__main__":
     unittest.main()
