@@ -412,5 +412,47 @@ class KnownIssueRules(unittest.TestCase):
             self.assertEqual(v.ok, flaky is not None, info)
 
 
+def guest_script(name):
+    with open(os.path.join(TOP, "scripts", "guest", name)) as f:
+        return f.read()
+
+
+class ShellSuites(unittest.TestCase):
+    """What the shell suites count for cmkit, and what srp's unload judges."""
+
+    def test_cmkit_peer_against_itself_is_its_own_suite(self):
+        script = guest_script("userspace.sh")
+        body = script[script.index('klog "    # Subtest: $SUITE"'):]
+        peer, _, rest = body.partition("\nelse\n")
+        self.assertIn('if [ "$SUITE" = cmkit_peer_selftest ]; then', peer)
+        for call in ('peer_rpc_cases rxe0', 'peer_rpc_cases siw0', 'peer_rpc_rejections rxe0'):
+            self.assertIn(call, peer)
+        self.assertNotIn("peer_rpc", rest.split("\nfi\n")[0])
+        self.assertIn("rpcrdma_to_peer ", rest)
+        init = guest_script("init")
+        self.assertEqual(init.count("cmkit_userspace cmkit_peer_selftest"), 2)
+        self.assertIn('cmkit_userspace|cmkit_peer_selftest) run_userspace "$s"', init)
+        exp = results.read_expected()
+        for leg in ("6.12", "stock-6.12"):
+            mins = {e.target: int(e.value) for e in exp
+                    if e.kind == "suite" and e.applies(leg)}
+            # 8 cases per device (rxe0, siw0) and 10 rejections on rxe0.
+            self.assertEqual(mins["cmkit_peer_selftest"], 26, leg)
+        self.assertEqual({e.value for e in exp if e.kind == "suite" and
+                          e.target == "cmkit_userspace"}, {67},
+                         "the stock legs run every case the KUnit legs do")
+
+    def test_srp_unload_is_judged_on_the_old_module(self):
+        script = guest_script("srp_initiator.sh")
+        body = script[script.index("unload_case() {"):]
+        body = body[:body.index("\n}\n")]
+        order = [body.index(s) for s in ("old=$(srpt_stats)", "stat_of channels_alive",
+                                         "mark=$(dmesg", "rmmod cmkit",
+                                         "'cmkit: unloaded'", "|| load_cmkit")]
+        self.assertEqual(order, sorted(order), body)
+        self.assertIn("LEAK|ERROR", body)
+        self.assertNotIn("channels_created 0", body)
+
+
 if __name__ == "__main__":
     unittest.main()

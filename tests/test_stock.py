@@ -498,7 +498,8 @@ class StockReport(unittest.TestCase):
     def test_the_stock_legs_expect_the_shell_suites_and_the_siw_skips(self):
         exp = [e for e in results.read_expected() if e.applies("stock-6.1")]
         self.assertEqual({e.target for e in exp if e.kind == "suite"},
-                         {"cmkit_userspace", "cmkit_story", "cmkit_srp_initiator"})
+                         {"cmkit_userspace", "cmkit_peer_selftest", "cmkit_story",
+                          "cmkit_srp_initiator"})
         skips = [e for e in exp if e.kind == "skip" and e.value == stock.NO_SIW]
         self.assertTrue(skips, "the siw cases skip with Debian's reason")
         # Every siw case of the shell suite is named *_siw0, which the skip matches.

@@ -614,7 +614,11 @@ removal_case() {	# <ch>
 # cmkit unloaded while ib_srp is logged in with writes in flight: the
 # unload does not wait for the initiator, ib_srp's reconnects fail and,
 # past fast_io_fail_tmo, the writes fail; its port deleted, cmkit loads
-# again with nothing alive.
+# again with nothing alive.  The verdict on the unload is the old module's:
+# its counters read just before rmmod (the channels the unload must end
+# were alive), and its own word on the unload in the kernel log ("cmkit:
+# unloaded", no "cmkit: LEAK:" or "cmkit: ERROR:" from its teardown), read
+# before the reload; the reloaded module's counters start from zero.
 unload_case() {	# <ch>
 	name=srp_unload_cmkit_with_live_initiator_ends_cleanly
 	why=
@@ -623,11 +627,23 @@ unload_case() {	# <ch>
 		pattern $T/loop.pat 4096
 		io_loop $T/loop.pat
 		io_flowing || why="${why:-no writes under way: $(cat $T/loop.rc 2>/dev/null) $(cat $T/loop.err 2>/dev/null)}"
+		old=$(srpt_stats)
+		note "$name: before the unload: $old"
+		[ "$(stat_of channels_alive)" = "$1" ] ||
+			why="${why:-$1 channel(s) should be alive before the unload: $old}"
+		mark=$(dmesg | wc -l)
 		t0=$(uptime_s)
 		bounded 120 $T/rmmod.log rmmod cmkit
 		rc=$RC
 		note "$name: rmmod cmkit: $rc after $(since "$t0") s $(cat $T/rmmod.log)"
 		[ "$rc" = 0 ] || why="${why:-rmmod cmkit: $rc $(cat $T/rmmod.log)}"
+		if [ "$rc" = 0 ]; then
+			dmesg | tail -n +$((mark + 1)) > $T/unload.log
+			bad=$(grep -E 'cmkit: ([a-z_]+: )?(LEAK|ERROR):' $T/unload.log | head -n 3 | tr '\n' ' ')
+			[ -z "$bad" ] || why="${why:-the unload said: $bad}"
+			grep -q 'cmkit: unloaded' $T/unload.log ||
+				why="${why:-no 'cmkit: unloaded' in the kernel log after rmmod}"
+		fi
 		rc=$(bg_status $T/loop.rc 120)
 		note "$name: the writes ended with $rc after $(since "$t0") s, remote port $(rport_attr state): $(tr '\n' ' ' < $T/loop.err 2>/dev/null | cut -c1-200)"
 		case $rc in
@@ -639,10 +655,9 @@ unload_case() {	# <ch>
 	fi
 	NO_DISK="logged out"
 	[ -d /sys/module/cmkit ] || load_cmkit || why="${why:-cmkit did not load again}"
-	# ib_srp's removal (srp_delete(): its ids gone) was over before the
-	# reload: a fresh module, every counter from zero, nothing alive.
-	srpt_idle && stat_is channels_created 0 ||
-		why="${why:-srpt after the reload: $(srpt_stats)}"
+	# The reloaded module: a fresh one, nothing alive (its zero counters
+	# say nothing of the unload, judged above).
+	srpt_idle || why="${why:-srpt after the reload: $(srpt_stats)}"
 	note "$name: after the reload: $(srpt_stats)"
 	result "$name" "$why"
 }
