@@ -1027,6 +1027,11 @@ def suite_selection(suite, patterns):
     return how
 
 
+# How a note on an expected skip that ran and passed begins (the summary
+# lists these notes under the leg's line).
+SKIP_PASSED = "expected skip ran and passed:"
+
+
 def check_expected(leaves, lost, expectations, leg, report, patterns="*"):
     """Problems with the skips and suites kunit/expected.txt expects on @leg.
 
@@ -1061,6 +1066,17 @@ def check_expected(leaves, lost, expectations, leg, report, patterns="*"):
         elif not any(fnmatch.fnmatchcase(l.reason, e.value) for e in match):
             problems.append(f"{l.ident} skipped with '{l.reason}', but kunit/expected.txt "
                             f"(line {match[0].lineno}) expects '{match[0].value}'")
+    # An expected skip whose case (or parameter) ran and passed: the skip is
+    # no longer needed here, and the summary says so.
+    for e in skips:
+        ran = [l.ident for l in leaves if l.status == "PASS" and l.path and
+               f"{l.suite}.{l.case}" not in lost and
+               fnmatch.fnmatchcase(l.ident, e.target)]
+        if ran:
+            more = f" (and {len(ran) - 1} more)" if len(ran) > 1 else ""
+            notes.append(f"{SKIP_PASSED} {ran[0]}{more} "
+                         f"(kunit/expected.txt line {e.lineno}: {e.target}): "
+                         "drop the line where it no longer applies")
     counts = {}
     for l in leaves:
         if l.path:

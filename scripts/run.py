@@ -497,10 +497,17 @@ def cmd_test(args):
             say(f"{kver}: FAIL: {p}")
         lines.append(summary_line(info, v, accel))
         say(lines[-1])
+        lines += summary_notes(kver, v)
         totals = [totals[0] + v.passed, totals[1] + v.failed, totals[2] + v.skipped]
         ok = ok and v.ok
         legs.append((info.get("leg", kver), v))
     return lines, totals, ok, legs
+
+
+def summary_notes(leg, v):
+    """The leg's notes the summary carries under its line: each expected
+    skip (kunit/expected.txt) whose case ran and passed."""
+    return [f"  {leg}: note: {n}" for n in v.notes if n.startswith(results.SKIP_PASSED)]
 
 
 def failure_recap(legs, limit=8, width=240):

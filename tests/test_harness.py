@@ -454,5 +454,33 @@ class ShellSuites(unittest.TestCase):
         self.assertNotIn("channels_created 0", body)
 
 
+class ExpectedSkips(unittest.TestCase):
+    def leaf(self, ident, status):
+        suite, case, *param = ident.split(".")
+        return results.Leaf(suite, [case] + param, status, "", [])
+
+    def test_an_expected_skip_that_passed_is_a_note_in_the_summary(self):
+        exp = results.read_expected(text="6.12 suite s 3\n6.12 skip s.c.siw0 siw: broken\n"
+                                         "6.12 skip s.d.* rxe: broken\n")
+        leaves = [self.leaf("s.c.siw0", "PASS"), self.leaf("s.c.rxe0", "PASS"),
+                  self.leaf("s.d.rxe0", "SKIP")]
+        leaves[2].reason = "rxe: broken"
+        probs, notes = results.check_expected(leaves, {}, exp, "6.12", None)
+        self.assertEqual(probs, [])
+        self.assertEqual(len(notes), 1, notes)
+        self.assertIn("s.c.siw0", notes[0])
+        self.assertIn("line 2", notes[0])
+        v = results.Verdict()
+        v.notes = notes + ["something else"]
+        self.assertEqual(run.summary_notes("6.12", v), [f"  6.12: note: {notes[0]}"])
+        # 6.1's unnamed parameter skips: no note on the case's passes.
+        exp = results.read_expected(text="6.12 suite s 2\n6.12 skip s.c.* siw: broken\n")
+        probs, notes = results.check_expected([self.leaf("s.c.siw0", "PASS"),
+                                               self.leaf("s.c.rxe0", "PASS")],
+                                              {"s.c": 1}, exp, "6.12", None)
+        self.assertEqual(probs, [])
+        self.assertFalse(any(n.startswith(results.SKIP_PASSED) for n in notes), notes)
+
+
 if __name__ == "__main__":
     unittest.main()
