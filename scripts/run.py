@@ -311,7 +311,10 @@ def guest_append(info, mode, suites):
     """The guest's kernel command line."""
     extra = [CMDLINE, info.get("cmdline", ""), f"cmkit.mode={mode}", f"cmkit.suites={suites}"]
     if info.get("debug"):
-        extra.append("cmkit.debug=1")
+        # A hung task or a soft lockup panics at once (the detectors of
+        # kunit/debug.config), naming the stuck task, instead of waiting
+        # out a watchdog.
+        extra += ["cmkit.debug=1", "hung_task_panic=1", "softlockup_panic=1"]
     if os.environ.get("CMKIT_SUITE_TIMEOUT"):
         extra.append(f"cmkit.suite_timeout={int(os.environ['CMKIT_SUITE_TIMEOUT'])}")
     # More words for the guest kernel (module.sig_enforce=1: watch a stock
@@ -485,7 +488,10 @@ class Live:
         self.had_params = param
 
 
-def cmd_test(args):
+def cmd_test(args, on_leg=None):
+    """Each leg in turn; @on_leg(lines, totals, legs) is called as soon as
+    a leg ends (make test writes the summary and junit.xml there, so a
+    later leg that hangs leaves the earlier ones' results behind)."""
     kvers = [k for k in args.kernels.replace(",", " ").split() if k]
     lines, totals, ok, legs = [], [0, 0, 0], True, []
     for kver in kvers:
@@ -501,7 +507,18 @@ def cmd_test(args):
         totals = [totals[0] + v.passed, totals[1] + v.failed, totals[2] + v.skipped]
         ok = ok and v.ok
         legs.append((info.get("leg", kver), v))
+        if on_leg:
+            on_leg(lines, totals, legs)
     return lines, totals, ok, legs
+
+
+def write_results(lines, totals, legs, groups=()):
+    """summary.txt and junit.xml of what has run so far: @lines and @groups
+    (the host checks', when make test ran them) and the legs'."""
+    final = write_summary(lines, totals, [v.xfail for _, v in legs if v.xfail])
+    write_junit(list(groups) +
+                [g for leg, v in legs for g in results.junit_groups_for_leg(leg, v)])
+    return final
 
 
 def summary_notes(leg, v):
@@ -684,9 +701,8 @@ def main(argv):
 
 def dispatch(args):
     if args.cmd == "test":
-        lines, totals, ok, legs = cmd_test(args)
-        final = write_summary(lines, totals, [v.xfail for _, v in legs if v.xfail])
-        write_junit([g for leg, v in legs for g in results.junit_groups_for_leg(leg, v)])
+        lines, totals, ok, legs = cmd_test(args, on_leg=write_results)
+        final = write_results(lines, totals, legs)
         print("\n".join(lines))
         print(final)
         return 0 if ok else 1

@@ -189,14 +189,6 @@ def main(argv):
                        [(n, st, msg.splitlines()[0] if msg else "", msg, None)
                         for n, st, msg in cases]))
 
-    if not args.host_only:
-        # Kernels first: the harness tests use a kernel tree's kunit.py, and no
-        # guest boots while a kernel builds.
-        for kver in args.kernels.replace(",", " ").split():
-            t0 = time.time()
-            kernel.ensure(kver)
-            say(f"{kver}: kernel ready in {time.time() - t0:.1f} s")
-
     say("host: shared headers as C and C++")
     account("headers", header_checks())
     say("host: GoogleTest (tests/)")
@@ -205,6 +197,18 @@ def main(argv):
     account("fuzz", fuzz_checks())
     say("host: harness self-tests (tests/test_*.py)")
     account("harness", harness_tests())
+    if not args.host_only and not ok:
+        # The host checks need no kernel and ran first: a broken one fails
+        # the run in minutes, before any kernel is built or booted.
+        say("FAIL: a host check failed; no kernel built, no guest booted")
+        args.host_only = True
+    if not args.host_only:
+        # Then the kernels, all of them before any guest: no guest boots
+        # while a kernel builds (lint and kunit.py need the 6.12 tree too).
+        for kver in args.kernels.replace(",", " ").split():
+            t0 = time.time()
+            kernel.ensure(kver)
+            say(f"{kver}: kernel ready in {time.time() - t0:.1f} s")
     plain = [k for k in args.kernels.replace(",", " ").split()
              if not kernel.leg(k).debug and not kernel.leg(k).stock]
     if not args.host_only and plain:
@@ -217,8 +221,12 @@ def main(argv):
 
     xfails = []
     if not args.host_only:
+        def leg_ended(klines, ktotals, klegs):
+            run.write_results(lines + klines, [a + b for a, b in zip(totals, ktotals)],
+                              klegs, groups)
+
         klines, ktotals, kok, legs = run.cmd_test(argparse.Namespace(
-            kernels=args.kernels, suites=args.suites))
+            kernels=args.kernels, suites=args.suites), on_leg=leg_ended)
         lines += klines
         totals = [a + b for a, b in zip(totals, ktotals)]
         ok = ok and kok

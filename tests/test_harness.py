@@ -482,5 +482,43 @@ class ExpectedSkips(unittest.TestCase):
         self.assertFalse(any(n.startswith(results.SKIP_PASSED) for n in notes), notes)
 
 
+class FailFast(unittest.TestCase):
+    def test_the_debug_leg_panics_on_a_hung_task_or_soft_lockup(self):
+        debug = run.guest_append({"debug": True}, "test", "*").split()
+        plain = run.guest_append({}, "test", "*").split()
+        for word in ("hung_task_panic=1", "softlockup_panic=1"):
+            self.assertIn(word, debug)
+            self.assertNotIn(word, plain)
+
+    def test_each_legs_summary_and_junit_are_written_when_it_ends(self):
+        tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
+        seen = []
+
+        def run_kernel(kver, suites="*", mode="test", live=None):
+            if kver == "7.3":   # the first leg's results are on disk already
+                with open(os.path.join(tmp, "summary.txt")) as f:
+                    seen.append(f.read())
+                with open(os.path.join(tmp, "junit.xml")) as f:
+                    seen.append(f.read())
+            v = judged(CLEAN_CONSOLE)
+            v.parsed = ""
+            return {"kver": kver, "leg": kver, "release": kver}, v, "tcg", None
+
+        with mock.patch.object(run, "run_kernel", side_effect=run_kernel), \
+                mock.patch.object(run, "RESULTS", tmp), mock.patch.object(run, "say"), \
+                mock.patch.object(run, "Live"):
+            run.cmd_test(mock.Mock(kernels="6.12 7.3", suites="*"), on_leg=run.write_results)
+        self.assertEqual(len(seen), 2)
+        self.assertIn("6.12 6.12 passed=1", seen[0])
+        self.assertIn("6.12.guest", seen[1])
+
+    def test_host_checks_run_before_any_kernel_is_built(self):
+        with open(os.path.join(TOP, "scripts", "test.py")) as f:
+            text = f.read()
+        main = text[text.index("def main("):]
+        self.assertLess(main.index('account("harness"'), main.index("kernel.ensure(kver)"))
+        self.assertLess(main.index('account("headers"'), main.index("kernel.ensure(kver)"))
+
+
 if __name__ == "__main__":
     unittest.main()
