@@ -137,6 +137,13 @@ def qemu_argv(bzimage, initrd, accel, append, serials):
     return argv
 
 
+# Seconds QEMU may run after the console's first fatal line (a panic, an
+# oops, a KASAN report...): the rest of the trace and the guest's dumps,
+# and then the host stops it (within a minute of the crash, not at the
+# leg's timeout).
+FATAL_GRACE = 45
+
+
 class Boot:
     """One QEMU run; console and status port captured to files."""
 
@@ -149,6 +156,8 @@ class Boot:
         self.rc = None
         self.boot_seconds = None
         self.seconds = 0.0
+        self.fatal_at = None            # when the console showed a fatal splat
+        self.killed_after_crash = False
 
     def run(self, bzimage, initrd, accel, append, timeout, live=None):
         # One kernel build or guest at a time on this machine: they share a lock.
@@ -173,17 +182,21 @@ class Boot:
             text = open(self.status, errors="replace").read()
             if self.boot_seconds is None and "CMKIT init" in text:
                 self.boot_seconds = time.time() - t0
+            # The console first: KUnit printed a suite's results there
+            # before the guest's status line that ends it.
+            with open(self.console, "rb") as f:
+                f.seek(con_off)
+                chunk = f.read()
+            con_off += len(chunk)
+            *whole, con_part = (con_part + chunk.decode(errors="replace")).split("\n")
+            for line in whole:
+                if live and hasattr(live, "console"):
+                    live.console(line)
+                if self.fatal_at is None:
+                    k = results.splat_kind(line)
+                    if k and k[1]:
+                        self.fatal_at = time.time()
             if live:
-                # The console first: KUnit printed a suite's results there
-                # before the guest's status line that ends it.
-                if hasattr(live, "console"):
-                    with open(self.console, "rb") as f:
-                        f.seek(con_off)
-                        chunk = f.read()
-                    con_off += len(chunk)
-                    *whole, con_part = (con_part + chunk.decode(errors="replace")).split("\n")
-                    for line in whole:
-                        live.console(line)
                 lines = text.splitlines()
                 complete = lines if text.endswith("\n") else lines[:-1]
                 for line in complete[seen:]:
@@ -193,6 +206,13 @@ class Boot:
                 break
             if time.time() - t0 > timeout:
                 self.hung = True
+                p.kill()
+                p.wait()
+                break
+            if self.fatal_at is not None and time.time() - self.fatal_at > FATAL_GRACE:
+                # A crash: the guest had its grace to print the trace and
+                # its dumps; it will not finish its script.
+                self.killed_after_crash = True
                 p.kill()
                 p.wait()
                 break
@@ -353,6 +373,9 @@ def boot_and_judge(info, initrd, accel, out, append, live, suites="*"):
                               version=info.get("version"), symtabs=module_symbols(info),
                               patched=bool(info.get("patches")))
     verdict.boot_seconds = boot.boot_seconds
+    if boot.killed_after_crash:
+        verdict.notes.append(f"QEMU stopped by the host {FATAL_GRACE} s after the "
+                             "console's first fatal line")
     verdict.parse_seconds = time.time() - t0
     verdict.module_load = results.module_load(verdict.report, console)
     if info.get("stock") and verdict.module_load:

@@ -7,6 +7,7 @@ import glob
 import os
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -518,6 +519,26 @@ class FailFast(unittest.TestCase):
         main = text[text.index("def main("):]
         self.assertLess(main.index('account("harness"'), main.index("kernel.ensure(kver)"))
         self.assertLess(main.index('account("headers"'), main.index("kernel.ensure(kver)"))
+
+
+class StopAfterCrash(unittest.TestCase):
+
+    def test_qemu_is_stopped_soon_after_a_fatal_console_line(self):
+        tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
+        boot = run.Boot(tmp, "")
+
+        def argv(bzimage, initrd, accel, append, serials):
+            return ["sh", "-c", f"echo '[    1.0] Kernel panic - not syncing: x' >> "
+                                f"{boot.console}; exec sleep 60"]
+
+        with mock.patch.object(run, "qemu_argv", side_effect=argv), \
+                mock.patch.object(run, "FATAL_GRACE", 1):
+            t0 = time.time()
+            boot._run("b", "i", "tcg", "", 120, None)
+        self.assertLess(time.time() - t0, 20)
+        self.assertTrue(boot.killed_after_crash)
+        self.assertFalse(boot.hung)
+        self.assertLessEqual(run.FATAL_GRACE, 60)
 
 
 if __name__ == "__main__":
