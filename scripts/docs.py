@@ -56,6 +56,8 @@ How a run treats them:
   rxe skips with KI-5 as its reason (`cmkit_skip_rxe_removal_under_kasan()`
   in `kunit/main.c`; the skips are listed in `kunit/expected.txt`); those
   cases run on the plain legs.
+- An entry's `fixed_by` names the patches of `kernel-patches/<series>/`
+  that fix it in the test kernels.
 - An entry applies only to the package versions it names: when a pin
   moves (`make update-kernels`), an entry that still applies must name the
   new version too.
@@ -108,6 +110,10 @@ def render_known_issues(issues=None):
                        + ".\n")
         out.append("\nReproduction without cmkit (in `make shell`, cmkit not loaded):\n\n")
         out.append(_fenced(ki.reproduction, "sh"))
+        if ki.fixed_by:
+            out.append("\nFixed in the test kernels by: " + "; ".join(
+                f"`kernel-patches/{s}/{p}`" for s, ps in sorted(ki.fixed_by.items())
+                for p in ps) + ".\n")
     return "".join(out)
 
 

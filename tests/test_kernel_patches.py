@@ -162,5 +162,16 @@ class CarriedSeries(unittest.TestCase):
                 self.assertIn('echo "ki-repro: try $i"', text)
 
 
+    def test_a_known_issues_fix_is_carried(self):
+        import results
+        fixed = [ki for ki in results.KNOWN_ISSUES if ki.fixed_by]
+        self.assertTrue(fixed)
+        for ki in fixed:
+            for series, names in ki.fixed_by.items():
+                for name in names:
+                    with self.subTest(ki=ki.ident, series=series, patch=name):
+                        self.assertTrue(os.path.exists(
+                            os.path.join(kernel.PATCH_DIR, series, name)))
+
 if __name__ == "__main__":
     unittest.main()
