@@ -110,10 +110,6 @@ def render_known_issues(issues=None):
                        + ".\n")
         out.append("\nReproduction without cmkit (in `make shell`, cmkit not loaded):\n\n")
         out.append(_fenced(ki.reproduction, "sh"))
-        if ki.fixed_by:
-            out.append("\nFixed in the test kernels by: " + "; ".join(
-                f"`kernel-patches/{s}/{p}`" for s, ps in sorted(ki.fixed_by.items())
-                for p in ps) + ".\n")
     return "".join(out)
 
 

@@ -159,8 +159,6 @@ class KnownIssue:
                   splat's "---[ end trace" (at most SPLAT_LINES lines); a
                   refcount underflow is KI-3's only with siw_cep_put() in
                   its trace
-    fixed_by:     {series: [patch file names]} of kernel-patches/<series>/
-                  that fix it in the test kernels ({}: no fix carried yet)
     """
 
     def __init__(self, ident, packages, signature, what, outside, reproduction,
@@ -168,7 +166,6 @@ class KnownIssue:
         self.ident, self.packages, self.signature = ident, packages, signature
         self.fixed_by = fixed_by or {}
         self.what, self.outside, self.reproduction = what, outside, reproduction
-        self.fixed_by = fixed_by or {}
         self.family = re.compile(family) if family else None
         self.anchor = re.compile(anchor) if anchor else None
 
