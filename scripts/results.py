@@ -199,7 +199,6 @@ RXE_REMOVAL_UNDER_RPING = (
 # The fixes carried in kernel-patches/<series>/ (the same name in each).
 KI1_FIX = "0201-RDMA-core-Hold-the-device-until-a-deferred-GID-entry.patch"
 KI5_FIX = "0202-RDMA-mad-Wait-for-the-CQ-s-work-before-destroying-th.patch"
-KI7_FIX = "0203-RDMA-srp-Keep-the-registration-WRs-cqes-out-of-the-S.patch"
 
 KNOWN_ISSUES = [
     KnownIssue(
@@ -331,28 +330,6 @@ KNOWN_ISSUES = [
         "device_removal_while_connected_releases_the_id",
         RXE_REMOVAL_UNDER_RPING,
         fixed_by={s: [KI5_FIX] for s in ("6.1", "6.12", "7.3")}),
-    KnownIssue(
-        "KI-7", {"linux-source-6.1": ["6.1.192-3"],
-                 "linux-source-6.12": ["6.12.118-1~deb12u1"]},
-        r"BUG: KASAN: [\w-]+ in __ib_process_cq\+(?:.*\n){1,80}?.*\bsrp_destroy_qp\+",
-        "use after free in ib_srp (drivers/infiniband/ulp/srp/ib_srp.c): the "
-        "registration and invalidation WRs' wr_cqe point into the srp_request "
-        "of a SCSI command, which the SCSI host's tag set owns; "
-        "srp_remove_target() frees the tag set (scsi_remove_host()) before "
-        "srp_free_ch_ib() -> srp_destroy_qp() polls the send CQ, whose flushed "
-        "completions then call through the freed requests (__ib_process_cq())",
-        "the freed memory is ib_srp's requests, allocated and freed by the "
-        "block layer's tag set, and the read is ib_srp's own CQ poll in "
-        "srp_destroy_qp() from srp_remove_work(); the trace holds no cmkit "
-        "frame.  cmkit is only the SRP target ib_srp logs in to (the test "
-        "kernels build no other target).  Seen on 6.12-debug in "
-        "cmkit_srp_initiator's rxe0 removal and cmkit unload under I/O; "
-        "7.3.4's srp_remove_target() destroys the QPs before "
-        "scsi_remove_host(), so it does not apply there",
-        "sh kernel-patches/repro/ki-7.sh   # make ki-repro KI=7 KVER=6.12-debug: "
-        "rxe0, cmkit.ko as the SRP target, an ib_srp login with writes in flight, "
-        "rdma link delete rxe0",
-        fixed_by={s: [KI7_FIX] for s in ("6.1", "6.12")}),
 ]
 
 
