@@ -130,7 +130,13 @@ static void rpcrdma_credit_put(struct rpcrdma_buffer *buf)
 	wake_up_all(&buf->rb_wait);
 }
 
-/* Turn a wait's outcome and its condition's last value into 0 or an errno. */
+/*
+ * Turn a wait's outcome and its condition's last value into 0 or an errno.
+ * Every wait of a call is killable, not interruptible, as an RPC task's
+ * (rpc_wait_bit_killable()): only a fatal signal abandons a call.  A signal
+ * the caller handles (a shell's SIGCHLD) would otherwise end the write of a
+ * "call" command with -EINTR, and the shell would write it again.
+ */
 static int rpcrdma_wait_result(long t, int cond)
 {
 	if (cond > 0)
@@ -146,7 +152,7 @@ static int rpcrdma_get_req(struct rpcrdma_buffer *buf, u32 gen, unsigned long de
 	int cond = 0;
 	long t;
 
-	t = wait_event_interruptible_timeout(buf->rb_wait,
+	t = wait_event_killable_timeout(buf->rb_wait,
 					     (cond = rpcrdma_req_try(buf, gen, reqp)) != 0,
 					     rpcrdma_remaining(deadline));
 	return rpcrdma_wait_result(t, cond);
@@ -171,7 +177,7 @@ static int rpcrdma_get_credit(struct rpcrdma_xprt *r_xprt, u32 gen, unsigned lon
 	 * Otherwise a reply to a call outstanding frees the credit.
 	 */
 	cmkit_rpcrdma_post_recvs(r_xprt, rpcrdma_recv_target(buf));
-	t = wait_event_interruptible_timeout(buf->rb_wait,
+	t = wait_event_killable_timeout(buf->rb_wait,
 					     (cond = rpcrdma_credit_try(buf, gen, outstanding)),
 					     rpcrdma_remaining(deadline));
 	return rpcrdma_wait_result(t, cond);
@@ -344,7 +350,7 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 		r_xprt->rx_ops->send(r_xprt, req);
 	while ((rc = rpcrdma_post_call(r_xprt, req, gen, prog, vers)) == -EAGAIN) {
 		/* Too few Send completions lately: wait for one. */
-		t = wait_event_interruptible_timeout(buf->rb_wait, rpcrdma_sendctx_ready(buf, gen),
+		t = wait_event_killable_timeout(buf->rb_wait, rpcrdma_sendctx_ready(buf, gen),
 						     rpcrdma_remaining(deadline));
 		if (t <= 0) {
 			rc = t < 0 ? -EINTR : -ETIMEDOUT;
@@ -482,7 +488,7 @@ void cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt)
 
 /*
  * Wait for a sent call's end, until @deadline.  A call abandoned (no reply
- * in time, or a signal) leaves the waiting list and gives its credit back;
+ * in time, or a fatal signal) leaves the waiting list and gives its credit back;
  * one that timed out closes its connection, as xprt_rdma_timer() does.
  * A call with a reply has its round trip (rl_rtt_ns) set on return.
  */
@@ -493,7 +499,7 @@ static void rpcrdma_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *r
 	bool waiting, lost;
 	long t;
 
-	t = wait_for_completion_interruptible_timeout(&req->rl_done, rpcrdma_remaining(deadline));
+	t = wait_for_completion_killable_timeout(&req->rl_done, rpcrdma_remaining(deadline));
 	if (t > 0) {
 		rpcrdma_call_returned(req);
 		return;
