@@ -2310,6 +2310,65 @@ static void remote_disconnect_with_calls_in_flight_aborts_each_call(struct kunit
 	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
 }
 
+/* Calls on a kthread that takes SIGTERM, so that a case can signal them. */
+struct rt_sig_calls {
+	struct rpcrdma_xprt *xprt;
+	struct cmkit_rpcrdma_calls res;
+	struct completion done;
+	u32 count;
+	int rc;
+};
+
+static int rt_sig_calls_thread(void *data)
+{
+	struct rt_sig_calls *a = data;
+
+	allow_signal(SIGTERM);
+	a->rc = cmkit_rpcrdma_xprt_call(a->xprt, RT_PROG, RT_VERS, a->count, &a->res);
+	complete(&a->done);
+	return 0;
+}
+
+/*
+ * A signal the caller handles does not abandon its calls: their waits are
+ * killable, as an RPC task's.  (A shell's SIGCHLD once ended a "call"
+ * command with -EINTR, and busybox wrote the command again.)  A kthread's
+ * SIGTERM is not fatal: the calls keep waiting, and get their replies.
+ */
+static void calls_in_flight_outlive_a_handled_signal(struct kunit *test)
+{
+	struct rt_sig_calls a = { .count = RT_IN_FLIGHT };
+	struct task_struct *task;
+	struct rt_ctx c;
+	bool held, ended;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	cmkit_rpc_srv_hold(c.rpc);
+	a.xprt = c.xprt;
+	init_completion(&a.done);
+	task = kthread_run(rt_sig_calls_thread, &a, "rt_sig_calls");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	held = cmkit_rpc_srv_wait_held(c.rpc, RT_IN_FLIGHT) == 0;
+	KUNIT_EXPECT_TRUE_MSG(test, held, "the server never held %u calls", RT_IN_FLIGHT);
+	send_sig(SIGTERM, task, 1);
+	/* An interruptible wait would end now; give it a bounded chance to. */
+	ended = wait_for_completion_timeout(&a.done, HZ);
+	KUNIT_EXPECT_FALSE_MSG(test, ended, "the signal ended the calls: %d", a.rc);
+	cmkit_rpc_srv_release(c.rpc);
+	/* The thread uses @a: wait for it for good before the frame goes. */
+	if (!ended && !wait_for_completion_timeout(&a.done, cmkit_test_timeout())) {
+		KUNIT_FAIL(test, "the calls did not return once answered");
+		wait_for_completion(&a.done);
+	}
+	KUNIT_EXPECT_EQ(test, a.rc, 0);
+	KUNIT_EXPECT_EQ(test, a.res.sent, RT_IN_FLIGHT);
+	KUNIT_EXPECT_EQ(test, a.res.accepted, RT_IN_FLIGHT);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
 static struct {
 	int flushes;			/* rt_xp.flush_disconnects at the start */
 } rt_flush_first;
@@ -2721,6 +2780,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(reconnect_with_larger_inline_sizes_reallocates_the_regbufs),
 	RT_CASE(call_set_up_before_a_reconnect_is_not_sent_on_the_new_one),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
+	RT_CASE(calls_in_flight_outlive_a_handled_signal),
 	RT_CASE(completion_error_with_calls_in_flight_closes_once),
 	RT_CASE(local_disconnect_while_a_reply_is_handled_completes_it),
 	RT_CASE(local_disconnect_before_the_replies_aborts_every_call),

@@ -153,8 +153,8 @@ static int rpcrdma_get_req(struct rpcrdma_buffer *buf, u32 gen, unsigned long de
 	long t;
 
 	t = wait_event_killable_timeout(buf->rb_wait,
-					     (cond = rpcrdma_req_try(buf, gen, reqp)) != 0,
-					     rpcrdma_remaining(deadline));
+					(cond = rpcrdma_req_try(buf, gen, reqp)) != 0,
+					rpcrdma_remaining(deadline));
 	return rpcrdma_wait_result(t, cond);
 }
 
@@ -178,8 +178,8 @@ static int rpcrdma_get_credit(struct rpcrdma_xprt *r_xprt, u32 gen, unsigned lon
 	 */
 	cmkit_rpcrdma_post_recvs(r_xprt, rpcrdma_recv_target(buf));
 	t = wait_event_killable_timeout(buf->rb_wait,
-					     (cond = rpcrdma_credit_try(buf, gen, outstanding)),
-					     rpcrdma_remaining(deadline));
+					(cond = rpcrdma_credit_try(buf, gen, outstanding)),
+					rpcrdma_remaining(deadline));
 	return rpcrdma_wait_result(t, cond);
 }
 
@@ -351,7 +351,7 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 	while ((rc = rpcrdma_post_call(r_xprt, req, gen, prog, vers)) == -EAGAIN) {
 		/* Too few Send completions lately: wait for one. */
 		t = wait_event_killable_timeout(buf->rb_wait, rpcrdma_sendctx_ready(buf, gen),
-						     rpcrdma_remaining(deadline));
+						rpcrdma_remaining(deadline));
 		if (t <= 0) {
 			rc = t < 0 ? -EINTR : -ETIMEDOUT;
 			break;
