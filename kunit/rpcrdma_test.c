@@ -2271,6 +2271,54 @@ static void call_set_up_before_a_reconnect_is_not_sent_on_the_new_one(struct kun
 	rt_expect_all_released(&c);
 }
 
+/*
+ * A call's wait for its reply starts when it is sent, not when it began to
+ * wait for a req, a credit and the send lock (as xprtrdma's: the RPC
+ * timer runs from the transmit).  The call is held before its Send past
+ * the deadline of the (short) timeout it began with; the timeout is then
+ * made long and the server holds the reply until the client waits: the
+ * call gets its reply instead of timing out at once.  The only wait on the
+ * clock is for the queued time to pass the first deadline.
+ */
+static void call_deadline_starts_when_the_call_is_sent(struct kunit *test)
+{
+	unsigned long queued = msecs_to_jiffies(100);
+	unsigned long until;
+	bool ended;
+	struct rt_calls *a;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	WRITE_ONCE(c.xprt->rx_call_timeout, queued);
+	cmkit_rpc_srv_hold(c.rpc);
+	rt_pin_arm(&rt_send_hold);
+	c.xprt->rx_ops = &rt_hold_call_ops;
+	a = rt_calls_start(test, c.xprt, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&rt_send_hold.entered,
+								cmkit_test_timeout()),
+			      "the call never reached its Send");
+	WRITE_ONCE(c.xprt->rx_call_timeout, cmkit_test_timeout());
+	until = jiffies + queued + 1;
+	while (time_before_eq(jiffies, until))
+		schedule_timeout_uninterruptible(1);
+	complete(&rt_send_hold.release);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, 1), 0);
+	/* Sent, reply held: a deadline from before the queueing ends it now. */
+	ended = wait_for_completion_timeout(&a->done, queued + 1);
+	KUNIT_EXPECT_FALSE_MSG(test, ended,
+			       "the time queued before the Send was taken from the reply's wait: %d",
+			       a->rc);
+	cmkit_rpc_srv_release(c.rpc);
+	if (!ended)
+		KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), 0);
+	KUNIT_EXPECT_EQ(test, a->res.accepted, ended ? 0U : 1U);
+	c.xprt->rx_ops = NULL;
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
 /* ---- the handler under traffic ----------------------------------------------- */
 
 #define RT_IN_FLIGHT	8
@@ -2779,6 +2827,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(dropped_call_times_out_and_closes_the_connection),
 	RT_CASE(reconnect_with_larger_inline_sizes_reallocates_the_regbufs),
 	RT_CASE(call_set_up_before_a_reconnect_is_not_sent_on_the_new_one),
+	RT_CASE(call_deadline_starts_when_the_call_is_sent),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(calls_in_flight_outlive_a_handled_signal),
 	RT_CASE(completion_error_with_calls_in_flight_closes_once),
