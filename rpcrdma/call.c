@@ -664,6 +664,12 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 					  &outstanding, &b);
 		if (rc)
 			break;
+		/*
+		 * The wait for the reply starts at the Send, as an RPC task's
+		 * timer starts at its transmit: time queued for a req, a credit
+		 * and the send lock is not taken from it.
+		 */
+		f->deadline = jiffies + READ_ONCE(r_xprt->rx_call_timeout);
 		if (!res->sent)
 			first = f->req->rl_sent;
 		res->sent++;
