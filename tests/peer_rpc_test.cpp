@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 //
 // cmkit-peer's RPC-over-RDMA logic without a device: the client's credit
-// window and xid matching (tools/peer/rpc_window.cpp), its send ring and
-// latency summary, and serve --rpc's answers (rpc_responder.cpp) fed to
-// the client as they would arrive.
+// window and xid matching (tools/peer/rpc_window.cpp), its send ring,
+// completion tally and latency summary, and serve --rpc's answers
+// (rpc_responder.cpp) fed to the client as they would arrive.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -255,6 +255,49 @@ TEST(PeerSendRing, FullRingAlwaysHoldsASignaledSend)
 			ASSERT_GT(r.Complete(static_cast<uint32_t>(newest)), 0U);
 		}
 	}
+}
+
+TEST(PeerCompletionTally, FlushesAreTheEndNotErrors)
+{
+	CompletionTally t;
+	EXPECT_EQ(t.Count(true, true, false), CompletionTally::kSuccess);
+	EXPECT_EQ(t.Count(false, true, false), CompletionTally::kSuccess);
+	EXPECT_EQ(t.Count(true, false, true), CompletionTally::kFlushed);
+	EXPECT_EQ(t.Count(false, false, true), CompletionTally::kFlushed);
+	EXPECT_EQ(t.flushed(), 2U);
+	EXPECT_EQ(t.errors(), 0U);
+	EXPECT_FALSE(t.FailsServer());
+}
+
+// The siw race: the client has every reply and disconnects; its FIN lands
+// while the server's last Send is between transmission and completion, so
+// the Send completes with LOC_QP_OP_ERR, then the receives are flushed.
+// The server closes on it, and its run does not fail.
+TEST(PeerCompletionTally, SendErrorAtThePeersDisconnectDoesNotFailServe)
+{
+	CompletionTally t;
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(t.Count(true, true, false), CompletionTally::kSuccess);
+	EXPECT_EQ(t.Count(false, false, false), CompletionTally::kError) << "reported";
+	for (int i = 0; i < 34; i++)
+		ASSERT_EQ(t.Count(true, false, true), CompletionTally::kFlushed);
+	EXPECT_EQ(t.send_errors(), 1U);
+	EXPECT_EQ(t.recv_errors(), 0U);
+	EXPECT_EQ(t.errors(), 1U);
+	EXPECT_EQ(t.flushed(), 34U);
+	EXPECT_FALSE(t.FailsServer());
+}
+
+TEST(PeerCompletionTally, ReceiveErrorFailsServe)
+{
+	CompletionTally t;
+	EXPECT_EQ(t.Count(false, false, false), CompletionTally::kError);
+	EXPECT_FALSE(t.FailsServer());
+	EXPECT_EQ(t.Count(true, false, false), CompletionTally::kError);
+	EXPECT_EQ(t.recv_errors(), 1U);
+	EXPECT_EQ(t.send_errors(), 1U);
+	EXPECT_EQ(t.errors(), 2U);
+	EXPECT_TRUE(t.FailsServer());
 }
 
 TEST(PeerLatency, NearestRankStatistics)

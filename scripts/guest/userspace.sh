@@ -808,7 +808,7 @@ peer_rpc_cases() {	# <device> <addr>
 	peer_rpc peer_rpc_credits_64_$dev "$addr" 0 "--credits 64 --rpc-quiet" \
 		"--count 200 --credits 64" \
 		"status=ok accepted=200 unanswered=0 credits=64 max_outstanding>1" \
-		"calls=200 success=200 errors=0 wc_errors=0"
+		"calls=200 success=200 errors=0 unsent=0"
 	peer_rpc peer_rpc_credits_1_$dev "$addr" 0 "--credits 1" "--count 20 --credits 64" \
 		"status=ok accepted=20 credits=1 max_outstanding=1" "calls=20 success=20"
 	peer_rpc peer_rpc_credits_0_counts_as_1_$dev "$addr" 0 "--credits 0" \

@@ -20,8 +20,9 @@ namespace {
 constexpr int kResolveMs = 5000;	// rdma_resolve_addr/route's own timeout
 
 // After ESTABLISHED: serve until the peer disconnects (or we do, after
-// --disconnect-after or --rpc-disconnect-at), answering RPC calls with
-// @rpc.  Each wait is bounded by --timeout from the last activity.
+// --disconnect-after or --rpc-disconnect-at, or once @rpc's connection is
+// lost), answering RPC calls with @rpc.  Each wait is bounded by --timeout
+// from the last activity.
 int ServeConnection(const Options &o, rdma_event_channel *ch, Conn *conn, RpcServer *rpc)
 {
 	const uint64_t timeout_ns = static_cast<uint64_t>(o.timeout_s) * 1000000000ULL;
@@ -84,7 +85,7 @@ int ServeConnection(const Options &o, rdma_event_channel *ch, Conn *conn, RpcSer
 		disconnect();	// answer the peer's disconnect request
 	if (rpc) {
 		rpc->PrintSummary();
-		if (rpc->wc_errors() && status == kExitOk)
+		if (rpc->failed() && status == kExitOk)
 			status = kExitOther;
 	}
 	return status;

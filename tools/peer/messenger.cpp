@@ -75,13 +75,13 @@ bool Messenger::OnCompletions(const ReceiveFn &on_receive)
 			const uint32_t slot = static_cast<uint32_t>(wc[i].wr_id);
 			if (!recv)
 				ring_->Complete(slot);
-			if (wc[i].status != IBV_WC_SUCCESS) {
+			const CompletionTally::Outcome o =
+				tally_.Count(recv, wc[i].status == IBV_WC_SUCCESS,
+					     wc[i].status == IBV_WC_WR_FLUSH_ERR);
+			if (o != CompletionTally::kSuccess) {
 				lost_ = true;
-				if (wc[i].status == IBV_WC_WR_FLUSH_ERR) {
-					flushed_++;
+				if (o == CompletionTally::kFlushed)
 					continue;
-				}
-				wc_errors_++;
 				Json()
 					.Str("role", role_)
 					.Str("rpc", "wc_error")

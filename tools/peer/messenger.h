@@ -43,8 +43,11 @@ public:
 	bool lost() const { return lost_; }	// a completion failed or a post did
 	uint32_t recvs() const { return recvs_; }
 	uint32_t sends() const { return sends_; }
-	uint64_t flushed() const { return flushed_; }
-	uint64_t wc_errors() const { return wc_errors_; }
+	uint64_t flushed() const { return tally_.flushed(); }
+	// Completions in error other than flushes; the Sends among them.
+	uint64_t wc_errors() const { return tally_.errors(); }
+	uint64_t send_errors() const { return tally_.send_errors(); }
+	const CompletionTally &tally() const { return tally_; }
 	uint64_t post_errors() const { return post_errors_; }
 
 private:
@@ -55,7 +58,8 @@ private:
 	uint32_t recvs_ = 0, sends_ = 0;
 	bool lost_ = false;
 	bool stopped_ = false;
-	uint64_t flushed_ = 0, wc_errors_ = 0, post_errors_ = 0;
+	CompletionTally tally_;
+	uint64_t post_errors_ = 0;
 };
 
 } // namespace cmkit_peer

@@ -170,8 +170,8 @@ const char kServeHelp[] =
 	"line {\"role\":\"serve\",\"rpc\":\"summary\",...} ends the session.\n"
 	"\n"
 	"Exit status: 0 the connection was accepted (or rejected, with --reject) and\n"
-	"ended by a disconnect; 1 it went otherwise (timeout, completion error);\n"
-	"2 usage or setup error.\n";
+	"ended by a disconnect; 1 it went otherwise (timeout, a receive completed\n"
+	"in error; a send in error only ends the connection); 2 usage or setup error.\n";
 
 const char kConnectUsage[] =
 	"usage: cmkit-peer connect --addr A --port P [--pdata HEX]\n"

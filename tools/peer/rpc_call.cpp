@@ -258,6 +258,7 @@ int Client::Summarize(Ending end, const Event *not_connected) const
 		.Uint("unanswered", window_.outstanding())
 		.Uint("flushed", msgr_.flushed())
 		.Uint("wc_errors", msgr_.wc_errors())
+		.Uint("send_errors", msgr_.send_errors())
 		.Uint("credits", window_.limit())
 		.Uint("last_grant", window_.last_grant())
 		.Uint("max_outstanding", window_.max_outstanding())

@@ -81,6 +81,7 @@ void RpcServer::PrintSummary() const
 		.Uint("unsent", pending_.size())
 		.Uint("flushed", msgr_.flushed())
 		.Uint("wc_errors", msgr_.wc_errors())
+		.Uint("send_errors", msgr_.send_errors())
 		.Uint("post_errors", msgr_.post_errors())
 		.Print();
 }

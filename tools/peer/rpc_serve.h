@@ -33,9 +33,12 @@ public:
 	// after a failed post, none (the failure is reported and counted).
 	void SendDue(uint64_t now);
 
-	// --rpc-disconnect-at was reached: the caller disconnects.
-	bool wants_disconnect() const { return wants_disconnect_; }
-	uint64_t wc_errors() const { return msgr_.wc_errors(); }
+	// --rpc-disconnect-at was reached, or the connection is lost (a
+	// completion or a post failed): the caller disconnects.
+	bool wants_disconnect() const { return wants_disconnect_ || msgr_.lost(); }
+	// A completion error ended the connection in failure: a Receive in
+	// error.  A Send in error only closes it (CompletionTally).
+	bool failed() const { return msgr_.tally().FailsServer(); }
 
 private:
 	struct Pending {

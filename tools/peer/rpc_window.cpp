@@ -100,6 +100,21 @@ uint32_t SendRing::Complete(uint32_t slot)
 	return freed;
 }
 
+CompletionTally::Outcome CompletionTally::Count(bool recv, bool success, bool flushed)
+{
+	if (success)
+		return kSuccess;
+	if (flushed) {
+		flushed_++;
+		return kFlushed;
+	}
+	if (recv)
+		recv_errors_++;
+	else
+		send_errors_++;
+	return kError;
+}
+
 LatencySummary SummarizeLatencies(std::vector<uint64_t> ns)
 {
 	LatencySummary s;

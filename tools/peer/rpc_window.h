@@ -5,6 +5,7 @@
 //  - CallWindow: the calls outstanding, matched to replies by xid, and the
 //    credit limit (RFC 8166, section 3.3.1; xprtrdma's rules);
 //  - SendRing: send-queue slots with unsignaled sends;
+//  - CompletionTally: a connection's work completions by outcome;
 //  - SummarizeLatencies: count, min, median, p99, max.
 #ifndef CMKIT_PEER_RPC_WINDOW_H
 #define CMKIT_PEER_RPC_WINDOW_H
@@ -113,6 +114,42 @@ private:
 	uint32_t tail_ = 0;	// oldest slot in use
 	uint32_t used_ = 0;
 	uint32_t since_signal_ = 0;
+};
+
+// A connection's work completions by outcome (Messenger's, for call and
+// serve --rpc).  Any completion in error means the connection is lost; a
+// flush (IBV_WC_WR_FLUSH_ERR) is how its end completes what was posted,
+// and is counted apart.  Other errors are counted by side, for they do not
+// mean the same to a server:
+//  - a Receive in error: the peer sent what could not be received;
+//  - a Send in error: the connection went down under the Send, which a
+//    peer's disconnect can do to a Send it already has.  siw completes a
+//    Send with LOC_QP_OP_ERR when the peer's FIN (tx_suspend, set from
+//    the socket's state change) lands between the transmission of the
+//    Send's last segment and its completion (siw_qp_sq_proc_tx(): "Try
+//    stopping sending after a full DDP segment if the connection goes
+//    down"): a client that closes on its last reply can do that to it.
+//    As svcrdma (svc_rdma_wc_send() -> svc_xprt_deferred_close()), a
+//    server closes the connection on it, and does not fail; what was lost
+//    shows at the client.
+class CompletionTally {
+public:
+	enum Outcome { kSuccess, kFlushed, kError };
+
+	// One completion of a Receive (@recv) or a Send: @success, else
+	// @flushed or another error.  kError: report it.
+	Outcome Count(bool recv, bool success, bool flushed);
+
+	uint64_t flushed() const { return flushed_; }
+	uint64_t errors() const { return recv_errors_ + send_errors_; }	// flushes aside
+	uint64_t recv_errors() const { return recv_errors_; }
+	uint64_t send_errors() const { return send_errors_; }
+	// Whether these end a server's connection in failure: a Receive in
+	// error does; a Send in error only closes it (see above).
+	bool FailsServer() const { return recv_errors_ != 0; }
+
+private:
+	uint64_t flushed_ = 0, recv_errors_ = 0, send_errors_ = 0;
 };
 
 struct LatencySummary {
