@@ -46,6 +46,8 @@ void cmkit_skip_rxe_removal_under_kasan(struct kunit *test, const struct cmkit_d
 void cmkit_test_require_failslab(struct kunit *test);
 const char *cmkit_dev_name(const struct cmkit_dev_param *p);
 unsigned long cmkit_test_timeout(void);
+int cmkit_case_watch(struct kunit *test, const char *suite);
+void cmkit_test_case_timeout(struct kunit *test, unsigned int seconds);
 u16 cmkit_test_port(void);
 struct ib_device *cmkit_test_device(struct kunit *test, const struct cmkit_dev_param *p);
 void cmkit_test_require_device(struct kunit *test, const struct cmkit_dev_param *p);

@@ -80,6 +80,53 @@ kunit_test_suites(&cmkit_smoke_suite, &cmkit_rpcrdma_suite, &cmkit_irdma_suite,
 #endif
 
 /*
+ * Each case runs under its watchdog (kunit/case_timeout.c), armed before
+ * its suite's own .init: at load, each suite's .init is replaced by its
+ * own wrapper here, which arms the watch with the suite's name and calls
+ * the suite's .init (kept in cmkit_suite_inits[]).  Before the suites are
+ * selected or registered, so every copy KUnit or suites= makes has it.
+ */
+static int (*cmkit_suite_inits[ARRAY_SIZE(cmkit_all_suites)])(struct kunit *test);
+
+static int cmkit_case_init(struct kunit *test, int i)
+{
+	int rc = cmkit_case_watch(test, cmkit_all_suites[i]->name);
+
+	if (rc || !cmkit_suite_inits[i])
+		return rc;
+	return cmkit_suite_inits[i](test);
+}
+
+#define CMKIT_CASE_INIT(i)						\
+	static int cmkit_case_init_##i(struct kunit *test)		\
+	{								\
+		return cmkit_case_init(test, i);			\
+	}
+
+CMKIT_CASE_INIT(0)
+CMKIT_CASE_INIT(1)
+CMKIT_CASE_INIT(2)
+CMKIT_CASE_INIT(3)
+CMKIT_CASE_INIT(4)
+
+static int (* const cmkit_case_inits[])(struct kunit *test) = {
+	cmkit_case_init_0, cmkit_case_init_1, cmkit_case_init_2, cmkit_case_init_3,
+	cmkit_case_init_4,
+};
+
+static_assert(ARRAY_SIZE(cmkit_case_inits) == ARRAY_SIZE(cmkit_all_suites));
+
+static void cmkit_watch_cases(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++) {
+		cmkit_suite_inits[i] = cmkit_all_suites[i]->init;
+		cmkit_all_suites[i]->init = cmkit_case_inits[i];
+	}
+}
+
+/*
  * What suites= picked of each suite: the suite itself, a copy holding only
  * the picked cases (freed at unload), or NULL.
  */
@@ -633,6 +680,7 @@ static int __init cmkit_test_init(void)
 	struct cmkit_patterns pp;
 	int i, rc;
 
+	cmkit_watch_cases();
 	if (cmkit_split_patterns(&pp))
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(cmkit_all_suites); i++)
