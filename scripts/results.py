@@ -42,6 +42,11 @@ EXPECTED_FILE = os.path.join(TOP, "kunit", "expected.txt")
 # cmkit's own error lines (module docstring): "cmkit: [handler: ]LEAK: ..." etc.
 CMKIT_ERROR = r"\bcmkit(?:_test)?: (?:[\w-]+: )*(?:LEAK|ERROR): "
 
+# cmkit_test's watchdog of a KUnit case (kunit/case_timeout.c): the case,
+# "<suite>.<case>[#<parameter number>]", is still running after <N> s.
+CASE_TIMEOUT = re.compile(r"\bcmkit_test: case timeout: (\w+)\.(\w+)(?:#(\d+))? "
+                          r"still running after (\d+) s")
+
 # Console lines that fail a run whatever the tests said: (regex, kind, fatal).
 # Each regex is searched in the message, the "[ 12.345678] " prefix removed;
 # the first that matches names the line.  "fatal" kinds end the guest under
@@ -49,7 +54,9 @@ CMKIT_ERROR = r"\bcmkit(?:_test)?: (?:[\w-]+: )*(?:LEAK|ERROR): "
 # and the guest goes on.  Advisory lines such as "RETBleed: WARNING: ..." or
 # "Spectre V2 : WARNING: ..." are not splats: a kernel WARN (and lockdep's
 # reports) print "WARNING:" at the start of the message, so that is where
-# the pattern looks.
+# the pattern looks.  A case timeout is fatal too: the case never ends (a
+# KUnit case stuck in the kernel cannot be stopped), so the host stops the
+# guest as after a crash.
 SPLAT_PATTERNS = [
     (r"\bBUG: KASAN: |^\s*KASAN: ", "KASAN", True),
     (r"\bKFENCE: ", "KFENCE", True),
@@ -77,6 +84,7 @@ SPLAT_PATTERNS = [
     (r"INFO: task .* blocked for more than", "hung task", False),
     (r"\brcu: INFO: .*stall", "rcu stall", False),
     (r"\bunregister_netdevice: waiting for", "netdev reference leak", False),
+    (CASE_TIMEOUT.pattern, "case timeout", True),
     (CMKIT_ERROR, "cmkit error", False),
     (r"\bcmkit_test: .*: still referenced at the end: leaked", "cmkit error", False),
     (r"Kernel panic", "panic", True),
@@ -645,11 +653,20 @@ def assemble_ktap(report, console_text=""):
 
 
 def interruption(report, console_text, suite):
-    """(Interrupted, why, crash excerpt) of the suite the guest stopped in."""
+    """(Interrupted, why, crash excerpt) of the suite the guest stopped in.
+
+    A case timeout (the console's first fatal line) names the case itself,
+    and its excerpt is the watchdog's dump: the case's thread, the blocked
+    tasks."""
     intr = interrupted_suite(console_text, suite, report.cases.get(suite))
     timed_out = [t for t in report.timeouts if t[0] == f"suite {suite}"]
     lines = console_text.splitlines()
     start = crash_start(lines)
+    m = CASE_TIMEOUT.search(klog_message(lines[start])) if start is not None else None
+    if m and m.group(1) == suite:
+        intr.case = m.group(2)
+        param = f" (parameter #{m.group(3)})" if m.group(3) else ""
+        return intr, f"timed out after {m.group(4)} s{param}", crash_excerpt(lines, start)
     if timed_out:
         return intr, f"timed out after {timed_out[0][1]} s", []
     if start is not None:
@@ -1199,6 +1216,8 @@ def judge(report, console_text, kunit_rc, counts, hung, powered_off, leaves=None
         if not k:
             continue
         if start is not None and i >= start:
+            if i == start and k[0] == "case timeout" and where:
+                continue    # named with its suite and case above
             if i == start:
                 ctx = f" in {where}" if where else (f" during {report.step}"
                                                    if report.step else "")

@@ -17,7 +17,8 @@ Environment: CMKIT_ACCEL=kvm|tcg skips the KVM probe, CMKIT_ACCEL=probe
 forces a new one (its verdict is otherwise remembered per machine, under the
 cache); CMKIT_TIMEOUT (seconds, default 1200, x4 on a debug leg) bounds one
 boot; CMKIT_SUITE_TIMEOUT (default 300, x4 on a debug leg) is the guest's
-watchdog of each suite and unload; CMKIT_APPEND adds words to the guest
+watchdog of each suite and unload; CMKIT_CASE_TIMEOUT (default 120, x4 on a
+debug leg) cmkit_test's watchdog of each KUnit case; CMKIT_APPEND adds words to the guest
 kernel's command line (module.sig_enforce=1 on a stock leg: the kernel
 refuses the unsigned cmkit.ko, and the run says why).
 """
@@ -138,9 +139,9 @@ def qemu_argv(bzimage, initrd, accel, append, serials):
 
 
 # Seconds QEMU may run after the console's first fatal line (a panic, an
-# oops, a KASAN report...): the rest of the trace and the guest's dumps,
-# and then the host stops it (within a minute of the crash, not at the
-# leg's timeout).
+# oops, a KASAN report, cmkit_test's case timeout...): the rest of the trace
+# and the guest's dumps, and then the host stops it (within a minute of the
+# crash, not at the leg's timeout).
 FATAL_GRACE = 45
 
 
@@ -337,6 +338,8 @@ def guest_append(info, mode, suites):
         extra += ["cmkit.debug=1", "hung_task_panic=1", "softlockup_panic=1"]
     if os.environ.get("CMKIT_SUITE_TIMEOUT"):
         extra.append(f"cmkit.suite_timeout={int(os.environ['CMKIT_SUITE_TIMEOUT'])}")
+    if os.environ.get("CMKIT_CASE_TIMEOUT"):
+        extra.append(f"cmkit.case_timeout={int(os.environ['CMKIT_CASE_TIMEOUT'])}")
     # More words for the guest kernel (module.sig_enforce=1: watch a stock
     # kernel refuse the unsigned cmkit.ko, and the run say why).
     extra.append(os.environ.get("CMKIT_APPEND", ""))

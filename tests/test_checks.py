@@ -459,6 +459,46 @@ class Interrupted(Base):
                                 "cmkit_rpcrdma.device_removal_while_connecting")
         self.assertTrue(any("insmod (pid 233)" in n for n in v.notes), v.notes)
 
+    def test_case_timeout_names_the_case_and_its_parameter(self):
+        # cmkit_test's case watchdog fired in the second parameter of a case:
+        # the guest went on (the case never ends) until the host stopped it.
+        console = CRASH_CONSOLE.split("[   23.0]")[0] + (
+            "[   22.2]         ok 1 rxe0\n"
+            "[  142.3] cmkit_test: case timeout: cmkit_rpcrdma.device_removal_while_connecting#2"
+            " still running after 120 s\n"
+            "[  142.3] cmkit_test: the case's thread: kunit_try_catch (pid 311)\n"
+            "[  142.3] task:kunit_try_catch state:D stack:0     pid:311\n"
+            "[  142.3]  rpcrdma_xprt_destroy+0x90/0x120 [cmkit]\n"
+            "[  142.4] sysrq: Show Blocked State\n")
+        status = status_log([("cmkit_rpcrdma", None)], done=False,
+                            announce=["cmkit_rpcrdma", "cmkit_srpt"],
+                            cases={"cmkit_rpcrdma": RPC_CASES})
+        v = self.verdict(status, console, powered_off=False)
+        self.assertFailsWith(v, "suite cmkit_rpcrdma: timed out after 120 s (parameter #2) in "
+                                "case cmkit_rpcrdma.device_removal_while_connecting "
+                                "(1 case(s) had ended)",
+                             "suite cmkit_srpt: no results")
+        self.assertIn("timeout", [p.kind for p in v.problems])
+        # Named once, as the case's timeout, not as a kernel crash.
+        self.assertFalse(any(p.startswith("kernel crash") for p in v.problems), v.problems)
+        failed = [l for l in v.leaves if l.status == "FAIL" and l.path]
+        self.assertEqual([l.ident for l in failed],
+                         ["cmkit_rpcrdma.device_removal_while_connecting"])
+        self.assertTrue(any("rpcrdma_xprt_destroy" in d for d in failed[0].diag))
+        self.assertTrue(any("parameter rxe0: ok" in d for d in failed[0].diag))
+
+    def test_case_timeout_line_names_the_case_without_the_case_list(self):
+        # Neither the case list nor KUnit's subtest header: the line says which.
+        console = CLEAN + (
+            "[   20.1]     KTAP version 1\n[   20.1]     # Subtest: cmkit_smoke\n"
+            "[   20.1]     1..2\n"
+            "[   50.1] cmkit_test: case timeout: cmkit_smoke.smoke_loopback still running "
+            "after 30 s\n")
+        v = self.verdict(status_log([("cmkit_smoke", None)], done=False), console,
+                         powered_off=False)
+        self.assertFailsWith(v, "suite cmkit_smoke: timed out after 30 s in case "
+                                "cmkit_smoke.smoke_loopback (0 case(s) had ended)")
+
     def test_rmmod_timeout_is_named(self):
         status = status_log([("cmkit_smoke", SMOKE)], done=False, extra=[
             "CMKIT rmmod cmkit", "CMKIT error rmmod cmkit timed out after 300 s"])

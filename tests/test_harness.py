@@ -540,6 +540,33 @@ class StopAfterCrash(unittest.TestCase):
         self.assertFalse(boot.hung)
         self.assertLessEqual(run.FATAL_GRACE, 60)
 
+    def test_qemu_is_stopped_soon_after_a_case_timeout(self):
+        tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
+        boot = run.Boot(tmp, "")
+        line = ("[  130.0] cmkit_test: case timeout: cmkit_smoke.smoke_port_is_active#1 "
+                "still running after 120 s")
+        self.assertEqual(results.splat_kind(line), ("case timeout", True))
+
+        def argv(bzimage, initrd, accel, append, serials):
+            return ["sh", "-c", f"echo '{line}' >> {boot.console}; exec sleep 60"]
+
+        with mock.patch.object(run, "qemu_argv", side_effect=argv), \
+                mock.patch.object(run, "FATAL_GRACE", 1):
+            t0 = time.time()
+            boot._run("b", "i", "tcg", "", 120, None)
+        self.assertLess(time.time() - t0, 20)
+        self.assertTrue(boot.killed_after_crash)
+        self.assertFalse(boot.hung)
+
+    def test_the_case_timeout_reaches_the_guest_only_when_asked(self):
+        with mock.patch.dict(os.environ, {"CMKIT_CASE_TIMEOUT": "10"}):
+            self.assertIn("cmkit.case_timeout=10",
+                          run.guest_append({}, "test", "*").split())
+        with mock.patch.dict(os.environ, {}, clear=False):
+            os.environ.pop("CMKIT_CASE_TIMEOUT", None)
+            self.assertFalse(any(w.startswith("cmkit.case_timeout=")
+                                 for w in run.guest_append({}, "test", "*").split()))
+
 
 if __name__ == "__main__":
     unittest.main()
