@@ -16,9 +16,11 @@ static const char smoke_rep[] = "cmkit-smoke-reply";
 static void smoke_port_is_active(struct kunit *test)
 {
 	const struct cmkit_dev_param *param = test->param_value;
-	struct ib_device *dev = cmkit_test_device(test, param);
+	struct ib_device *dev;
 	struct ib_port_attr attr;
 
+	cmkit_test_case_timeout(test, 30);	/* no waits: a lookup and a query */
+	dev = cmkit_test_device(test, param);
 	KUNIT_ASSERT_EQ(test, ib_query_port(dev, 1, &attr), 0);
 	KUNIT_EXPECT_EQ_MSG(test, attr.state, IB_PORT_ACTIVE,
 			    "%s port 1 is in state %d", dev_name(&dev->dev),
