@@ -12,7 +12,9 @@ Debian's own linux-headers.  Debian's kernels have neither KUnit nor siw
 (nor fault injection), so the guest runs the shell suites only:
 cmkit_userspace (its siw cases skip, "Debian's kernel has no siw"), the
 story of `make run` without siw (cmkit_story) and cmkit_srp_initiator
-(Debian's own ib_srp, sd_mod and ext4 against cmkit's SRP target).
+(Debian's own ib_srp, sd_mod and ext4 against cmkit's SRP target);
+cmkit_userspace's nfsd case calls Debian's own nfsd over its svcrdma
+(rpcrdma.ko).
 
 Packages (through kernel.Apt's private configuration; the system's apt
 sources and /lib/modules are never touched):
@@ -91,9 +93,17 @@ BUILD = os.path.join(TOP, "build")
 #
 # cmkit.ko itself calls the kernel's crc32c() (core/crc32c.c): libcrc32c,
 # which asks the crypto API for "crc32c" (crc32c_generic) when it loads.
+#
+# cmkit_userspace's nfsd case: the kernel's own NFS server (nfsd, which
+# pulls sunrpc, lockd, grace, nfs_acl and auth_rpcgss; exportfs is built
+# in) and its RPC-over-RDMA transport, svcrdma, which lives in rpcrdma
+# (it pulls rdma_cm and the RDMA core, configfs and sunrpc).  Loaded up
+# front as the test kernels have them built in; writing "rdma" to nfsd's
+# portlist would otherwise ask for the "svcrdma" alias.
 MODULES = ("ib_core", "ib_cm", "iw_cm", "rdma_cm", "rdma_ucm", "ib_uverbs", "rdma_rxe",
            "crc32_generic", "dummy",
-           "ib_srp", "scsi_transport_srp", "sd_mod", "ext4", "crc32c_generic", "libcrc32c")
+           "ib_srp", "scsi_transport_srp", "sd_mod", "ext4", "crc32c_generic", "libcrc32c",
+           "nfsd", "rpcrdma")
 # Loaded too where the package has them.  Debian's kernels do not.
 OPTIONAL = ("siw",)
 NO_SIW = "Debian's kernel has no siw"

@@ -178,6 +178,20 @@ kernel/lib/libcrc32c.ko.xz:
 kernel/drivers/net/ethernet/intel/e1000/e1000.ko.xz:
 kernel/drivers/infiniband/hw/irdma/irdma.ko.xz: kernel/drivers/infiniband/core/ib_uverbs.ko.xz \
 kernel/drivers/infiniband/core/ib_core.ko.xz
+kernel/net/sunrpc/sunrpc.ko.xz:
+kernel/fs/nfs_common/grace.ko.xz:
+kernel/fs/nfs_common/nfs_acl.ko.xz: kernel/net/sunrpc/sunrpc.ko.xz
+kernel/fs/lockd/lockd.ko.xz: kernel/fs/nfs_common/grace.ko.xz kernel/net/sunrpc/sunrpc.ko.xz
+kernel/net/sunrpc/auth_gss/auth_rpcgss.ko.xz: kernel/net/sunrpc/sunrpc.ko.xz
+kernel/fs/nfsd/nfsd.ko.xz: kernel/net/sunrpc/auth_gss/auth_rpcgss.ko.xz \
+kernel/fs/nfs_common/nfs_acl.ko.xz kernel/fs/lockd/lockd.ko.xz kernel/fs/nfs_common/grace.ko.xz \
+kernel/net/sunrpc/sunrpc.ko.xz
+kernel/net/sunrpc/xprtrdma/rpcrdma.ko.xz: kernel/drivers/infiniband/core/rdma_cm.ko.xz \
+kernel/drivers/infiniband/core/iw_cm.ko.xz kernel/drivers/infiniband/core/ib_cm.ko.xz \
+kernel/drivers/infiniband/core/ib_core.ko.xz kernel/fs/configfs/configfs.ko.xz \
+kernel/net/sunrpc/sunrpc.ko.xz
+kernel/fs/nfs/nfsv4.ko.xz: kernel/fs/nfs/nfs.ko.xz kernel/net/sunrpc/sunrpc.ko.xz
+kernel/fs/nfs/nfs.ko.xz: kernel/fs/lockd/lockd.ko.xz kernel/net/sunrpc/sunrpc.ko.xz
 """.replace("\\\n", "")
 
 
@@ -189,17 +203,21 @@ class ModuleList(unittest.TestCase):
         names = [stock.module_name(p) for p in paths]
         self.assertEqual(sorted(names), sorted(stock.MODULES + (
             "configfs", "udp_tunnel", "ip6_udp_tunnel", "scsi_common", "scsi_mod",
-            "jbd2", "mbcache", "crc16")))
+            "jbd2", "mbcache", "crc16",
+            "sunrpc", "grace", "lockd", "nfs_acl", "auth_rpcgss")))
         for mod, deps in [("rdma_cm", ["ib_core", "iw_cm", "ib_cm", "configfs"]),
                           ("rdma_rxe", ["udp_tunnel", "ip6_udp_tunnel", "ib_uverbs"]),
                           ("rdma_ucm", ["rdma_cm", "ib_uverbs"]),
                           ("ib_srp", ["scsi_transport_srp", "rdma_cm", "scsi_mod"]),
                           ("scsi_mod", ["scsi_common"]),
                           ("sd_mod", ["scsi_mod"]),
-                          ("ext4", ["jbd2", "mbcache", "crc16"])]:
+                          ("ext4", ["jbd2", "mbcache", "crc16"]),
+                          ("lockd", ["grace", "sunrpc"]),
+                          ("nfsd", ["sunrpc", "grace", "lockd", "nfs_acl", "auth_rpcgss"]),
+                          ("rpcrdma", ["sunrpc", "rdma_cm", "configfs"])]:
             for d in deps:
                 self.assertLess(names.index(d), names.index(mod), f"{d} before {mod}")
-        for other in ("irdma", "e1000", "ib_srpt", "target_core_mod"):
+        for other in ("irdma", "e1000", "ib_srpt", "target_core_mod", "nfs", "nfsv4"):
             self.assertNotIn(other, names)
         self.assertEqual(paths[0], "kernel/drivers/infiniband/core/ib_core.ko.xz")
 
