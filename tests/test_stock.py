@@ -529,6 +529,17 @@ class StockReport(unittest.TestCase):
             self.assertTrue(results.fnmatch.fnmatchcase(f"cmkit_userspace.{name}",
                                                         skips[0].target), name)
 
+    def test_the_stock_legs_run_the_nfsd_case_with_debians_nfsd_and_svcrdma(self):
+        # nfsd.ko and rpcrdma.ko (svcrdma) are loaded with the RDMA stack, so
+        # no stock line lets cmkit_userspace's nfsd case skip.
+        for mod in ("nfsd", "rpcrdma"):
+            self.assertIn(mod, stock.MODULES)
+        case = "cmkit_userspace.rpcrdma_calls_nfsd_over_rdma_rxe0"
+        for lg in ("stock-6.1", "stock-6.12"):
+            skips = [e for e in results.read_expected() if e.applies(lg) and e.kind == "skip"
+                     and results.fnmatch.fnmatchcase(case, e.target)]
+            self.assertEqual(skips, [], lg)
+
     def test_the_stock_legs_are_in_the_matrix_and_debug0_keeps_them(self):
         self.assertIn("stock-6.1", kernel.MATRIX)
         self.assertIn("stock-6.12", kernel.MATRIX)
