@@ -291,9 +291,10 @@ void siw_connects_cmkit_rejects(struct kunit *test)
  * A listener is released with nothing left in its accept queue.  Releasing
  * it with children there makes TCP take each child's sk_callback_lock under
  * the child's (kernel socket) spinlock (inet_csk_listen_stop() ->
- * inet_child_forget()), and lockdep holds that order against siw, which
- * reads the same lock class with softirqs on: the report of KI-2 (docs/known-issues.md),
- * seen on 6.1 whenever this suite and cmkit_userspace shared a boot.
+ * inet_child_forget()), and lockdep held that order against siw, which
+ * read the same lock class with softirqs on until KI-2's fix
+ * (docs/known-issues.md): seen on 6.1 whenever this suite and
+ * cmkit_userspace shared a boot.
  */
 static void raw_release_listener(struct socket *lsock)
 {

@@ -7,22 +7,11 @@
 /* ---- siw: P2P with it, and IPv6 both ways ----------------------------------- */
 
 /*
- * Seen on 6.12.118 (the code is the same in 6.1 and 7.3): an upstream siw
- * locking bug that only a P2P initiator reaches, and none but cmkit is one
- * to siw here.  siw_rtr_data_ready(), a socket callback run in softirq,
- * calls siw_qp_socket_assoc(), which takes sk_callback_lock for writing;
- * siw_qp_llp_data_ready() takes it for reading with softirqs on when TCP
- * runs a socket's backlog in process context.  Lockdep reports the
- * inconsistent lock state at the next siw traffic of the boot (in
- * cmkit_userspace), failing the run.
- */
-static const char irdma_siw_p2p_lockdep_skip[] =
-	"siw: its RTR handler takes sk_callback_lock for writing in softirq, its data path for reading with softirqs on (lockdep)";
-
-/*
  * siw as a responder grants P2P to an initiator that asks and picks Write
  * (else Read) among the offered types: cmkit's RTR gets it established.
- * Skipped under lockdep (see irdma_siw_p2p_lockdep_skip).
+ * siw's RTR handler and its data path used to take sk_callback_lock in
+ * inconsistent contexts, which lockdep reported here (KI-2, fixed by
+ * kernel-patches/<series>/0101).
  */
 void irdma_p2p_connects_siw(struct kunit *test)
 {
@@ -38,9 +27,6 @@ void irdma_p2p_connects_siw(struct kunit *test)
 	struct ul_rec r;
 	struct ul *ul;
 
-	/* Only while lockdep watches: the case runs wherever it would not report. */
-	if (IS_ENABLED(CONFIG_PROVE_LOCKING) && READ_ONCE(debug_locks))
-		cmkit_skip(test, "%s", irdma_siw_p2p_lockdep_skip);
 	cmkit_test_device(test, siw_param);
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	srv = cmkit_peer_create(test, "siw server");
