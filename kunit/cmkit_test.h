@@ -41,8 +41,6 @@ void cmkit_dev_param_desc(const struct cmkit_dev_param *p, char *desc);
 	KUNIT_ARRAY_PARAM(name, array, name##_desc)
 
 __printf(2, 3) void __noreturn cmkit_skip(struct kunit *test, const char *fmt, ...);
-void cmkit_skip_rxe_failed_create_qp(struct kunit *test);
-void cmkit_skip_rxe_removal_under_kasan(struct kunit *test, const struct cmkit_dev_param *p);
 void cmkit_test_require_failslab(struct kunit *test);
 const char *cmkit_dev_name(const struct cmkit_dev_param *p);
 unsigned long cmkit_test_timeout(void);

@@ -21,7 +21,6 @@
 #include <linux/netdevice.h>
 #include <linux/seq_file.h>
 #include <linux/umh.h>
-#include <linux/utsname.h>
 #include <kunit/resource.h>
 #include <rdma/ib_verbs.h>
 
@@ -319,49 +318,6 @@ void cmkit_test_require_failslab(struct kunit *test)
 {
 	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_FAILSLAB) && failslab_ready,
 			      "failslab not set up (ignore-gfp-wait N, verbose 0, then failslab_ready=1)");
-}
-
-/**
- * cmkit_skip_rxe_failed_create_qp - skip a case that makes rxe_create_qp() fail, on 6.1
- * @test: the running test
- *
- * A known rxe bug, not an API difference, so a release check rather than a
- * build probe: 6.1's rxe_qp_do_cleanup() deletes timers that a failed
- * rxe_create_qp() never set up, and lockdep then switches itself off for
- * the rest of the run ("trying to register non-static key").  Fixed
- * upstream by "RDMA/rxe: Fix "trying to register non-static key in
- * rxe_qp_do_cleanup" bug" (in 6.12, not in 6.1.192).
- */
-void cmkit_skip_rxe_failed_create_qp(struct kunit *test)
-{
-	static const char why[] =
-		"rxe on 6.1: a failed rxe_create_qp() deletes timers it never set up (lockdep)";
-
-	if (!strncmp(init_utsname()->release, "6.1.", 4))
-		cmkit_skip(test, "%s", why);
-}
-
-/**
- * cmkit_skip_rxe_removal_under_kasan - skip a removal of a busy rxe under KASAN
- * @test: the running test
- * @p: the device the case removes
- *
- * KI-5 (scripts/results.py, docs/known-issues.md): while rxe is unregistered, the MAD
- * layer's CQ work can repost a receive on a MAD QP that ib_mad_port_close()
- * already destroyed, when a MAD (the IB CM's DREQ or REJ of an id the
- * removal destroys) arrives just before.  Under KASAN that read is fatal and
- * the rest of the boot is lost: on 6.12-debug on 2026-12-05 it stopped 6 of
- * 9 boots that removed rxe with connections up or being made, in cmkit_rpcrdma
- * and cmkit_srpt.  Every KUnit case that removes rxe skips it there (they
- * run on the plain legs).
- */
-void cmkit_skip_rxe_removal_under_kasan(struct kunit *test, const struct cmkit_dev_param *p)
-{
-	static const char why[] =
-		"rxe under KASAN: KI-5, a MAD receive reposted on a destroyed MAD QP";
-
-	if (IS_ENABLED(CONFIG_KASAN) && p->transport == CMKIT_RXE)
-		cmkit_skip(test, "%s", why);
 }
 
 static int cmkit_res_init(struct kunit_resource *res, void *context)

@@ -1041,7 +1041,6 @@ static void device_removal_started_while_resolving_releases_the_id(struct kunit 
 	struct rt_ctx c;
 	int rc;
 
-	cmkit_skip_rxe_removal_under_kasan(test, test->param_value);
 	rt_setup(test, &c, true);
 	t.param = c.param;
 	init_completion(&t.fired);
@@ -1075,7 +1074,6 @@ static void device_removal_while_connecting_wakes_the_connect(struct kunit *test
 	struct rt_async *a;
 	struct rt_ctx c;
 
-	cmkit_skip_rxe_removal_under_kasan(test, test->param_value);
 	rt_setup(test, &c, false);
 	c.srv->hold_requests = true;
 	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(c.srv, &c.addr), 0);
@@ -1102,7 +1100,6 @@ static void device_removal_while_connected_releases_the_id(struct kunit *test)
 	struct rt_decision d;
 	struct rt_ctx c;
 
-	cmkit_skip_rxe_removal_under_kasan(test, test->param_value);
 	rt_setup(test, &c, true);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	rt_calls_ok(&c, 1);
@@ -1146,7 +1143,6 @@ static void rt_constructed_connected_then_removal(struct kunit *test,
 	struct rt_decision d;
 	struct rt_ctx c;
 
-	cmkit_skip_rxe_removal_under_kasan(test, test->param_value);
 	rt_setup(test, &c, true);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	ep = c.xprt->rx_ep;
@@ -1785,7 +1781,6 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 	struct rt_ctx c;
 	int rc;
 
-	cmkit_skip_rxe_failed_create_qp(test);
 	cmkit_test_require_failslab(test);
 	rt_setup(test, &c, true);
 	/* Armed, but only the task's fail-nth makes them fail (times 0). */
@@ -2448,7 +2443,6 @@ static void device_removal_with_calls_in_flight_aborts_them(struct kunit *test)
 	struct rt_calls *a;
 	struct rt_ctx c;
 
-	cmkit_skip_rxe_removal_under_kasan(test, test->param_value);
 	rt_setup(test, &c, true);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	removal = cmkit_test_remove_device(test, c.param);

@@ -229,7 +229,6 @@ void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
 	unsigned int n, injected = 0;
 	bool done = false;
 
-	cmkit_skip_rxe_failed_create_qp(test);
 	srpt_setup(&ctx, test, false);
 	relay = srpt_relay_create(test, ctx.dev);
 	srpt_fail_nth_setup(test);

@@ -1077,7 +1077,6 @@ void srpt_io_removal_with_rdma_reads_outstanding(struct kunit *test)
 	u64 stall, tag, sid;
 	u8 tport[CMKIT_SRP_PORT_ID_LEN];
 
-	cmkit_skip_rxe_removal_under_kasan(test, rxe);
 	srpt_setup(&ctx, test, form->rdma_cm);
 	io = srpt_io_login_opt(&ctx, "srp initiator", 0x7a01 + form->rdma_cm, 1, true);
 	tag = io->ini->req.tag;

@@ -354,7 +354,6 @@ void srpt_device_removal_with_live_channels(struct kunit *test)
 	u64 sid;
 	u8 tport[CMKIT_SRP_PORT_ID_LEN];
 
-	cmkit_skip_rxe_removal_under_kasan(test, rxe);
 	srpt_setup(&ctx, test, false);
 	srpt_two_live(test, &ctx, &rdma, &ib, 0x5900);
 

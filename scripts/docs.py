@@ -52,10 +52,9 @@ How a run treats them:
   whose guest goes on after a WARN, lists those lines as
   `known issue KI-n (<line>)` and does not fail on them; any other splat
   line is a `problem:` and does.
-- On a KASAN kernel (the debug legs) every KUnit case that removes a busy
-  rxe skips with KI-5 as its reason (`cmkit_skip_rxe_removal_under_kasan()`
-  in `kunit/main.c`; the skips are listed in `kunit/expected.txt`); those
-  cases run on the plain legs.
+- No KUnit case skips for a known issue: the cases that removing a busy
+  rxe under KASAN (KI-1, KI-5), P2P against siw (KI-2) and siw's fail-nth
+  sweep (KI-3) used to skip run on every leg, its kernel carrying the fix.
 - An entry's `fixed_by` names the patches of `kernel-patches/<series>/`
   that fix it in the test kernels.
 - An entry applies only to the package versions it names: when a pin

@@ -12,8 +12,7 @@
 # and rxe0 in place.
 #
 # Environment: RXE_ADDR, RXE_NETDEV (rxe0's netdev, to add rxe0 back after
-# the removal case); SLOW: every bound multiplied by it (4 on a debug leg);
-# DEBUG=1 on a debug leg (its two cases that meet an ib_srp bug skip).
+# the removal case); SLOW: every bound multiplied by it (4 on a debug leg).
 #
 # Every wait polls a state (sysfs, cmkit's stats, a background command's
 # exit status file) with a bound; a disk command that is stuck in the
@@ -59,14 +58,6 @@ skip() {	# <name> <reason>
 	RESULTS="$RESULTS
     ok $N $1 # SKIP $2"
 }
-
-# ib_srp (not cmkit): with I/O in flight, losing the target's device or the
-# target makes srp_remove_work() run scsi_remove_host(), which frees the
-# SCSI tag set, before srp_free_ch_ib() -> srp_destroy_qp() polls the CQ
-# whose completions still point into it: KASAN reports a use-after-free in
-# __ib_process_cq() (seen on 6.12-debug in the unload case, no cmkit frame).
-# The plain legs run both cases; a debug leg skips them.
-KI_SRP_REMOVE="ib_srp: srp_remove_work frees the SCSI tag set before srp_destroy_qp polls its CQ (KASAN use-after-free)"
 
 # ---- waiting ----------------------------------------------------------------
 
@@ -707,14 +698,9 @@ for ch in 1 2; do
 	logout_case $ch
 done
 delete_all_rports
-if [ "${DEBUG:-0}" = 1 ]; then	# a debug leg (KASAN)
-	skip srp_rdma_link_delete_mid_io_ends_cleanly "$KI_SRP_REMOVE"
-	skip srp_unload_cmkit_with_live_initiator_ends_cleanly "$KI_SRP_REMOVE"
-else
-	removal_case 2
-	delete_all_rports
-	unload_case 1
-fi
+removal_case 2
+delete_all_rports
+unload_case 1
 delete_all_rports
 lun_size_case
 delete_all_rports
