@@ -81,18 +81,19 @@ class Verdicts(Base):
                 self.assertTrue(v.ok)
                 self.assertEqual((v.passed, v.failed, v.skipped), (len(CASES), 0, 0))
 
-    def test_a_debug_legs_skip_fails_a_stock_leg(self):
-        # ib_srp's removal bug skips two cases on a debug leg (KASAN) only:
-        # a stock leg (no KASAN) runs them, and a skip there fails the run.
+    def test_a_removal_skip_fails_every_leg(self):
+        # The test kernels carry ib_srp's removal fix (KI-7, 0203): no leg,
+        # debug or stock, expects the removal cases to skip.
         out = ktap().replace(f"ok 16 {CASES[15]}",
                              f"ok 16 {CASES[15]} # SKIP ib_srp: srp_remove_work frees the "
                              "SCSI tag set before srp_destroy_qp polls its CQ (KASAN "
                              "use-after-free)")
         self.assertIn("# SKIP", out)
-        self.assertTrue(self.judge(out, leg="6.12-debug").ok)
-        v = self.judge(out, leg="stock-6.12")
-        self.assertFalse(v.ok)
-        self.assertTrue([p for p in v.problems if CASES[15] in p], v.problems)
+        for leg in ("6.12-debug", "stock-6.12"):
+            with self.subTest(leg=leg):
+                v = self.judge(out, leg=leg)
+                self.assertFalse(v.ok)
+                self.assertTrue([p for p in v.problems if CASES[15] in p], v.problems)
 
     def test_a_failed_login_fails_the_run_with_its_reason(self):
         why = ("add_target id_ext=0002c9030005f34a,ioc_guid=0002c9030005f34a,dest=10.77.0.1:5555,"
