@@ -10,6 +10,7 @@
  * when an assertion aborted it.
  */
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
@@ -153,28 +154,82 @@ static void cmkit_peer_destroy_qp(struct cmkit_peer *p, struct rdma_cm_id *id)
 		rdma_destroy_qp(id);
 }
 
+/* The PD and the CQ go with the last id.  Under res_lock. */
+static void cmkit_peer_release_last(struct cmkit_peer *p)
+{
+	if (p->child || p->id || p->removing)
+		return;
+	if (p->cq)
+		ib_free_cq(p->cq);
+	if (p->pd)
+		ib_dealloc_pd(p->pd);
+	p->cq = NULL;
+	p->pd = NULL;
+}
+
+/*
+ * On iWARP, iw_cm holds a reference on a connection's QP that it drops
+ * only when it handles the connection's close or the id's destruction,
+ * and the provider's destroy_qp waits for every reference (siw_destroy_qp(),
+ * irdma_destroy_qp()).  In this id's DEVICE_REMOVAL upcall rdma_cm holds the
+ * id's handler_mutex, which the close's own upcall (cma_iw_handler() from
+ * iw_cm's ordered workqueue) needs: destroying the QP there waits for ever,
+ * and every iw_cm event of every id with it.  Such an id is destroyed from
+ * a work item once the upcall returned, as an upstream ULP's release work
+ * does (svcrdma, nvmet-rdma); rdma_cm's removal waits for the id.
+ */
+static bool cmkit_peer_defer_removal(struct rdma_cm_id *id)
+{
+	return id->qp && rdma_protocol_iwarp(id->device, id->port_num);
+}
+
+static void cmkit_peer_removal_work(struct work_struct *work)
+{
+	struct cmkit_peer *p = container_of(work, struct cmkit_peer, removal_work);
+	struct rdma_cm_id *id;
+
+	for (;;) {
+		mutex_lock(&p->res_lock);
+		id = p->nr_removed ? p->removed[--p->nr_removed] : NULL;
+		mutex_unlock(&p->res_lock);
+		if (!id)
+			return;
+		cmkit_peer_destroy_qp(p, id);
+		rdma_destroy_id(id);
+		mutex_lock(&p->res_lock);
+		p->removing--;
+		cmkit_peer_release_last(p);
+		mutex_unlock(&p->res_lock);
+	}
+}
+
 /*
  * The device goes away: release what this id holds (and the PD and CQ with
- * the last id) and let rdma_cm destroy the id, so the removal can finish.
+ * the last id) and let rdma_cm destroy the id, so the removal can finish;
+ * an iWARP connection's from a work item (cmkit_peer_defer_removal()).
  */
 static int cmkit_peer_removed(struct cmkit_peer *p, struct rdma_cm_id *id)
 {
+	bool defer = cmkit_peer_defer_removal(id);
+
 	mutex_lock(&p->res_lock);
-	cmkit_peer_destroy_qp(p, id);
+	if (defer && !WARN_ON(p->nr_removed == ARRAY_SIZE(p->removed))) {
+		p->removed[p->nr_removed++] = id;
+		p->removing++;
+	} else {
+		defer = false;
+		cmkit_peer_destroy_qp(p, id);
+	}
 	if (id == p->child)
 		p->child = NULL;
 	else if (id == p->id)
 		p->id = NULL;
-	if (!p->child && !p->id) {
-		if (p->cq)
-			ib_free_cq(p->cq);
-		if (p->pd)
-			ib_dealloc_pd(p->pd);
-		p->cq = NULL;
-		p->pd = NULL;
-	}
+	cmkit_peer_release_last(p);
 	mutex_unlock(&p->res_lock);
-	return 1;
+	if (!defer)
+		return 1;
+	queue_work(system_unbound_wq, &p->removal_work);
+	return 0;
 }
 
 static int cmkit_peer_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
@@ -207,6 +262,7 @@ static void cmkit_peer_free(struct kunit_resource *res)
 {
 	struct cmkit_peer *p = res->data;
 
+	flush_work(&p->removal_work);
 	if (p->child)
 		cmkit_peer_destroy_id(p, p->child);
 	if (p->id)
@@ -230,6 +286,7 @@ static int cmkit_peer_init(struct kunit_resource *res, void *context)
 	p->name = context;
 	spin_lock_init(&p->lock);
 	mutex_init(&p->res_lock);
+	INIT_WORK(&p->removal_work, cmkit_peer_removal_work);
 	init_waitqueue_head(&p->wait);
 	res->data = p;
 	return 0;

@@ -12,6 +12,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <kunit/test.h>
 #include <rdma/rdma_cm.h>
 
@@ -119,6 +120,10 @@ struct cmkit_peer {
 	bool hold_disconnect;
 	struct cmkit_rpc_srv *rpc;
 	struct mutex res_lock;	/* vs. DEVICE_REMOVAL */
+	struct work_struct removal_work;
+	struct rdma_cm_id *removed[2];	/* iWARP ids the work destroys */
+	unsigned int nr_removed;
+	unsigned int removing;	/* ids of removed[] not destroyed yet */
 	spinlock_t lock;	/* the event log */
 	wait_queue_head_t wait;
 	unsigned int nr;

@@ -1034,6 +1034,11 @@ static void rt_expect_removed(struct rt_ctx *c, struct cmkit_removal *removal)
 	KUNIT_EXPECT_PTR_EQ(test, c->xprt->rx_ep, NULL);
 }
 
+/*
+ * On siw the server's child is accepted (its QP held by iw_cm) when the
+ * removal reaches it: the peer destroys it from a work item, not in the
+ * upcall (cmkit_peer_defer_removal()).
+ */
 static void device_removal_started_while_resolving_releases_the_id(struct kunit *test)
 {
 	struct rt_trigger t = { .test = test, .on = RDMA_CM_EVENT_ADDR_RESOLVED };
