@@ -310,6 +310,31 @@ KNOWN_ISSUES = [
         "echo scan > /sys/kernel/debug/kmemleak; cat /sys/kernel/debug/kmemleak",
         fixed_by={"6.1": ["0103-RDMA-iwcm-reject-a-connection-request-dropped-on-a-listener.patch"], "6.12": ["0103-RDMA-iwcm-reject-a-connection-request-dropped-on-a-listener.patch"], "7.3": ["0103-RDMA-iwcm-reject-a-connection-request-dropped-on-a-listener.patch"]}),
     KnownIssue(
+        "KI-8", {"linux-source-6.1": ["6.1.192-3"],
+                 "linux-source-6.12": ["6.12.118-1~deb12u1"],
+                 "linux-source-7.3": ["7.3.4-1~bpo13+1"]},
+        r"kmemleak: \d+ new suspected memory leaks?(?:.*\n){1,200}?"
+        r".*\bsiw_cep_alloc\+",
+        "siw never puts a passive endpoint's own reference when the peer "
+        "closes (or stays silent past the MPA timer) before its MPA request: "
+        "the cep and its work elements stay on the device's cep list, and "
+        "kmemleak reports them once siw0 is gone",
+        "siw_cm_work_handler()'s SIW_CM_WORK_PEER_CLOSE and "
+        "SIW_CM_WORK_MPATIMEOUT in SIW_EPSTATE_AWAIT_MPAREQ drop the "
+        "listener's reference, the timer's and the socket's, but not the one "
+        "siw_cep_alloc() gave the handshake (drivers/infiniband/sw/siw/"
+        "siw_cm.c, the same in 6.1, 6.12 and 7.3); any TCP peer that connects "
+        "to a siw listener and closes before it sends its request leaks one "
+        "cep.  Seen on 6.12-debug after cmkit_rpcrdma's siw fail-nth sweep, "
+        "whose injected siw_connect() failures close the socket right after "
+        "the TCP handshake",
+        "ip link add d4 type dummy; ip addr add 10.81.0.1/24 dev d4; ip link set d4 up; "
+        "rdma link add siw0 type siw netdev d4; rping -s -P -a 10.81.0.1 -p 7008 & s=$!; "
+        "for j in $(seq 20); do (sleep 0.2) | nc 10.81.0.1 7008; done; kill $s; wait; "
+        "rdma link delete siw0; echo scan > /sys/kernel/debug/kmemleak",
+        fixed_by={s: ["0104-RDMA-siw-put-a-passive-endpoint-s-own-reference-when.patch"]
+                  for s in ("6.1", "6.12", "7.3")}),
+    KnownIssue(
         "KI-5", {"linux-source-6.1": ["6.1.192-3"],
                  "linux-source-6.12": ["6.12.118-1~deb12u1"],
                  "linux-source-7.3": ["7.3.4-1~bpo13+1"]},
