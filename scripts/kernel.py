@@ -336,6 +336,13 @@ def read_pins(path=None):
     return pins
 
 
+def leg_pins(pins=None):
+    """{leg: (package, version)}: the pin each leg runs (its Leg.pin_key's line
+    of @pins, by default kunit/kernels.pin's)."""
+    pins = read_pins() if pins is None else pins
+    return {name: pins[lg.pin_key] for name, lg in LEGS.items() if lg.pin_key in pins}
+
+
 def pin_order(key):
     """The pin file's order: the series by number, then the stock legs."""
     return [(0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"[./-]", key)]

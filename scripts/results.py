@@ -1019,9 +1019,14 @@ def kmemleak_problem(where, text, modules=None, symtabs=None):
 # --------------------------------------------------------------------------
 
 class Expectation:
-    def __init__(self, legs, kind, target, value, lineno):
+    def __init__(self, legs, kind, target, value, lineno, pins=()):
         self.legs, self.kind, self.target, self.value = legs, kind, target, value
         self.lineno = lineno
+        # A skip's (package, version) pairs: the pinned kernels it was judged on.
+        self.pins = tuple(pins)
+
+    def pins_text(self):
+        return ",".join(f"{p}={v}" for p, v in self.pins)
 
     def applies(self, leg):
         """@leg is one of the entry's legs: a name, a glob ("stock-*"), or "*",
@@ -1034,6 +1039,23 @@ class Expectation:
             elif fnmatch.fnmatchcase(leg, pat):
                 return True
         return False
+
+
+# A skip line's pinned packages: "<package>=<version>[,<package>=<version>...]",
+# apt's own spelling of a package at a version (Debian policy's package names;
+# a version starts with a digit, an epoch's colon allowed).
+PIN_TOKEN = re.compile(r"^[a-z0-9][a-z0-9+.-]+=[0-9][A-Za-z0-9.+~:-]*$")
+
+
+def parse_pins(word):
+    """[(package, version)] of a skip line's pin word, or None when it is not one."""
+    pins = []
+    for tok in word.split(","):
+        if not PIN_TOKEN.match(tok):
+            return None
+        pkg, ver = tok.split("=", 1)
+        pins.append((pkg, ver))
+    return pins
 
 
 def read_expected(path=EXPECTED_FILE, text=None):
@@ -1051,12 +1073,37 @@ def read_expected(path=EXPECTED_FILE, text=None):
         words = line.split(None, 3)
         if len(words) < 4 or words[1] not in ("suite", "skip"):
             raise ValueError(f"{path}:{n}: want '<legs> suite <suite> <min>' or "
-                             f"'<legs> skip <suite.case[.param]> <reason>': {line!r}")
+                             f"'<legs> skip <suite.case[.param]> <package>=<version> "
+                             f"<reason>': {line!r}")
         legs = set(words[0].split(","))
         if words[1] == "suite":
             out.append(Expectation(legs, "suite", words[2], int(words[3]), n))
-        else:
-            out.append(Expectation(legs, "skip", words[2], words[3].strip(), n))
+            continue
+        rest = words[3].split(None, 1)
+        pins = parse_pins(rest[0])
+        if pins is None or len(rest) < 2:
+            raise ValueError(f"{path}:{n}: a skip names the pinned package version(s) it "
+                             f"was judged on, then its reason: '<legs> skip "
+                             f"<suite.case[.param]> <package>=<version>[,...] <reason>' "
+                             f"(the versions are in kunit/kernels.pin): {line!r}")
+        out.append(Expectation(legs, "skip", words[2], rest[1].strip(), n, pins))
+    return out
+
+
+def skips_off_pin(expectations, leg_pins):
+    """The skip lines that do not name the pin of a leg they cover, as
+    [(Expectation, leg, (package, version))] in the file's order.
+
+    @leg_pins: {leg: (package, version)}, kunit/kernels.pin as each leg uses
+    it (kernel.leg_pins()).  On such a leg the line excuses nothing: it was
+    judged on another kernel (make update-kernels moved the pin since)."""
+    out = []
+    for e in expectations:
+        if e.kind != "skip":
+            continue
+        for leg in sorted(leg_pins):
+            if e.applies(leg) and tuple(leg_pins[leg]) not in e.pins:
+                out.append((e, leg, tuple(leg_pins[leg])))
     return out
 
 
@@ -1080,8 +1127,13 @@ def suite_selection(suite, patterns):
 SKIP_PASSED = "expected skip ran and passed:"
 
 
-def check_expected(leaves, lost, expectations, leg, report, patterns="*"):
+def check_expected(leaves, lost, expectations, leg, report, patterns="*", pin=None):
     """Problems with the skips and suites kunit/expected.txt expects on @leg.
+
+    @pin: (package, version) of the kernel @leg ran (its done.json: the
+    pinned one, or the archive's newest when the pin was not used).  A skip
+    line excuses a skip only when it names that pair: a line judged on
+    another version (the pin moved) excuses nothing until it is re-checked.
 
     Resolves @lost (6.1's unnamed parameter skips) against the expected
     skips of their case: when the expected parameters account for them,
@@ -1105,15 +1157,28 @@ def check_expected(leaves, lost, expectations, leg, report, patterns="*"):
             l.status, l.reason, l.assumed = "SKIP", e.value, True
             notes.append(f"{l.ident}: skipped (this kernel does not print which "
                          "parameter; the expected one assumed)")
+    moved = {}      # skip line -> the skips it would excuse but for its pins
     for l in leaves:
         if l.status != "SKIP":
             continue
         match = [e for e in skips if fnmatch.fnmatchcase(l.ident, e.target)]
         if not match:
             problems.append(f"unexpected skip {l.ident}: {l.reason or '(no reason)'}")
-        elif not any(fnmatch.fnmatchcase(l.reason, e.value) for e in match):
+            continue
+        reasoned = [e for e in match if fnmatch.fnmatchcase(l.reason, e.value)]
+        if not reasoned:
             problems.append(f"{l.ident} skipped with '{l.reason}', but kunit/expected.txt "
                             f"(line {match[0].lineno}) expects '{match[0].value}'")
+        elif not any(pin in e.pins for e in reasoned):
+            moved.setdefault(reasoned[0], []).append(l.ident)
+    runs = f"{pin[0]} {pin[1]}" if pin else "a kernel whose package version is unknown"
+    for e, idents in moved.items():
+        more = f" (and {len(idents) - 1} more)" if len(idents) > 1 else ""
+        want = f"; name {pin[0]}={pin[1]} on it" if pin else ""
+        problems.append(f"kunit/expected.txt line {e.lineno} ({e.target}) was judged on "
+                        f"{e.pins_text()}, but {leg} ran {runs}: the pin moved, so it does "
+                        f"not excuse {idents[0]}{more}; re-check the line on this "
+                        f"version (does it still skip, for that reason?){want}")
     # An expected skip whose case (or parameter) ran and passed: the skip is
     # no longer needed here, and the summary says so.
     for e in skips:
@@ -1262,7 +1327,7 @@ def judge(report, console_text, kunit_rc, counts, hung, powered_off, leaves=None
         v.add("kmemleak", kmemleak_problem(where_, text, report.modules, symtabs))
     if expectations is not None and leg is not None:
         probs, notes = check_expected(v.leaves, lost or {}, expectations, leg, report,
-                                      patterns)
+                                      patterns, (package, version) if package else None)
         for p in probs:
             v.add("expected", p)
         v.notes += notes

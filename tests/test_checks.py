@@ -41,7 +41,8 @@ ok 1 cmkit_smoke
 EXPECTED = """
 # legs  kind  what  detail
 *      suite cmkit_smoke 3
-*      skip  cmkit_smoke.smoke_port_is_active.siw0 no RDMA device named siw0
+*      skip  cmkit_smoke.smoke_port_is_active.siw0 \
+linux-source-6.1=6.1.192-3,linux-source-6.12=6.12.118-1~deb12u1 no RDMA device named siw0
 """
 
 
@@ -259,6 +260,15 @@ class Expected(Base):
                          expected=EXPECTED.replace("named siw0", "named siw1"))
         self.assertFailsWith(v, "skipped with 'no RDMA device named siw0'", "named siw1")
 
+    def test_a_skip_judged_on_another_version_fails(self):
+        v = self.verdict(status_log([("cmkit_smoke", SMOKE)]), expected=EXPECTED,
+                         version="6.12.120-1~deb12u1")
+        self.assertFailsWith(v, "kunit/expected.txt line 4 (cmkit_smoke.smoke_port_is_active"
+                                ".siw0) was judged on linux-source-6.1=6.1.192-3,"
+                                "linux-source-6.12=6.12.118-1~deb12u1, but 6.12 ran "
+                                "linux-source-6.12 6.12.120-1~deb12u1: the pin moved")
+        self.assertEqual(len(v.problems), 1, v.problems)
+
     def test_missing_suite_fails(self):
         exp = EXPECTED + "*   suite cmkit_srpt 10\n"
         self.assertFailsWith(self.verdict(status_log([("cmkit_smoke", SMOKE)]), expected=exp),
@@ -287,10 +297,11 @@ class Expected(Base):
         self.assertFailsWith(v, "suite cmkit_other is not in kunit/expected.txt for 6.12")
 
     def test_legs_are_told_apart(self):
-        exp = EXPECTED + "6.1  skip cmkit_other.second_case not on this kernel\n" + \
-            "6.1 suite cmkit_other 2\n"
+        exp = EXPECTED + "6.1  skip cmkit_other.second_case linux-source-6.1=6.1.192-3 " + \
+            "not on this kernel\n6.1 suite cmkit_other 2\n"
         v = self.verdict(status_log([("cmkit_smoke", SMOKE), ("cmkit_other", OTHER)]),
-                         expected=exp, leg="6.1")
+                         expected=exp, leg="6.1", package="linux-source-6.1",
+                         version="6.1.192-3")
         self.assertEqual(v.problems, [])
         v = self.verdict(status_log([("cmkit_smoke", SMOKE), ("cmkit_other", OTHER)]),
                          expected=exp + "6.12 suite cmkit_other 2\n", leg="6.12")

@@ -324,6 +324,7 @@ KI1_OOPS = CLEAN_CONSOLE + (
     "[   10.99]  free_gid_work+0x38/0x4e\n"
     "[   11.00] ---[ end trace 0000000000000000 ]---\n")
 V612 = {"package": "linux-source-6.12", "version": "6.12.118-1~deb12u1"}
+PIN612 = (V612["package"], V612["version"])
 
 
 def judged(console, patched=False, status=None):
@@ -461,12 +462,13 @@ class ExpectedSkips(unittest.TestCase):
         return results.Leaf(suite, [case] + param, status, "", [])
 
     def test_an_expected_skip_that_passed_is_a_note_in_the_summary(self):
-        exp = results.read_expected(text="6.12 suite s 3\n6.12 skip s.c.siw0 siw: broken\n"
-                                         "6.12 skip s.d.* rxe: broken\n")
+        pin = "linux-source-6.12=6.12.118-1~deb12u1"
+        exp = results.read_expected(text=f"6.12 suite s 3\n6.12 skip s.c.siw0 {pin} siw: broken\n"
+                                         f"6.12 skip s.d.* {pin} rxe: broken\n")
         leaves = [self.leaf("s.c.siw0", "PASS"), self.leaf("s.c.rxe0", "PASS"),
                   self.leaf("s.d.rxe0", "SKIP")]
         leaves[2].reason = "rxe: broken"
-        probs, notes = results.check_expected(leaves, {}, exp, "6.12", None)
+        probs, notes = results.check_expected(leaves, {}, exp, "6.12", None, pin=PIN612)
         self.assertEqual(probs, [])
         self.assertEqual(len(notes), 1, notes)
         self.assertIn("s.c.siw0", notes[0])
@@ -475,12 +477,109 @@ class ExpectedSkips(unittest.TestCase):
         v.notes = notes + ["something else"]
         self.assertEqual(run.summary_notes("6.12", v), [f"  6.12: note: {notes[0]}"])
         # 6.1's unnamed parameter skips: no note on the case's passes.
-        exp = results.read_expected(text="6.12 suite s 2\n6.12 skip s.c.* siw: broken\n")
+        exp = results.read_expected(text=f"6.12 suite s 2\n6.12 skip s.c.* {pin} siw: broken\n")
         probs, notes = results.check_expected([self.leaf("s.c.siw0", "PASS"),
                                                self.leaf("s.c.rxe0", "PASS")],
-                                              {"s.c": 1}, exp, "6.12", None)
+                                              {"s.c": 1}, exp, "6.12", None, pin=PIN612)
         self.assertEqual(probs, [])
         self.assertFalse(any(n.startswith(results.SKIP_PASSED) for n in notes), notes)
+
+
+class PinnedSkips(unittest.TestCase):
+    """A skip line names the pinned package versions it was judged on, and
+    excuses a skip only on a leg that ran one of them."""
+
+    TEXT = ("6.12,6.1 suite s 2\n"
+            "6.12,6.1 skip s.c.siw0 linux-source-6.1=6.1.192-3,"
+            "linux-source-6.12=6.12.118-1~deb12u1 siw: broken\n")
+
+    def skipped(self):
+        leaf = results.Leaf("s", ["c", "siw0"], "SKIP", "siw: broken", [])
+        return [leaf, results.Leaf("s", ["c", "rxe0"], "PASS", "", [])]
+
+    def test_a_skip_line_names_its_pins(self):
+        e = results.read_expected(text=self.TEXT)[1]
+        self.assertEqual(e.pins, (("linux-source-6.1", "6.1.192-3"),
+                                  ("linux-source-6.12", "6.12.118-1~deb12u1")))
+        self.assertEqual(e.value, "siw: broken")
+        self.assertEqual(e.pins_text(), "linux-source-6.1=6.1.192-3,"
+                                        "linux-source-6.12=6.12.118-1~deb12u1")
+
+    def test_a_skip_line_without_a_version_does_not_parse(self):
+        for line in ("6.12 skip s.c.siw0 siw: broken",              # no pins at all
+                     "6.12 skip s.c.siw0 linux-source-6.12 siw",    # a package, no version
+                     "6.12 skip s.c.siw0 6.12.118-1~deb12u1 siw",   # a version, no package
+                     "6.12 skip s.c.siw0 linux-source-6.12= siw",
+                     "6.12 skip s.c.siw0 linux-source-6.12=6.12.118-1~deb12u1"):  # no reason
+            with self.subTest(line=line), self.assertRaises(ValueError) as cm:
+                results.read_expected(text=line + "\n")
+            self.assertIn("<package>=<version>", str(cm.exception))
+
+    def test_the_pinned_version_excuses_the_skip(self):
+        exp = results.read_expected(text=self.TEXT)
+        for leg, pin in (("6.12", PIN612), ("6.1", ("linux-source-6.1", "6.1.192-3"))):
+            with self.subTest(leg=leg):
+                probs, _ = results.check_expected(self.skipped(), {}, exp, leg, None, pin=pin)
+                self.assertEqual(probs, [])
+
+    def test_a_skip_judged_on_another_version_fails_the_run(self):
+        exp = results.read_expected(text=self.TEXT)
+        for pin in (("linux-source-6.12", "6.12.120-1~deb12u1"),    # the pin moved
+                    ("linux-image-6.12.118+deb12-amd64",            # the version,
+                     "6.12.118-1~deb12u1"),                         # another package
+                    None):                                          # unknown
+            with self.subTest(pin=pin):
+                probs, _ = results.check_expected(self.skipped(), {}, exp, "6.12", None,
+                                                  pin=pin)
+                self.assertEqual(len(probs), 1, probs)
+                self.assertIn("kunit/expected.txt line 2 (s.c.siw0) was judged on "
+                              "linux-source-6.1=6.1.192-3,linux-source-6.12=6.12.118-1~deb12u1",
+                              probs[0])
+                self.assertIn("the pin moved, so it does not excuse s.c.siw0", probs[0])
+                self.assertIn("re-check the line", probs[0])
+                if pin:
+                    self.assertIn(f"6.12 ran {pin[0]} {pin[1]}", probs[0])
+                    self.assertIn(f"name {pin[0]}={pin[1]} on it", probs[0])
+
+    def test_a_moved_pin_is_one_problem_per_line(self):
+        exp = results.read_expected(text="6.12 suite s 3\n6.12 skip s.*.siw0 "
+                                         "linux-source-6.12=6.12.118-1~deb12u1 siw: broken\n")
+        leaves = [results.Leaf("s", [c, "siw0"], "SKIP", "siw: broken", []) for c in "abc"]
+        probs, _ = results.check_expected(leaves, {}, exp, "6.12", None,
+                                          pin=("linux-source-6.12", "6.12.120-1~deb12u1"))
+        self.assertEqual(len(probs), 1, probs)
+        self.assertIn("s.a.siw0 (and 2 more)", probs[0])
+
+    def test_the_verdict_passes_the_legs_package_and_version(self):
+        report = results.GuestReport(status_log([("cmkit_smoke", PASSING_SUITE)]))
+        leaves = [results.Leaf("cmkit_smoke", ["c", "siw0"], "SKIP", "siw: broken", [])]
+        exp = results.read_expected(text="6.12 suite cmkit_smoke 1\n6.12 skip "
+                                         "cmkit_smoke.c.siw0 linux-source-6.12=6.12.118-1~deb12u1 "
+                                         "siw: broken\n")
+
+        def judge(version):
+            return results.judge(report, CLEAN_CONSOLE, 0, (0, 0, 1), False, True,
+                                 list(leaves), "6.12", exp, "*", "linux-source-6.12", version)
+        self.assertEqual(judge("6.12.118-1~deb12u1").problems, [])
+        v = judge("6.12.120-1~deb12u1")
+        self.assertFalse(v.ok)
+        self.assertTrue(any("the pin moved" in p and p.kind == "expected" for p in v.problems),
+                        v.problems)
+
+    def test_lines_off_a_legs_pin_are_listed(self):
+        exp = results.read_expected(text=self.TEXT + "stock-* skip s.d "
+                                    "linux-image-6.1.0-57-amd64=6.1.192-3 no siw\n")
+        pins = {"6.1": ("linux-source-6.1", "6.1.192-3"), "6.12": PIN612,
+                "stock-6.1": ("linux-image-6.1.0-58-amd64", "6.1.193-1"),
+                "stock-6.12": ("linux-image-6.12.118+deb12-amd64", "6.12.118-1~deb12u1")}
+        off = [(e.lineno, leg) for e, leg, _ in results.skips_off_pin(exp, pins)]
+        self.assertEqual(off, [(3, "stock-6.1"), (3, "stock-6.12")])
+
+    def test_the_repository_skips_name_each_legs_current_pin(self):
+        off = results.skips_off_pin(results.read_expected(), kernel.leg_pins())
+        self.assertEqual([f"line {e.lineno} on {leg}: wants {p[0]}={p[1]}"
+                          for e, leg, p in off], [])
+        self.assertTrue([e for e in results.read_expected() if e.kind == "skip"])
 
 
 class FailFast(unittest.TestCase):
