@@ -388,11 +388,13 @@ def resolve_version(series, apt):
     return ver, f"{pkg} {pinned} (pinned) is no longer in the archive; used {ver}"
 
 
-def update_pins(apt=None, path=None, out=say):
+def update_pins(apt=None, path=None, out=say, expected_path=None):
     """make update-kernels: move each pin to the archive's newest; print what
     moved.  A stock image's package name changes with each ABI bump
     (linux-image-6.1.0-57-amd64 -> -58-), so its newest is what Debian's
     metapackages depend on (scripts/stock.py), and its headers follow it.
+    Then names each skip line of kunit/expected.txt (@expected_path) that no
+    longer names its leg's pin: it excuses nothing until it is re-checked.
     Returns the moves, as printed."""
     import stock
     if apt is None:
@@ -436,6 +438,18 @@ def update_pins(apt=None, path=None, out=say):
         if new and new != old:
             move(key, pkg, new)
     write_pins(pins, path)
+    # A skip judged on the old kernel excuses nothing on the new one (results.py).
+    import results
+    try:
+        off = results.skips_off_pin(results.read_expected(expected_path or
+                                                          results.EXPECTED_FILE),
+                                    leg_pins(pins))
+    except ValueError as e:
+        off = []
+        out(f"{e}")
+    for e, leg, (pkg, ver) in off:
+        out(f"re-check kunit/expected.txt line {e.lineno} ({e.target}) on {leg}: it names "
+            f"{e.pins_text()}; the pin is now {pkg}={ver}")
     out(f"{len(moves)} pin(s) moved; {path or os.path.relpath(PIN_FILE, TOP)} written")
     return moves
 

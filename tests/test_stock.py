@@ -344,6 +344,13 @@ class Pins(unittest.TestCase):
             "linux-headers-6.12.120+deb12-amd64 6.12.120-1~deb12u1"])
         self.assertIn("6.12: linux-source-6.12 6.12.118-1~deb12u1 (unchanged)", self.printed)
         self.assertTrue(self.printed[-1].startswith("5 pin(s) moved"))
+        # Each skip line judged on a moved pin is named, to be re-checked.
+        exp = [e for e in results.read_expected() if e.kind == "skip"]
+        recheck = [m for m in self.printed if m.startswith("re-check kunit/expected.txt")]
+        self.assertEqual(len(recheck), len([e for e in exp if e.applies("stock-6.1") or
+                                            e.applies("stock-6.12")]), recheck)
+        self.assertTrue(recheck)
+        self.assertIn("the pin is now linux-image-6.1.0-58-amd64=6.1.193-1", recheck[0])
         pins = kernel.read_pins(self.path)
         self.assertEqual(pins["stock-6.1"], ("linux-image-6.1.0-58-amd64", "6.1.193-1"))
         self.assertEqual(pins["stock-6.12/headers"],
