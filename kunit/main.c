@@ -312,7 +312,9 @@ void cmkit_skip(struct kunit *test, const char *fmt, ...)
  * N) without a stack dump per failure (verbose 0).  The guest sets both
  * once before the suites (scripts/guest/init) and loads this module with
  * failslab_ready=1; without it the sweep would inject far less than it
- * claims, so the case fails rather than skips.
+ * claims, so the case fails rather than skips.  So does a sweep on a
+ * kernel without fault injection (no CONFIG_FAILSLAB): cmkit's test
+ * kernels have it (kunit/cmkit.config), and no config excuses a sweep.
  */
 void cmkit_test_require_failslab(struct kunit *test)
 {

@@ -1839,7 +1839,9 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 	/* A sweep that injected nothing proved nothing. */
 	KUNIT_ASSERT_GT_MSG(test, injected, 0U, "fail-nth 1 failed nothing");
 #else
-	cmkit_skip(test, "kernel without CONFIG_FAULT_INJECTION");
+	/* No fail-nth, no failslab: the sweep cannot run, and that fails it. */
+	cmkit_test_require_failslab(test);
+	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION: no fail-nth to sweep");
 #endif
 }
 

@@ -250,9 +250,11 @@ void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
 
 #else
 
+/* No fail-nth, no failslab: the sweep cannot run, and that fails it. */
 void srpt_fail_nth_relayed_login_and_disconnect(struct kunit *test)
 {
-	kunit_skip(test, "the kernel has no CONFIG_FAULT_INJECTION");
+	cmkit_test_require_failslab(test);
+	KUNIT_FAIL(test, "the kernel has no CONFIG_FAULT_INJECTION: no fail-nth to sweep");
 }
 
 #endif
