@@ -9,13 +9,16 @@
  * ordered event workqueue, when the accept is made from the upcall).  Each
  * case drives the consumer API from a work item and waits for it with a
  * bounded wait: a call that does not return fails the case instead of
- * hanging the suite.  No case measures time; each asserts what happened
- * and in what order, and the core's counters.
+ * hanging the suite.  No case asserts a duration (the flood case logs its
+ * destroy's, the soak runs to a deadline); each asserts what happened and
+ * in what order, and the core's counters.
  *
  * The cases run on a private core each, against siw0's address (no siw
  * connection is made), so a stalled case cannot leak into the others.
  */
+#include <linux/module.h>
 #include <linux/net.h>
+#include <linux/prandom.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <net/sock.h>
@@ -47,6 +50,8 @@ static void hostile_add_res(struct kunit *test, void (*free)(struct kunit_resour
 
 #define HUL_MAX_REC	8
 
+struct soak;
+
 /**
  * struct hul - an iw_cm_id that records its upcalls
  * @id: handed to cmkit
@@ -63,6 +68,8 @@ static void hostile_add_res(struct kunit *test, void (*free)(struct kunit_resour
  * @child: a listener's: the id its CONNECT_REQUEST upcall accepts on, from
  *	the upcall itself (as the control plane does); NULL: no answer there
  * @accept_rc: what that accept returned
+ * @soak: the soak whose listener this is (irdma_soak_random_peers())
+ * @soak_link: in that soak's list of ids
  */
 struct hul {
 	struct iw_cm_id id;
@@ -78,6 +85,8 @@ struct hul {
 	unsigned int seq[HUL_MAX_REC];
 	struct hul *child;
 	int accept_rc;
+	struct soak *soak;
+	struct list_head soak_link;
 };
 
 static atomic_t hostile_seq = ATOMIC_INIT(0);
@@ -774,11 +783,434 @@ static void irdma_request_during_listener_bring_up_is_indicated(struct kunit *te
 	hostile_end_core(test, core);
 }
 
+/* ---- a flood of connects while the listener is destroyed ------------------ */
+
+#define HOSTILE_FLOOD		1000
+#define HOSTILE_FLOOD_BACKLOG	1024
+
+/* Connects HOSTILE_FLOOD sockets to @addr, non-blocking, and keeps them. */
+struct flood {
+	struct work_struct work;
+	struct sockaddr_in addr;
+	struct socket *socks[HOSTILE_FLOOD];
+	unsigned int made;	/* sockets in @socks */
+	unsigned int refused;	/* connects that failed at once */
+	bool stop;
+	struct completion done;
+};
+
+static void flood_fn(struct work_struct *work)
+{
+	struct flood *f = container_of(work, struct flood, work);
+	struct socket *sock;
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < HOSTILE_FLOOD && !READ_ONCE(f->stop); i++) {
+		if (sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock))
+			break;
+		rc = kernel_connect(sock, CMKIT_KSOCKADDR(&f->addr), sizeof(f->addr),
+				    O_NONBLOCK);
+		if (rc && rc != -EINPROGRESS)
+			f->refused++;
+		f->socks[f->made++] = sock;
+		cond_resched();
+	}
+	complete_all(&f->done);
+}
+
+static void flood_free(struct kunit_resource *res)
+{
+	struct flood *f = res->data;
+	unsigned int i;
+
+	WRITE_ONCE(f->stop, true);
+	if (!wait_for_completion_timeout(&f->done, cmkit_test_timeout())) {
+		pr_err("cmkit_test: irdma: a connect flood never ended: leaked\n");
+		return;
+	}
+	for (i = 0; i < f->made; i++) {
+		sock_no_linger(f->socks[i]->sk);
+		sock_release(f->socks[i]);
+	}
+	kfree(f);
+}
+
+/*
+ * 1000 connects, none of which sends its request, while the listener is
+ * destroyed: the accept work takes them IRDMA_CM_ACCEPT_BATCH at a time and
+ * queues itself again, so the destroy (bounded like every consumer call
+ * here) waits for one batch, not for the flood.  Afterwards every node the
+ * flood made is gone.
+ */
+static void irdma_connect_flood_destroy_listen(struct kunit *test)
+{
+	struct irdma_cm_core *core = hostile_core(test);
+	struct flood *f = kzalloc_obj(*f, GFP_KERNEL);
+	struct hul *lul;
+	ktime_t t0;
+	s64 us;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	init_completion(&f->done);
+	INIT_WORK(&f->work, flood_fn);
+	hostile_add_res(test, flood_free, f);
+	cmkit_test_addr(&cmkit_dev_params[CMKIT_SIW], cmkit_test_port(), &f->addr);
+	lul = hul_create(test, "listener", &f->addr);
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen(core, &lul->id, HOSTILE_FLOOD_BACKLOG),
+			0);
+	queue_work(system_unbound_wq, &f->work);
+	KUNIT_ASSERT_NE_MSG(test, wait_event_timeout(core->wait,
+						     atomic_read(&core->stats.accept_yields) > 0,
+						     cmkit_test_timeout()), 0,
+			    "the accept work never yielded to the flood (%d nodes made)",
+			    atomic_read(&core->stats.nodes_made));
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ_MSG(test, api_call(test, OP_DESTROY_LISTEN, &lul->id), 0,
+			    "destroy_listen did not return during the flood");
+	us = ktime_us_delta(ktime_get(), t0);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&f->done, cmkit_test_timeout()), 0UL);
+	kunit_info(test, "destroy_listen: %lld us; %u connects (%u refused), %d nodes, %d yields\n",
+		   us, f->made, f->refused, atomic_read(&core->stats.nodes_made),
+		   atomic_read(&core->stats.accept_yields));
+	KUNIT_EXPECT_EQ(test, f->made, (unsigned int)HOSTILE_FLOOD);
+	KUNIT_EXPECT_GT(test, atomic_read(&core->stats.nodes_made), IRDMA_CM_ACCEPT_BATCH);
+	KUNIT_EXPECT_EQ(test, hul_count(lul, IW_CM_EVENT_CONNECT_REQUEST), 0U);
+	hostile_end_core(test, core);
+	KUNIT_EXPECT_EQ(test, hul_wait_released(lul), 0);
+}
+
+/* ---- a soak: raw peers at random and cmkit's own connects ----------------- */
+
+#define SOAK_PEERS		8
+#define SOAK_STREAM_MAX		(256 * 1024)
+
+static uint irdma_soak_s = 30;
+module_param(irdma_soak_s, uint, 0444);
+MODULE_PARM_DESC(irdma_soak_s, "cmkit_irdma_hostile's soak: seconds of random peers (issue 25: 30)");
+
+static uint irdma_soak_seed;
+module_param(irdma_soak_seed, uint, 0444);
+MODULE_PARM_DESC(irdma_soak_seed, "cmkit_irdma_hostile's soak: PRNG seed (0: a random one, logged)");
+
+struct soak;
+
+/* One raw peer, or (@peer < 0) cmkit's own connecting side. */
+struct soak_worker {
+	struct work_struct work;
+	struct soak *soak;
+	int peer;
+	struct rnd_state rnd;
+	void *buf;
+	unsigned int connects;
+	unsigned int streams;
+	unsigned int stalls;
+	unsigned int resets;
+	int err;
+	struct completion done;
+};
+
+/**
+ * struct soak - the soak's shared state
+ * @addr: the listener's address
+ * @core: the private core
+ * @lul: the listener; its upcall answers each request at random
+ * @deadline: jiffies when the workers stop
+ * @stop: set at the end (early on a failure)
+ * @wait: a stalling peer's wait, ended by @stop
+ * @lock: protects @rnd and @ids
+ * @rnd: the listener's choices
+ * @ids: every iw_cm_id made on the way (accepted and rejected children,
+ *	cmkit's connects), freed once cmkit holds them no more
+ * @nr_ids: how many
+ * @accepted: requests the listener accepted
+ * @rejected: requests it rejected
+ * @w: the SOAK_PEERS raw peers, then cmkit's connecting side
+ */
+struct soak {
+	struct sockaddr_in addr;
+	struct irdma_cm_core *core;
+	struct hul *lul;
+	unsigned long deadline;
+	bool stop;
+	wait_queue_head_t wait;
+	spinlock_t lock;	/* @rnd, @ids */
+	struct rnd_state rnd;
+	struct list_head ids;
+	unsigned int nr_ids;
+	atomic_t accepted;
+	atomic_t rejected;
+	struct soak_worker w[SOAK_PEERS + 1];
+};
+
+static bool soak_over(struct soak *s)
+{
+	return READ_ONCE(s->stop) || time_after(jiffies, s->deadline);
+}
+
+/* A bare recording id, remembered in @s->ids; NULL without memory. */
+static struct hul *soak_id(struct soak *s, const char *name)
+{
+	struct hul *h = kzalloc_obj(*h, GFP_KERNEL);
+
+	if (!h)
+		return NULL;
+	h->name = name;
+	spin_lock_init(&h->lock);
+	init_waitqueue_head(&h->wait);
+	h->id.event_handler = hul_handler;
+	h->id.add_ref = hul_add_ref;
+	h->id.rem_ref = hul_rem_ref;
+	spin_lock(&s->lock);
+	list_add_tail(&h->soak_link, &s->ids);
+	s->nr_ids++;
+	spin_unlock(&s->lock);
+	return h;
+}
+
+/* The listener's upcall: accept or reject each request, at random. */
+static int soak_listener_handler(struct iw_cm_id *id, struct iw_cm_event *ev)
+{
+	struct hul *lul = container_of(id, struct hul, id);
+	struct iw_cm_conn_param param = { .ird = 4, .ord = 4 };
+	struct soak *s = lul->soak;
+	struct hul *child;
+	bool accept;
+
+	hul_handler(id, ev);
+	if (ev->event != IW_CM_EVENT_CONNECT_REQUEST)
+		return 0;
+	spin_lock(&s->lock);
+	accept = prandom_u32_state(&s->rnd) & 1;
+	spin_unlock(&s->lock);
+	child = soak_id(s, "soak child");
+	if (!child)
+		return 0;	/* the core refuses it when the listener goes */
+	child->id.provider_data = ev->provider_data;
+	if (accept && !cmkit_irdma_accept(&child->id, &param))
+		atomic_inc(&s->accepted);
+	else if (!cmkit_irdma_reject(&child->id, NULL, 0))
+		atomic_inc(&s->rejected);
+	return 0;
+}
+
+/* A raw peer's one connection: connect, request, then stream or stall. */
+static void soak_peer_once(struct soak_worker *w)
+{
+	struct soak *s = w->soak;
+	struct kvec iov = {
+		.iov_base = (void *)hostile_rev1_req, .iov_len = sizeof(hostile_rev1_req),
+	};
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct socket *sock;
+	u32 r, bytes;
+
+	if (sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock)) {
+		w->err = -ENOMEM;
+		return;
+	}
+	sock->sk->sk_sndtimeo = HZ / 20;
+	sock->sk->sk_rcvtimeo = HZ / 20;
+	if (kernel_connect(sock, CMKIT_KSOCKADDR(&s->addr), sizeof(s->addr), 0))
+		goto out;
+	w->connects++;
+	if (kernel_sendmsg(sock, &msg, &iov, 1, iov.iov_len) != (int)iov.iov_len)
+		goto out;
+	r = prandom_u32_state(&w->rnd);
+	switch (r % 3) {
+	case 0:	/* stream: TCP's window stops it while the request is pending */
+		w->streams++;
+		bytes = prandom_u32_state(&w->rnd) % SOAK_STREAM_MAX;
+		while (bytes && !soak_over(s)) {
+			iov.iov_base = w->buf;
+			iov.iov_len = min_t(u32, bytes, HOSTILE_CHUNK);
+			if (kernel_sendmsg(sock, &msg, &iov, 1, iov.iov_len) <= 0)
+				break;
+			bytes -= min_t(u32, bytes, HOSTILE_CHUNK);
+		}
+		break;
+	case 1:	/* stall: send nothing for up to 200 ms */
+		w->stalls++;
+		wait_event_timeout(s->wait, soak_over(s),
+				   msecs_to_jiffies(prandom_u32_state(&w->rnd) % 200));
+		break;
+	default:	/* go at once */
+		break;
+	}
+out:
+	if (r & 4) {	/* a reset rather than an orderly close */
+		w->resets++;
+		sock_no_linger(sock->sk);
+	}
+	sock_release(sock);
+}
+
+/* cmkit's connecting side: connect to the listener, close, at random. */
+static void soak_cmkit_once(struct soak_worker *w)
+{
+	struct soak *s = w->soak;
+	struct iw_cm_conn_param param = { .ird = 4, .ord = 4 };
+	struct sockaddr_in src;
+	struct hul *ul = soak_id(s, "soak cmkit");
+	bool abrupt;
+	int i;
+
+	if (!ul) {
+		w->err = -ENOMEM;
+		return;
+	}
+	cmkit_test_addr(&cmkit_dev_params[CMKIT_SIW], 0, &src);
+	memcpy(&ul->id.local_addr, &src, sizeof(src));
+	memcpy(&ul->id.m_local_addr, &src, sizeof(src));
+	memcpy(&ul->id.remote_addr, &s->addr, sizeof(s->addr));
+	memcpy(&ul->id.m_remote_addr, &s->addr, sizeof(s->addr));
+	w->err = cmkit_irdma_connect(s->core, &ul->id, &param);
+	if (w->err)
+		return;
+	w->connects++;
+	i = hul_wait(ul, IW_CM_EVENT_CONNECT_REPLY);
+	if (i < 0) {
+		w->err = -ETIMEDOUT;
+		return;
+	}
+	if (ul->status[i])
+		return;
+	w->streams++;
+	abrupt = prandom_u32_state(&w->rnd) & 1;
+	w->resets += abrupt;
+	cmkit_irdma_cm_close(&ul->id, abrupt);
+	if (hul_wait(ul, IW_CM_EVENT_CLOSE) < 0)
+		w->err = -ETIMEDOUT;
+}
+
+static void soak_fn(struct work_struct *work)
+{
+	struct soak_worker *w = container_of(work, struct soak_worker, work);
+
+	while (!soak_over(w->soak) && !w->err) {
+		if (w->peer < 0)
+			soak_cmkit_once(w);
+		else
+			soak_peer_once(w);
+		cond_resched();
+	}
+	complete_all(&w->done);
+}
+
+static void soak_free(struct kunit_resource *res)
+{
+	struct soak *s = res->data;
+	struct hul *h, *tmp;
+	unsigned int i;
+
+	WRITE_ONCE(s->stop, true);
+	wake_up_all(&s->wait);
+	for (i = 0; i < ARRAY_SIZE(s->w); i++) {
+		if (s->w[i].soak && !wait_for_completion_timeout(&s->w[i].done,
+								 cmkit_test_timeout())) {
+			pr_err("cmkit_test: irdma: a soak worker never stopped: leaked\n");
+			return;
+		}
+		kfree(s->w[i].buf);
+	}
+	if (s->core->event_wq)
+		cmkit_irdma_cleanup_cm_core(s->core);
+	list_for_each_entry_safe(h, tmp, &s->ids, soak_link) {
+		if (hul_wait_released(h)) {
+			pr_err("cmkit_test: irdma: a soak id is still referenced: leaked\n");
+			continue;
+		}
+		list_del(&h->soak_link);
+		kfree(h);
+	}
+	kvfree(s);
+}
+
+/*
+ * SOAK_PEERS raw peers connect, send their request, stream, stall, reset
+ * or close and connect again, at random (a seeded PRNG, the seed logged),
+ * for irdma_soak_s seconds, while cmkit connects to the same listener and
+ * closes on the same core and the listener accepts or rejects each request
+ * from its upcall.  Afterwards the core's cleanup finds nothing it cannot
+ * end: every node freed, nothing live, every event in order, every id
+ * released.  Lockdep and KASAN (the debug leg) watch all of it.
+ */
+static void irdma_soak_random_peers(struct kunit *test)
+{
+	struct irdma_cm_core *core = hostile_core(test);
+	struct soak *s = kvzalloc(sizeof(*s), GFP_KERNEL);
+	unsigned int seed = irdma_soak_seed ?: get_random_u32() ?: 1;
+	unsigned int i, connects = 0, streams = 0, stalls = 0, resets = 0;
+	struct soak_worker *w;
+	unsigned long bound;
+	struct hul *h;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->core = core;
+	INIT_LIST_HEAD(&s->ids);
+	init_waitqueue_head(&s->wait);
+	spin_lock_init(&s->lock);
+	atomic_set(&s->accepted, 0);
+	atomic_set(&s->rejected, 0);
+	prandom_seed_state(&s->rnd, seed);
+	hostile_add_res(test, soak_free, s);
+	kunit_info(test, "seed %u (irdma_soak_seed=%u repeats it), %u s\n", seed, seed,
+		   irdma_soak_s);
+	core->close_timeout = 1000;
+	cmkit_test_addr(&cmkit_dev_params[CMKIT_SIW], cmkit_test_port(), &s->addr);
+	s->lul = hul_create(test, "soak listener", &s->addr);
+	s->lul->soak = s;
+	s->lul->id.event_handler = soak_listener_handler;
+	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen(core, &s->lul->id, 64), 0);
+
+	s->deadline = jiffies + irdma_soak_s * HZ;
+	for (i = 0; i < ARRAY_SIZE(s->w); i++) {
+		w = &s->w[i];
+		w->peer = i < SOAK_PEERS ? (int)i : -1;
+		prandom_seed_state(&w->rnd, (u64)seed * 31 + i + 1);
+		init_completion(&w->done);
+		INIT_WORK(&w->work, soak_fn);
+		w->buf = kzalloc(HOSTILE_CHUNK, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, w->buf);
+		w->soak = s;
+		queue_work(system_unbound_wq, &w->work);
+	}
+	bound = irdma_soak_s * HZ + cmkit_test_timeout();
+	for (i = 0; i < ARRAY_SIZE(s->w); i++) {
+		w = &s->w[i];
+		KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&w->done, bound), 0UL,
+				    "soak worker %u never stopped", i);
+		KUNIT_EXPECT_EQ_MSG(test, w->err, 0, "soak worker %u", i);
+		if (w->peer >= 0) {
+			connects += w->connects;
+			streams += w->streams;
+			stalls += w->stalls;
+			resets += w->resets;
+		}
+	}
+	w = &s->w[SOAK_PEERS];
+	kunit_info(test, "peers: %u connects, %u streamed, %u stalled, %u reset; cmkit: %u connects, %u up, %u reset; listener: %d accepted, %d rejected; %d nodes\n",
+		   connects, streams, stalls, resets, w->connects, w->streams, w->resets,
+		   atomic_read(&s->accepted), atomic_read(&s->rejected),
+		   atomic_read(&core->stats.nodes_made));
+	KUNIT_EXPECT_GT(test, connects, 0U);
+	KUNIT_EXPECT_GT(test, w->connects, 0U);
+	KUNIT_EXPECT_GT(test, atomic_read(&s->accepted), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&s->rejected), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_irdma_destroy_listen(&s->lul->id), 0);
+	hostile_end_core(test, core);
+	list_for_each_entry(h, &s->ids, soak_link)
+		KUNIT_EXPECT_EQ_MSG(test, hul_wait_released(h), 0, "%s", h->name);
+	KUNIT_EXPECT_EQ(test, hul_wait_released(s->lul), 0);
+}
+
 static struct kunit_case irdma_hostile_cases[] = {
 	KUNIT_CASE_PARAM(irdma_streaming_peer_holds_no_lock, irdma_stream_gen_params),
 	KUNIT_CASE(irdma_silent_p2p_requester_holds_up_no_upcall),
 	KUNIT_CASE(irdma_orderly_close_ends_without_the_peer_fin),
 	KUNIT_CASE(irdma_request_during_listener_bring_up_is_indicated),
+	KUNIT_CASE(irdma_connect_flood_destroy_listen),
+	KUNIT_CASE(irdma_soak_random_peers),
 	{}
 };
 
