@@ -202,18 +202,24 @@ static void hul_free(struct kunit_resource *res)
 	kfree(hul);
 }
 
-static struct hul *hul_create(struct kunit *test, const char *name,
-			      const struct sockaddr_in *local)
+/* A recording upper layer's id, before its first use. */
+static void hul_init(struct hul *hul, const char *name)
 {
-	struct hul *hul = kzalloc_obj(*hul, GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, hul);
 	hul->name = name;
 	spin_lock_init(&hul->lock);
 	init_waitqueue_head(&hul->wait);
 	hul->id.event_handler = hul_handler;
 	hul->id.add_ref = hul_add_ref;
 	hul->id.rem_ref = hul_rem_ref;
+}
+
+static struct hul *hul_create(struct kunit *test, const char *name,
+			      const struct sockaddr_in *local)
+{
+	struct hul *hul = kzalloc_obj(*hul, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, hul);
+	hul_init(hul, name);
 	if (local) {
 		memcpy(&hul->id.local_addr, local, sizeof(*local));
 		memcpy(&hul->id.m_local_addr, local, sizeof(*local));
@@ -791,24 +797,21 @@ static void irdma_request_during_listener_bring_up_is_indicated(struct kunit *te
 
 /* Connects HOSTILE_FLOOD sockets to @addr, non-blocking, and keeps them. */
 struct flood {
-	struct work_struct work;
 	struct sockaddr_in addr;
 	struct socket *socks[HOSTILE_FLOOD];
 	unsigned int made;	/* sockets in @socks */
 	unsigned int refused;	/* connects that failed at once */
 	unsigned int queued;	/* in the accept queue when accepting began */
-	bool stop;
-	struct completion done;
+	struct completion done;	/* the flood was made */
 };
 
-static void flood_fn(struct work_struct *work)
+static void flood_connect(struct flood *f)
 {
-	struct flood *f = container_of(work, struct flood, work);
 	struct socket *sock;
 	unsigned int i;
 	int rc;
 
-	for (i = 0; i < HOSTILE_FLOOD && !READ_ONCE(f->stop); i++) {
+	for (i = 0; i < HOSTILE_FLOOD; i++) {
 		if (sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock))
 			break;
 		rc = kernel_connect(sock, CMKIT_KSOCKADDR(&f->addr), sizeof(f->addr),
@@ -826,11 +829,7 @@ static void flood_free(struct kunit_resource *res)
 	struct flood *f = res->data;
 	unsigned int i;
 
-	WRITE_ONCE(f->stop, true);
-	if (!wait_for_completion_timeout(&f->done, cmkit_test_timeout())) {
-		pr_err("cmkit_test: irdma: a connect flood never ended: leaked\n");
-		return;
-	}
+	/* Made in the listener's hook, in the case's own thread: nothing runs on. */
 	for (i = 0; i < f->made; i++) {
 		sock_no_linger(f->socks[i]->sk);
 		sock_release(f->socks[i]);
@@ -852,7 +851,7 @@ static void flood_hook(struct irdma_cm_core *core, enum irdma_cm_hook where, voi
 
 	if (where != IRDMA_HOOK_LISTEN_READY)
 		return;
-	flood_fn(&f->work);
+	flood_connect(f);
 	until = jiffies + cmkit_test_timeout();
 	while (READ_ONCE(listener->sock->sk->sk_ack_backlog) < f->made - f->refused &&
 	       time_before(jiffies, until))
@@ -878,7 +877,6 @@ static void irdma_connect_flood_destroy_listen(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	init_completion(&f->done);
-	INIT_WORK(&f->work, flood_fn);
 	hostile_add_res(test, flood_free, f);
 	cmkit_test_addr(&cmkit_dev_params[CMKIT_SIW], cmkit_test_port(), &f->addr);
 	lul = hul_create(test, "listener", &f->addr);
@@ -985,12 +983,7 @@ static struct hul *soak_id(struct soak *s, const char *name)
 
 	if (!h)
 		return NULL;
-	h->name = name;
-	spin_lock_init(&h->lock);
-	init_waitqueue_head(&h->wait);
-	h->id.event_handler = hul_handler;
-	h->id.add_ref = hul_add_ref;
-	h->id.rem_ref = hul_rem_ref;
+	hul_init(h, name);
 	spin_lock(&s->lock);
 	list_add_tail(&h->soak_link, &s->ids);
 	s->nr_ids++;
