@@ -622,29 +622,10 @@ class FailFast(unittest.TestCase):
 
 class StopAfterCrash(unittest.TestCase):
 
-    def test_qemu_is_stopped_soon_after_a_fatal_console_line(self):
+    def stopped_after(self, line):
+        """Boot a fake QEMU that prints @line and sleeps: the host stops it."""
         tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
         boot = run.Boot(tmp, "")
-
-        def argv(bzimage, initrd, accel, append, serials):
-            return ["sh", "-c", f"echo '[    1.0] Kernel panic - not syncing: x' >> "
-                                f"{boot.console}; exec sleep 60"]
-
-        with mock.patch.object(run, "qemu_argv", side_effect=argv), \
-                mock.patch.object(run, "FATAL_GRACE", 1):
-            t0 = time.time()
-            boot._run("b", "i", "tcg", "", 120, None)
-        self.assertLess(time.time() - t0, 20)
-        self.assertTrue(boot.killed_after_crash)
-        self.assertFalse(boot.hung)
-        self.assertLessEqual(run.FATAL_GRACE, 60)
-
-    def test_qemu_is_stopped_soon_after_a_case_timeout(self):
-        tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
-        boot = run.Boot(tmp, "")
-        line = ("[  130.0] cmkit_test: case timeout: cmkit_smoke.smoke_port_is_active#1 "
-                "still running after 120 s")
-        self.assertEqual(results.splat_kind(line), ("case timeout", True))
 
         def argv(bzimage, initrd, accel, append, serials):
             return ["sh", "-c", f"echo '{line}' >> {boot.console}; exec sleep 60"]
@@ -656,6 +637,16 @@ class StopAfterCrash(unittest.TestCase):
         self.assertLess(time.time() - t0, 20)
         self.assertTrue(boot.killed_after_crash)
         self.assertFalse(boot.hung)
+
+    def test_qemu_is_stopped_soon_after_a_fatal_console_line(self):
+        self.stopped_after("[    1.0] Kernel panic - not syncing: x")
+        self.assertLessEqual(run.FATAL_GRACE, 60)
+
+    def test_qemu_is_stopped_soon_after_a_case_timeout(self):
+        line = ("[  130.0] cmkit_test: case timeout: cmkit_smoke.smoke_port_is_active#1 "
+                "still running after 120 s")
+        self.assertEqual(results.splat_kind(line), ("case timeout", True))
+        self.stopped_after(line)
 
     def test_the_case_timeout_reaches_the_guest_only_when_asked(self):
         with mock.patch.dict(os.environ, {"CMKIT_CASE_TIMEOUT": "10"}):
