@@ -7,21 +7,10 @@
 /* ---- siw: P2P with it, and IPv6 both ways ----------------------------------- */
 
 /*
- * KI-2's lockdep report is fixed in the test kernels (kernel-patches 0101),
- * and the case passes on 6.1 and 6.12 under lockdep, KASAN and kmemleak
- * (2026-12-06).  On 7.3.4 siw never indicates ESTABLISHED after cmkit's
- * RTR (the server waits 60 s), and the close that follows makes siw
- * indicate CLOSE on an iw_cm id that was never established: BUG() in
- * iw_cm's cm_close_handler() ends the boot.  Not yet explained; until it
- * is, the case keeps the skip it had.
- */
-static const char irdma_siw_p2p_skip[] =
-	"siw 7.3.4: no ESTABLISHED after a P2P RTR, and the close hits BUG() in iw_cm's cm_close_handler (not yet explained)";
-
-/*
  * siw as a responder grants P2P to an initiator that asks and picks Write
  * (else Read) among the offered types: cmkit's RTR gets it established.
- * Skipped for now (see irdma_siw_p2p_skip).
+ * KI-2 (lockdep, kernel-patches 0101) and KI-9 (an RTR that beats siw's RTR
+ * upcall is never read, 0105) were met here first.
  */
 void irdma_p2p_connects_siw(struct kunit *test)
 {
@@ -37,9 +26,6 @@ void irdma_p2p_connects_siw(struct kunit *test)
 	struct ul_rec r;
 	struct ul *ul;
 
-	/* Every KUnit leg has lockdep: until 7.3 is explained, the case skips. */
-	if (IS_ENABLED(CONFIG_PROVE_LOCKING) && READ_ONCE(debug_locks))
-		cmkit_skip(test, "%s", irdma_siw_p2p_skip);
 	cmkit_test_device(test, siw_param);
 	cmkit_test_addr(siw_param, cmkit_test_port(), &addr);
 	srv = cmkit_peer_create(test, "siw server");
