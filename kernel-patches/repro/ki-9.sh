@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# KI-9: siw indicates CLOSE on an accepted peer-to-peer connection whose
+# initiator ends it before its RTR, and iw_cm's cm_close_handler() has no
+# case for a cm_id still in IW_CM_STATE_CONN_RECV: BUG().  rping serves on
+# siw0; a plain TCP peer sends an MPA v2 request with the peer-to-peer bit
+# and a Write RTR (no private data but the IRD/ORD words), reads the reply
+# rping's accept sends, and is killed before it sends an RTR.  Bounded: 3
+# tries; on a patched kernel rping sees ESTABLISHED and DISCONNECTED.
+ip link add d5 type dummy
+ip addr add 10.82.0.1/24 dev d5
+ip link set d5 up
+rdma link add siw0 type siw netdev d5
+rping -s -d -P -a 10.82.0.1 -p 7009 > /tmp/ki-9-rping.log 2>&1 &
+s=$!
+usleep 500000
+# "MPA ID Req Frame", flags 0x10 (enhanced), revision 2, 4 bytes of
+# private data: IRD 4 with the peer-to-peer bit, ORD 4 with Write RTR.
+req='MPA ID Req Frame\020\002\000\004\200\004\200\004'
+for i in 1 2 3; do
+	echo "ki-repro: try $i"
+	printf "$req" | timeout 3 nc 10.82.0.1 7009 | od -A n -t x1 | head -2
+done
+kill $s 2> /dev/null
+wait $s
+grep -o 'RDMA_CM_EVENT_[A-Z_]*' /tmp/ki-9-rping.log | sort | uniq -c | sed 's/^/ki-repro: rping: /'
+timeout 60 rdma link delete siw0 || echo "ki-repro: rdma link delete siw0 did not end"
