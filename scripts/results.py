@@ -335,6 +335,29 @@ KNOWN_ISSUES = [
         fixed_by={s: ["0104-RDMA-siw-put-a-passive-endpoint-s-own-reference-when.patch"]
                   for s in ("6.1", "6.12", "7.3")}),
     KnownIssue(
+        "KI-9", {"linux-source-6.1": ["6.1.192-3"],
+                 "linux-source-6.12": ["6.12.118-1~deb12u1"],
+                 "linux-source-7.3": ["7.3.4-1~bpo13+1"]},
+        r"kernel BUG at drivers/infiniband/core/iwcm\.c:\d+(?:.*\n){1,8}?"
+        r".*Workqueue: iw_cm_wq cm_work_handler",
+        "siw indicates DISCONNECT and CLOSE on an accepted peer-to-peer "
+        "connection that ends before the initiator's RTR, while iw_cm still "
+        "holds its cm_id in IW_CM_STATE_CONN_RECV: BUG() in "
+        "cm_close_handler() (drivers/infiniband/core/iwcm.c)",
+        "siw_accept() leaves ESTABLISHED to siw_rtr_data_ready(); "
+        "SIW_CM_WORK_PEER_CLOSE, SIW_CM_WORK_CLOSE_LLP and siw_qp_cm_drop() "
+        "indicate the connection's end in SIW_EPSTATE_RDMA_MODE without "
+        "looking at whether ESTABLISHED was indicated (siw_cm.c, the same in "
+        "6.1, 6.12 and 7.3).  A plain TCP peer that sends a P2P MPA request "
+        "to rping's siw listener and closes after the reply shows it "
+        "(ki-9.sh); met on 7.3 by irdma_p2p_connects_siw after KI-10",
+        "ip link add d5 type dummy; ip addr add 10.82.0.1/24 dev d5; ip link set d5 up; "
+        "rdma link add siw0 type siw netdev d5; rping -s -d -P -a 10.82.0.1 -p 7009 & "
+        "sleep 0.5; printf 'MPA ID Req Frame\\020\\002\\000\\004\\200\\004\\200\\004' | "
+        "timeout 3 nc 10.82.0.1 7009 | od -A n -t x1",
+        fixed_by={s: ["0106-RDMA-siw-indicate-ESTABLISHED-before-the-end-of-an-accepted.patch"]
+                  for s in ("6.1", "6.12", "7.3")}),
+    KnownIssue(
         "KI-5", {"linux-source-6.1": ["6.1.192-3"],
                  "linux-source-6.12": ["6.12.118-1~deb12u1"],
                  "linux-source-7.3": ["7.3.4-1~bpo13+1"]},

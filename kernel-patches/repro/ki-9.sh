@@ -11,17 +11,19 @@ ip link add d5 type dummy
 ip addr add 10.82.0.1/24 dev d5
 ip link set d5 up
 rdma link add siw0 type siw netdev d5
-rping -s -d -P -a 10.82.0.1 -p 7009 > /tmp/ki-9-rping.log 2>&1 &
-s=$!
-usleep 500000
 # "MPA ID Req Frame", flags 0x10 (enhanced), revision 2, 4 bytes of
 # private data: IRD 4 with the peer-to-peer bit, ORD 4 with Write RTR.
 req='MPA ID Req Frame\020\002\000\004\200\004\200\004'
 for i in 1 2 3; do
 	echo "ki-repro: try $i"
+	# One connection per rping server: it exits when the connection ends,
+	# and its debug log (stdout, buffered) is then complete.
+	timeout 30 rping -s -d -a 10.82.0.1 -p 7009 > /tmp/ki-9-rping.log 2>&1 &
+	s=$!
+	usleep 500000
 	printf "$req" | timeout 3 nc 10.82.0.1 7009 | od -A n -t x1 | head -2
+	wait $s
+	grep -o 'RDMA_CM_EVENT_[A-Z_]*' /tmp/ki-9-rping.log | tr '\n' ' ' | sed 's/^/ki-repro: rping saw: /'
+	echo
 done
-kill $s 2> /dev/null
-wait $s
-grep -o 'RDMA_CM_EVENT_[A-Z_]*' /tmp/ki-9-rping.log | sort | uniq -c | sed 's/^/ki-repro: rping: /'
 timeout 60 rdma link delete siw0 || echo "ki-repro: rdma link delete siw0 did not end"
