@@ -41,10 +41,6 @@ CONFIG_ONLY = {
         "if (!IS_ENABLED(CONFIG_FAULT_INJECTION)) cmkit_skip(...)",
     ("kunit/rpcrdma_test.c", "post_recvs_posts_what_it_could_allocate"):
         "if (!IS_ENABLED(CONFIG_FAULT_INJECTION)) cmkit_skip(...)",
-    # Keyed on lockdep (every KUnit leg) until siw's 7.3.4 failure after a
-    # P2P RTR is explained; its old reason, KI-2, is fixed by 0101.
-    ("kunit/irdma_p2p_test.c", "irdma_p2p_connects_siw"):
-        "if (IS_ENABLED(CONFIG_PROVE_LOCKING) && READ_ONCE(debug_locks)) cmkit_skip(...)",
 }
 
 # The fail-nth sweeps: (file, function, the helpers it may reach failslab through).
