@@ -16,14 +16,14 @@ rdma link add siw0 type siw netdev d5
 req='MPA ID Req Frame\020\002\000\004\200\004\200\004'
 for i in 1 2 3; do
 	echo "ki-repro: try $i"
-	# One connection per rping server: it exits when the connection ends,
-	# and its debug log (stdout, buffered) is then complete.
-	timeout 30 rping -s -d -a 10.82.0.1 -p 7009 > /tmp/ki-9-rping.log 2>&1 &
+	# One connection per rping server; its debug log goes to the console
+	# (a terminal: line by line) and it exits when the connection ends.
+	timeout 30 rping -s -d -a 10.82.0.1 -p 7009 &
 	s=$!
-	usleep 500000
-	printf "$req" | timeout 3 nc 10.82.0.1 7009 | od -A n -t x1 | head -2
+	sleep 2
+	printf "$req" | timeout 5 nc 10.82.0.1 7009 | od -A n -t x1 | head -2 |
+		sed 's/^/ki-repro: reply: /'
 	wait $s
-	grep -o 'RDMA_CM_EVENT_[A-Z_]*' /tmp/ki-9-rping.log | tr '\n' ' ' | sed 's/^/ki-repro: rping saw: /'
-	echo
+	echo "ki-repro: rping ended: $?"
 done
 timeout 60 rdma link delete siw0 || echo "ki-repro: rdma link delete siw0 did not end"
