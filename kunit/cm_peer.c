@@ -533,6 +533,37 @@ int cmkit_peer_reject_held(struct cmkit_peer *srv)
 	return rc;
 }
 
+/**
+ * cmkit_peer_accept_held - accept the request a server holds
+ * @srv: a server with hold_requests set that got a CONNECT_REQUEST
+ *
+ * Gives the held child id its QP and accepts it with @srv's accept private
+ * data, outside any handler; the child stays @srv's connection.
+ *
+ * Return: rdma_accept()'s result, the QP's creation error, or -ENOENT if
+ * no request is held.
+ */
+int cmkit_peer_accept_held(struct cmkit_peer *srv)
+{
+	struct rdma_conn_param param;
+	struct rdma_cm_id *child;
+	int rc;
+
+	mutex_lock(&srv->res_lock);
+	child = srv->child;
+	mutex_unlock(&srv->res_lock);
+	if (!child)
+		return -ENOENT;
+	rc = cmkit_peer_create_qp(srv, child);
+	if (rc)
+		return rc;
+	cmkit_peer_conn_param(&param, srv->accept_pdata, srv->accept_pdata_len);
+	rdma_lock_handler(child);
+	rc = rdma_accept(child, &param);
+	rdma_unlock_handler(child);
+	return rc;
+}
+
 /* ---- one message each way over an established connection --------------- */
 
 #define CMKIT_XFER_LEN	64

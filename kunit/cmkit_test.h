@@ -146,6 +146,7 @@ int cmkit_peer_resolve(struct cmkit_peer *cli, struct sockaddr_in *dst);
 int cmkit_peer_resolve_sa(struct cmkit_peer *cli, struct sockaddr *dst);
 int cmkit_peer_connect(struct cmkit_peer *cli, const void *pdata, u8 pdata_len);
 unsigned int cmkit_peer_count(struct cmkit_peer *p, u32 mask);
+int cmkit_peer_accept_held(struct cmkit_peer *srv);
 int cmkit_peer_wait_any(struct cmkit_peer *p, u32 mask, struct cmkit_cm_record *out);
 int cmkit_peer_wait(struct cmkit_peer *p, enum rdma_cm_event_type event,
 		    struct cmkit_cm_record *out);
@@ -245,5 +246,6 @@ extern struct kunit_suite cmkit_rpcrdma_suite;
 extern struct kunit_suite cmkit_irdma_suite;
 extern struct kunit_suite cmkit_irdma_hostile_suite;
 extern struct kunit_suite cmkit_srpt_suite;
+extern struct kunit_suite cmkit_kernel_fixes_suite;
 
 #endif /* CMKIT_TEST_H */

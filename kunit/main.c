@@ -71,11 +71,12 @@ static struct kunit_suite *cmkit_all_suites[] = {
 	&cmkit_irdma_suite,
 	&cmkit_irdma_hostile_suite,
 	&cmkit_srpt_suite,
+	&cmkit_kernel_fixes_suite,
 };
 
 #ifdef CMKIT_HAVE_KUNIT_MODULE_FILTER
 kunit_test_suites(&cmkit_smoke_suite, &cmkit_rpcrdma_suite, &cmkit_irdma_suite,
-		  &cmkit_irdma_hostile_suite, &cmkit_srpt_suite);
+		  &cmkit_irdma_hostile_suite, &cmkit_srpt_suite, &cmkit_kernel_fixes_suite);
 #endif
 
 /*
@@ -107,10 +108,11 @@ CMKIT_CASE_INIT(1)
 CMKIT_CASE_INIT(2)
 CMKIT_CASE_INIT(3)
 CMKIT_CASE_INIT(4)
+CMKIT_CASE_INIT(5)
 
 static int (* const cmkit_case_inits[])(struct kunit *test) = {
 	cmkit_case_init_0, cmkit_case_init_1, cmkit_case_init_2, cmkit_case_init_3,
-	cmkit_case_init_4,
+	cmkit_case_init_4, cmkit_case_init_5,
 };
 
 static_assert(ARRAY_SIZE(cmkit_case_inits) == ARRAY_SIZE(cmkit_all_suites));
