@@ -1721,8 +1721,9 @@ static void failure_injected_at_each_connect_step(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup_dev(test, &c, &cmkit_dev_params[p->dev], true);
-	if (!IS_ENABLED(CONFIG_FAULT_INJECTION))
-		cmkit_skip(test, "kernel without CONFIG_FAULT_INJECTION");
+	/* Every KUnit leg has it (kunit/cmkit.config): a kernel without it is a broken leg. */
+	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_FAULT_INJECTION),
+			      "the kernel has no CONFIG_FAULT_INJECTION (kunit/cmkit.config)");
 	fired = atomic_read(&cmkit_rpcrdma_fault_points.fired);
 	cmkit_fault_arm(&cmkit_rpcrdma_fault_points, BIT(p->step), 1);
 	if (p->step == RPCRDMA_FAULT_BUFFER_CREATE) {
@@ -1934,8 +1935,9 @@ static void post_recvs_posts_what_it_could_allocate(struct kunit *test)
 	int fired;
 
 	rt_setup(test, &c, true);
-	if (!IS_ENABLED(CONFIG_FAULT_INJECTION))
-		cmkit_skip(test, "kernel without CONFIG_FAULT_INJECTION");
+	/* Every KUnit leg has it (kunit/cmkit.config): a kernel without it is a broken leg. */
+	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_FAULT_INJECTION),
+			      "the kernel has no CONFIG_FAULT_INJECTION (kunit/cmkit.config)");
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	buf = &c.xprt->rx_buf;
 	before = READ_ONCE(buf->rb_receive_count);

@@ -29,18 +29,10 @@ FUNC_START = re.compile(r"^(?:static\s+)?(?:[\w\s\*]+?)\b(\w+)\("
                         r"(?:struct kunit \*test|[^;]*)\)\s*$")
 
 # Config-only skips found by this check (issue 22), each to be decided:
-# cmkit's test kernels all have CONFIG_FAULT_INJECTION (kunit/cmkit.config),
-# so each would fail rather than skip.  {(file, function): why it is kept}.
+# none left.  The four on CONFIG_FAULT_INJECTION fail instead (every KUnit
+# leg has it, kunit/cmkit.config), and irdma_p2p_connects_siw's lockdep
+# skip went with KI-9 and KI-10.  {(file, function): why it is kept}.
 CONFIG_ONLY = {
-    ("kunit/irdma_fault_test.c", "irdma_failure_injected"):
-        "if (!IS_ENABLED(CONFIG_FAULT_INJECTION)) kunit_skip(...)",
-    ("kunit/irdma_fault_test.c", "irdma_failslab_nth_over_a_connection"):
-        "if (!IS_ENABLED(CONFIG_FAULT_INJECTION)) kunit_skip(...), before "
-        "cmkit_test_require_failslab()",
-    ("kunit/rpcrdma_test.c", "failure_injected_at_each_connect_step"):
-        "if (!IS_ENABLED(CONFIG_FAULT_INJECTION)) cmkit_skip(...)",
-    ("kunit/rpcrdma_test.c", "post_recvs_posts_what_it_could_allocate"):
-        "if (!IS_ENABLED(CONFIG_FAULT_INJECTION)) cmkit_skip(...)",
 }
 
 # The fail-nth sweeps: (file, function, the helpers it may reach failslab through).
