@@ -621,6 +621,17 @@ bool ParseHex(const std::string &s, std::vector<uint8_t> *out)
 	return true;
 }
 
+std::string Hex(const std::vector<uint8_t> &v)
+{
+	static const char digits[] = "0123456789abcdef";
+	std::string s;
+	for (uint8_t b : v) {
+		s += digits[b >> 4];
+		s += digits[b & 15];
+	}
+	return s;
+}
+
 bool ParseAddress(const std::string &s, uint16_t port, sockaddr_storage *out)
 {
 	memset(out, 0, sizeof(*out));

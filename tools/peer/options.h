@@ -105,6 +105,8 @@ constexpr size_t kMaxPrivateData = 255;		// rdma_conn_param.private_data_len is 
 bool ParseNumber(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 // An even number of hex digits; false (and *out unspecified) otherwise.
 bool ParseHex(const std::string &s, std::vector<uint8_t> *out);
+// Lower-case hex digits of @v.
+std::string Hex(const std::vector<uint8_t> &v);
 // An IPv4 or IPv6 literal and a port.
 bool ParseAddress(const std::string &s, uint16_t port, sockaddr_storage *out);
 
