@@ -162,7 +162,7 @@ TEST(PeerOptions, UnknownOptionsRefused)
 	ExpectRefused(Serve({"--bogus=1"}), "unknown option '--bogus=1'");
 	ExpectRefused(Serve({"-x"}), "unknown option '-x'");
 	// Options of another command are unknown here.
-	ExpectRefused(Serve({"--count", "3"}), "unknown option '--count'");
+	ExpectRefused(Serve({"--program", "3"}), "unknown option '--program'");
 	ExpectRefused(Call({"--rpc"}), "unknown option '--rpc'");
 	ExpectRefused({"connect", "--addr", "10.77.0.1", "--port", "1", "--iu-len", "5"},
 		      "unknown option '--iu-len'");
@@ -209,7 +209,7 @@ TEST(PeerOptions, CommandsAndHelp)
 	}
 	// Each command's help names each of its options, and needs no others.
 	const std::vector<std::pair<std::string, std::vector<std::string>>> helps = {
-		{"serve", {"--cmp", "--reject", "--disconnect-after", "--rpc", "--credits",
+		{"serve", {"--cmp", "--reject", "--disconnect-after", "--count", "--rpc", "--credits",
 			   "--rpc-recvs", "--rpc-error", "--rpc-reject", "--rpc-corrupt",
 			   "--rpc-drop", "--rpc-disconnect-at", "--rpc-delay-ms", "--rpc-bad-xid",
 			   "--rpc-quiet", "--timeout", "Exit status"}},
@@ -409,6 +409,22 @@ TEST(PeerOptions, SrpLoginValues)
 	ExpectRefused(with({"--initiator-port-id", std::string(30, '0')}), "16 bytes");
 	ExpectRefused({"connect", "--addr", "10.77.0.1", "--port", "1", "--expect", "accepted"},
 		      "--expect: 'accepted'");
+}
+
+TEST(PeerOptions, ServeCount)
+{
+	Options o;
+	ASSERT_EQ(Parse(Serve(), &o).status, ParseResult::kRun);
+	EXPECT_EQ(o.count, 1U);
+	ASSERT_EQ(Parse(Serve({"--count", "50", "--disconnect-after", "0"}), &o).status,
+		  ParseResult::kRun);
+	EXPECT_EQ(o.count, 50U);
+	EXPECT_TRUE(o.has_disconnect_after);
+	EXPECT_EQ(o.disconnect_after_ms, 0U);
+	ASSERT_EQ(Parse(Serve({"--count", "3", "--reject", "01"}), &o).status, ParseResult::kRun);
+	ASSERT_EQ(Parse(Serve({"--count", "3", "--rpc"}), &o).status, ParseResult::kRun);
+	ExpectRefused(Serve({"--count", "0"}), "--count: 0 is out of range 1..10000000");
+	ExpectRefused(Serve({"--count", "10000001"}), "--count");
 }
 
 // Every cmkit-peer command line of scripts/guest/userspace.sh and story.sh

@@ -73,6 +73,7 @@ const option kServeOptions[] = {
 	{"rpc-delay-ms", required_argument, nullptr, kOptRpcDelayMs},
 	{"rpc-bad-xid", no_argument, nullptr, kOptRpcBadXid},
 	{"rpc-quiet", no_argument, nullptr, kOptRpcQuiet},
+	{"count", required_argument, nullptr, kOptCount},
 	{nullptr, 0, nullptr, 0},
 };
 
@@ -116,7 +117,7 @@ const char kMainHelp[] =
 	"Every CM event is one JSON line on stdout; every wait has a timeout.\n"
 	"\n"
 	"commands:\n"
-	"  serve      accept (or reject) one connection; with --rpc, answer RPC NULL calls\n"
+	"  serve      accept (or reject) connections; with --rpc, answer RPC NULL calls\n"
 	"  connect    connect with private data, then disconnect\n"
 	"  srp-login  log in to an SRP target through rdma_cm\n"
 	"  call       send RPC-over-RDMA NULL calls, report round trips\n"
@@ -127,13 +128,15 @@ const char kMainHelp[] =
 
 const char kServeUsage[] =
 	"usage: cmkit-peer serve --addr A --port P [--cmp SEND:RECV | --reject HEX]\n"
-	"                        [--disconnect-after MS] [--timeout S] [--rpc [RPC options]]\n";
+	"                        [--disconnect-after MS] [--count N] [--timeout S]\n"
+	"                        [--rpc [RPC options]]\n";
 
 const char kServeHelp[] =
 	"\n"
 	"Listen on A:P, accept one connection (with an RFC 8797 private message when\n"
 	"--cmp is given, else with none) or reject it, then wait for the peer's\n"
-	"disconnect (or disconnect after --disconnect-after).\n"
+	"disconnect (or disconnect after --disconnect-after); with --count, N\n"
+	"connections one after another.\n"
 	"\n"
 	"  --addr A               IPv4 or IPv6 address of an RDMA device\n"
 	"  --port P               1..65535\n"
@@ -142,6 +145,8 @@ const char kServeHelp[] =
 	"  --reject HEX           reject with this private data (IB/RoCE: up to 148\n"
 	"                         bytes, iWARP: 248)\n"
 	"  --disconnect-after MS  disconnect MS (0..3600000) ms after ESTABLISHED\n"
+	"  --count N              connections to serve one after another,\n"
+	"                         1..10000000 (default 1)\n"
 	"  --timeout S            bound on each wait, 1..86400 s (default 30)\n"
 	"\n"
 	"RPC-over-RDMA (RFC 8166) NULL calls, after accepting:\n"
@@ -169,8 +174,8 @@ const char kServeHelp[] =
 	"Each call is a JSON line {\"role\":\"serve\",\"rpc\":\"call\",...}; a summary\n"
 	"line {\"role\":\"serve\",\"rpc\":\"summary\",...} ends the session.\n"
 	"\n"
-	"Exit status: 0 the connection was accepted (or rejected, with --reject) and\n"
-	"ended by a disconnect; 1 it went otherwise (timeout, a receive completed\n"
+	"Exit status: 0 each connection was accepted (or rejected, with --reject) and\n"
+	"ended by a disconnect; 1 one went otherwise (timeout, a receive completed\n"
 	"in error; a send in error only ends the connection); 2 usage or setup error.\n";
 
 const char kConnectUsage[] =

@@ -74,7 +74,7 @@ struct Options {
 	bool has_initiator_port_id = false, has_target_port_id = false;
 	uint8_t initiator_port_id[16] = {}, target_port_id[16] = {};
 
-	// call
+	// call and serve
 	uint32_t count = 1;
 	uint32_t program = 100003, version = 3;
 	uint32_t call_credits = 32;	// receive ring: the credits asked for
