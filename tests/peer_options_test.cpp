@@ -227,7 +227,7 @@ TEST(PeerOptions, CommandsAndHelp)
 			       "--target-port-id", "--expect", "Exit status"}},
 		{"call", {"--count", "--program", "--version", "--credits", "--inline-send",
 			  "--inline-recv", "--json-latencies", "--verbose", "Exit status"}},
-		{"mpa-connect", {"--rtr", "--no-rtr", "--count", "--hold-ms", "--pdata",
+		{"mpa-connect", {"--rtr", "--no-rtr", "--count", "--hold-ms", "--busy-poll", "--pdata",
 				 "--timeout", "Exit status"}},
 	};
 	for (const auto &h : helps) {
@@ -445,6 +445,7 @@ TEST(PeerOptions, MpaConnectDefaults)
 	EXPECT_EQ(o.cmd, Command::kMpaConnect);
 	EXPECT_EQ(o.mpa_rtr, MpaRtr::kWrite);
 	EXPECT_FALSE(o.no_rtr);
+	EXPECT_FALSE(o.busy_poll);
 	EXPECT_EQ(o.count, 1U);
 	EXPECT_EQ(o.hold_ms, 2000U);
 	EXPECT_EQ(o.timeout_s, 30U);
@@ -459,7 +460,8 @@ TEST(PeerOptions, MpaConnectValues)
 {
 	Options o;
 	ASSERT_EQ(Parse(MpaConnect({"--rtr", "read", "--no-rtr", "--count", "10000000",
-				    "--hold-ms", "3600000", "--pdata", Hex(508), "--timeout", "5"}),
+				    "--hold-ms", "3600000", "--pdata", Hex(508), "--timeout", "5",
+				    "--busy-poll"}),
 			&o).status,
 		  ParseResult::kRun);
 	EXPECT_EQ(o.mpa_rtr, MpaRtr::kRead);
@@ -468,6 +470,7 @@ TEST(PeerOptions, MpaConnectValues)
 	EXPECT_EQ(o.hold_ms, 3600000U);
 	EXPECT_EQ(o.pdata.size(), 508U);
 	EXPECT_EQ(o.timeout_s, 5U);
+	EXPECT_TRUE(o.busy_poll);
 	ASSERT_EQ(Parse(MpaConnect({"--rtr", "none", "--hold-ms", "0"}), &o).status,
 		  ParseResult::kRun);
 	EXPECT_EQ(o.mpa_rtr, MpaRtr::kNone);
@@ -487,6 +490,7 @@ TEST(PeerOptions, MpaConnectRefusals)
 	ExpectRefused(MpaConnect({"--rtr", "none", "--no-rtr"}),
 		      "--no-rtr needs an RTR offered (--rtr write or read)");
 	ExpectRefused(MpaConnect({"--no-rtr=1"}), "option '--no-rtr' takes no value");
+	ExpectRefused(MpaConnect({"--busy-poll=1"}), "option '--busy-poll' takes no value");
 	ExpectRefused(MpaConnect({"--rtr"}), "option '--rtr' needs a value");
 	ExpectRefused(MpaConnect({"--count", "0"}), "--count: 0 is out of range 1..10000000");
 	ExpectRefused(MpaConnect({"--hold-ms", "3600001"}),
@@ -534,7 +538,7 @@ TEST(PeerOptions, GuestScriptCommandLinesParse)
 		{"serve", "--addr", "10.83.0.1", "--port", "7010", "--count", "50",
 		 "--disconnect-after", "0", "--timeout", "60"},
 		{"mpa-connect", "--addr", "10.83.0.1", "--port", "7010", "--count", "5", "--hold-ms",
-		 "5000", "--timeout", "10"},
+		 "5000", "--busy-poll", "--timeout", "10"},
 	};
 	for (const auto &l : lines) {
 		ParseResult r = Parse(l);

@@ -99,9 +99,14 @@ uint16_t LocalPort(int fd)
 	return ntohs(reinterpret_cast<sockaddr_in6 *>(&ss)->sin6_port);
 }
 
-// Read the reply into @buf, never past its end.  False with c->error set.
-bool ReadReply(int fd, std::vector<uint8_t> *buf, cmkit_mpa_frame *f, MpaConnOutcome *c)
+// Read the reply into @buf, never past its end: blocked in recv() (bounded
+// by SO_RCVTIMEO), or with --busy-poll spinning on a non-blocking one until
+// --timeout.  False with c->error set.
+bool ReadReply(int fd, const Options &o, std::vector<uint8_t> *buf, cmkit_mpa_frame *f,
+	       MpaConnOutcome *c)
 {
+	const int flags = o.busy_poll ? MSG_DONTWAIT : 0;
+	const uint64_t deadline = NowNs() + static_cast<uint64_t>(o.timeout_s) * 1000000000ULL;
 	buf->assign(CMKIT_MPA_MAX_FRAME, 0);
 	size_t have = 0, want = 0;
 	for (;;) {
@@ -115,8 +120,11 @@ bool ReadReply(int fd, std::vector<uint8_t> *buf, cmkit_mpa_frame *f, MpaConnOut
 				   Hex(head) + ")";
 			return false;
 		}
-		ssize_t n = recv(fd, buf->data() + have, want - have, 0);
+		ssize_t n = recv(fd, buf->data() + have, want - have, flags);
 		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && o.busy_poll && (errno == EAGAIN || errno == EWOULDBLOCK) &&
+		    NowNs() < deadline)
 			continue;
 		if (n < 0) {
 			c->error = Errno("recv reply", errno) + " after " + std::to_string(have) +
@@ -215,7 +223,7 @@ int ConnectOnce(const Options &o, const cmkit_mpa_offer &me, const std::vector<u
 
 	std::vector<uint8_t> reply;
 	cmkit_mpa_frame f{};
-	if (!ReadReply(s.fd(), &reply, &f, c))
+	if (!ReadReply(s.fd(), o, &reply, &f, c))
 		return kExitOther;
 	const uint64_t replied = NowNs();
 	rc = cmkit_mpa_initiate(&me, CMKIT_MPA_REV2, &f, &c->decision);

@@ -52,6 +52,7 @@ enum OptId {
 	kOptRtr,
 	kOptNoRtr,
 	kOptHoldMs,
+	kOptBusyPoll,
 };
 
 #define COMMON_OPTIONS                                        \
@@ -117,6 +118,7 @@ const option kMpaConnectOptions[] = {
 	{"no-rtr", no_argument, nullptr, kOptNoRtr},
 	{"count", required_argument, nullptr, kOptCount},
 	{"hold-ms", required_argument, nullptr, kOptHoldMs},
+	{"busy-poll", no_argument, nullptr, kOptBusyPoll},
 	{"pdata", required_argument, nullptr, kOptPdata},
 	{nullptr, 0, nullptr, 0},
 };
@@ -268,8 +270,9 @@ const char kCallHelp[] =
 const char kMpaConnectUsage[] =
 	"usage: cmkit-peer mpa-connect --addr A --port P [--rtr write|read|none]"
 	" [--no-rtr]\n"
-	"                              [--count N] [--hold-ms MS] [--pdata HEX]"
-	" [--timeout S]\n";
+	"                              [--count N] [--hold-ms MS] [--busy-poll]"
+	" [--pdata HEX]\n"
+	"                              [--timeout S]\n";
 
 const char kMpaConnectHelp[] =
 	"\n"
@@ -287,6 +290,9 @@ const char kMpaConnectHelp[] =
 	"  --count N         connections, one after another, 1..10000000 (default 1)\n"
 	"  --hold-ms MS      how long each connection stays open after the RTR,\n"
 	"                    0..3600000 ms (default 2000); the peer's close ends it\n"
+	"  --busy-poll       wait for the reply spinning on a non-blocking recv()\n"
+	"                    (no wakeup between its arrival and the RTR; one CPU\n"
+	"                    busy until it comes)\n"
 	"  --pdata HEX       private data after the IRD/ORD, up to 508 bytes\n"
 	"  --timeout S       bound on the connect and on the reply, 1..86400 s\n"
 	"                    (default 30)\n"
@@ -628,6 +634,9 @@ bool Apply(const CommandSpec &spec, int id, const char *name, const char *arg, O
 		break;
 	case kOptHoldMs:
 		ok = p.Number(0, kMaxDelayMs, &o->hold_ms);
+		break;
+	case kOptBusyPoll:
+		o->busy_poll = true;
 		break;
 	default:
 		p.Fail("not handled");

@@ -88,6 +88,7 @@ struct Options {
 	// mpa-connect (--count and --pdata as above)
 	MpaRtr mpa_rtr = MpaRtr::kWrite;
 	bool no_rtr = false;		// offer an RTR but never send it
+	bool busy_poll = false;		// spin on recv() for the reply
 	uint32_t hold_ms = 2000;	// keep each connection open after the RTR
 };
 
