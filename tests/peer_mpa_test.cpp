@@ -235,6 +235,10 @@ TEST(PeerMpa, JsonLineOfAConnection)
 	EXPECT_EQ(MpaOutcomeJson(e), "{\"role\":\"mpa-connect\",\"n\":1,\"result\":\"error\","
 				     "\"error\":\"connect: Connection refused\"}");
 
+	// An RTR whose reply had no receive stamp: no rtr_us.
+	c.rtr_us = -1;
+	EXPECT_EQ(MpaOutcomeJson(c).find("rtr_us"), std::string::npos);
+
 	MpaConnOutcome rej;
 	rej.n = 2;
 	rej.result = MpaConnOutcome::kRejected;

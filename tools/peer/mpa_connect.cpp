@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,7 +55,9 @@ std::string Errno(const char *what, int err)
 }
 
 // Bounds the blocking connect(), send() and recv() of @fd by @o's timeout
-// (connect() honours SO_SNDTIMEO), and sends small segments at once.
+// (connect() honours SO_SNDTIMEO), sends small segments at once, and has
+// the kernel stamp what it receives (CLOCK_REALTIME, SO_TIMESTAMPNS): the
+// reply's arrival, for rtr_us, with no clock read before the RTR goes out.
 bool SetupSocket(int fd, const Options &o, std::string *err)
 {
 	const int one = 1;
@@ -62,6 +65,10 @@ bool SetupSocket(int fd, const Options &o, std::string *err)
 	tv.tv_sec = static_cast<time_t>(o.timeout_s);
 	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))) {
 		*err = Errno("setsockopt TCP_NODELAY", errno);
+		return false;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one))) {
+		*err = Errno("setsockopt SO_TIMESTAMPNS", errno);
 		return false;
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
@@ -99,15 +106,42 @@ uint16_t LocalPort(int fd)
 	return ntohs(reinterpret_cast<sockaddr_in6 *>(&ss)->sin6_port);
 }
 
-// Read the reply into @buf, never past its end: blocked in recv() (bounded
-// by SO_RCVTIMEO), or with --busy-poll spinning on a non-blocking one until
-// --timeout.  False with c->error set.
+// One recvmsg() into @p; *stamp is the kernel's receive time of the data,
+// when it says.
+ssize_t RecvStamped(int fd, uint8_t *p, size_t len, int flags, timespec *stamp)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(timespec))];
+		cmsghdr align;
+	} control;
+	iovec iov = {p, len};
+	msghdr msg{};
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = control.buf;
+	msg.msg_controllen = sizeof(control.buf);
+	ssize_t n = recvmsg(fd, &msg, flags);
+	if (n <= 0)
+		return n;
+	for (cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS)
+			memcpy(stamp, CMSG_DATA(cm), sizeof(*stamp));
+	return n;
+}
+
+// Read the reply into @buf, never past its end: blocked in recvmsg()
+// (bounded by SO_RCVTIMEO), or with --busy-poll spinning on a non-blocking
+// one until --timeout (the clock read once per 1024 empty reads).  *arrived
+// is the kernel's receive time of its last bytes (zero if not stamped).
+// False with c->error set.
 bool ReadReply(int fd, const Options &o, std::vector<uint8_t> *buf, cmkit_mpa_frame *f,
-	       MpaConnOutcome *c)
+	       timespec *arrived, MpaConnOutcome *c)
 {
 	const int flags = o.busy_poll ? MSG_DONTWAIT : 0;
 	const uint64_t deadline = NowNs() + static_cast<uint64_t>(o.timeout_s) * 1000000000ULL;
+	unsigned empty = 0;
 	buf->assign(CMKIT_MPA_MAX_FRAME, 0);
+	*arrived = timespec{};
 	size_t have = 0, want = 0;
 	for (;;) {
 		int rc = MpaReadReply(buf->data(), have, f, &want);
@@ -120,11 +154,11 @@ bool ReadReply(int fd, const Options &o, std::vector<uint8_t> *buf, cmkit_mpa_fr
 				   Hex(head) + ")";
 			return false;
 		}
-		ssize_t n = recv(fd, buf->data() + have, want - have, flags);
+		ssize_t n = RecvStamped(fd, buf->data() + have, want - have, flags, arrived);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && o.busy_poll && (errno == EAGAIN || errno == EWOULDBLOCK) &&
-		    NowNs() < deadline)
+		    (++empty % 1024 || NowNs() < deadline))
 			continue;
 		if (n < 0) {
 			c->error = Errno("recv reply", errno) + " after " + std::to_string(have) +
@@ -223,13 +257,15 @@ int ConnectOnce(const Options &o, const cmkit_mpa_offer &me, const std::vector<u
 
 	std::vector<uint8_t> reply;
 	cmkit_mpa_frame f{};
-	if (!ReadReply(s.fd(), o, &reply, &f, c))
+	timespec arrived;
+	if (!ReadReply(s.fd(), o, &reply, &f, &arrived, c))
 		return kExitOther;
-	const uint64_t replied = NowNs();
 	rc = cmkit_mpa_initiate(&me, CMKIT_MPA_REV2, &f, &c->decision);
 	const bool send_rtr = rc == 0 && c->decision.p2p && !o.no_rtr;
 	const bool sent = !send_rtr ||
 			  SendAll(s.fd(), rtr[c->decision.crc ? 1 : 0], "send RTR", &c->error);
+	timespec rtr_done;
+	clock_gettime(CLOCK_REALTIME, &rtr_done);
 	const uint64_t start = NowNs();
 
 	// The RTR is out: the rest may take its time.
@@ -250,8 +286,9 @@ int ConnectOnce(const Options &o, const cmkit_mpa_offer &me, const std::vector<u
 		return kExitOther;
 	}
 	c->rtr_sent = send_rtr;
-	if (send_rtr)
-		c->rtr_us = static_cast<double>(start - replied) / 1000.0;
+	if (send_rtr && arrived.tv_sec)
+		c->rtr_us = static_cast<double>(rtr_done.tv_sec - arrived.tv_sec) * 1e6 +
+			    static_cast<double>(rtr_done.tv_nsec - arrived.tv_nsec) / 1e3;
 
 	std::vector<uint8_t> got;
 	bool held = Hold(s.fd(), o, start, &got, c);

@@ -110,7 +110,7 @@ std::string MpaOutcomeJson(const MpaConnOutcome &c)
 			.Uint("ird", c.decision.ird)
 			.Uint("ord", c.decision.ord)
 			.Bool("rtr_sent", c.rtr_sent);
-		if (c.rtr_sent)
+		if (c.rtr_sent && c.rtr_us >= 0)
 			j.Us("rtr_us", c.rtr_us);
 		if (c.rtr_sent && c.decision.rtr == CMKIT_MPA_RTR_READ)
 			j.Str("read_response",

@@ -57,7 +57,9 @@ struct MpaConnOutcome {
 	bool decided = false;		// cmkit_mpa_initiate() accepted: @decision valid
 	cmkit_mpa_result decision{};
 	bool rtr_sent = false;
-	double rtr_us = 0;		// the reply's last byte read to the RTR sent
+	// From the kernel's receive stamp of the reply's last bytes to the RTR
+	// sent (CLOCK_REALTIME); below 0: not known (not stamped).
+	double rtr_us = -1;
 	int read_response = 0;		// Read RTR: 1 its response came, <0 bad, 0 none
 	bool peer_closed = false;	// FIN or reset while holding
 	bool peer_reset = false;
