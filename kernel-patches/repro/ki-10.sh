@@ -41,8 +41,11 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 		--busy-poll --timeout 10 > $C 2>&1
 	r=$?
 	# Each connection's RTR delay after the reply and serve's close after it.
-	echo "ki-repro: try $i: rtr_us/held_ms $(sed -n \
-		's/.*"rtr_us":\([0-9.]*\).*"held_ms":\([0-9.]*\).*/\1\/\2/p' $C | tr '\n' ' ')"
+	echo "ki-repro: try $i: rtr_us/held_ms $(awk '{
+		r = "-"; h = "-"
+		if (match($0, /"rtr_us":[0-9.]+/)) r = substr($0, RSTART + 9, RLENGTH - 9)
+		if (match($0, /"held_ms":[0-9.]+/)) h = substr($0, RSTART + 10, RLENGTH - 10)
+		printf "%s/%s ", r, h }' $C)"
 	held=$(grep '"rtr_sent":true.*"peer_closed":false' $C | head -n 1)
 	if [ -n "$held" ]; then
 		echo "ki-repro: bug: serve never closed a connection whose RTR was sent (no ESTABLISHED in 5 s): $held"
