@@ -658,22 +658,36 @@ def cmd_shell(args):
 REPRO_DIR = os.path.join(TOP, "kernel-patches", "repro")
 
 
+# A reproduction's own word that the bug showed, for a bug that does not
+# splat (a connection that never gets ESTABLISHED): "ki-repro: bug: <what>".
+REPRO_BUG = re.compile(r"ki-repro: bug: (.*\S)")
+
+
 def repro_verdict(console):
-    """(tries, first splat line or None) of a reproduction's console."""
+    """(tries, what showed the bug or None) of a reproduction's console: the
+    first splat line, or the <what> of the first "ki-repro: bug: <what>"
+    line, whichever comes first."""
     lines = console.splitlines()
     tries = 0
     for line in lines:
         m = re.search(r"ki-repro: try (\d+)", line)
         if m:
             tries = max(tries, int(m.group(1)))
-    i = results.first_splat(lines)
-    return tries, (results.klog_message(lines[i]) if i is not None else None)
+    for line in lines:
+        msg = results.klog_message(line)
+        if results.splat_kind(line):
+            return tries, msg
+        m = REPRO_BUG.search(msg)
+        if m:
+            return tries, m.group(1)
+    return tries, None
 
 
 def cmd_repro(args):
     """Boot @args.kernel without loading cmkit and run kernel-patches/repro/ki-<n>.sh:
     the guest panics at the first splat (panic_on_warn), so the console's
-    first splat is the bug showing.  Prints and keeps the result under
+    first splat is the bug showing, as is a script's "ki-repro: bug: <what>"
+    line for a bug that does not splat.  Prints and keeps the result under
     build/results/ki-repro/; exits 0 either way (the result is the output)."""
     script = os.path.join(REPRO_DIR, f"ki-{args.ki}.sh")
     if not os.path.exists(script):
@@ -691,11 +705,12 @@ def cmd_repro(args):
     for line in console.splitlines():
         if "ki-repro" in line:
             print(f"  {results.klog_message(line)}")
-    tries, splat = repro_verdict(console)
-    if splat:
-        verdict = f"REPRODUCED after {tries} tries: {splat}"
+    tries, shown = repro_verdict(console)
+    if shown:
+        verdict = f"REPRODUCED after {tries} tries: {shown}"
     elif boot.hung:
-        verdict = f"HUNG after {tries} tries (no splat within {timeout_seconds(info):.0f} s)"
+        verdict = (f"HUNG after {tries} tries (no splat or bug line within "
+                   f"{timeout_seconds(info):.0f} s)")
     elif "CMKIT repro-done" in status:
         verdict = f"CLEAN after {tries} tries"
     else:

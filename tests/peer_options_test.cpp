@@ -42,6 +42,13 @@ std::vector<std::string> Serve(std::vector<std::string> more = {})
 	return w;
 }
 
+std::vector<std::string> MpaConnect(std::vector<std::string> more = {})
+{
+	std::vector<std::string> w = {"mpa-connect", "--addr", "10.83.0.1", "--port", "7010"};
+	w.insert(w.end(), more.begin(), more.end());
+	return w;
+}
+
 std::vector<std::string> Call(std::vector<std::string> more = {})
 {
 	std::vector<std::string> w = {"call", "--addr", "10.77.0.1", "--port", "30001"};
@@ -162,7 +169,9 @@ TEST(PeerOptions, UnknownOptionsRefused)
 	ExpectRefused(Serve({"--bogus=1"}), "unknown option '--bogus=1'");
 	ExpectRefused(Serve({"-x"}), "unknown option '-x'");
 	// Options of another command are unknown here.
-	ExpectRefused(Serve({"--count", "3"}), "unknown option '--count'");
+	ExpectRefused(Serve({"--program", "3"}), "unknown option '--program'");
+	ExpectRefused(MpaConnect({"--rpc"}), "unknown option '--rpc'");
+	ExpectRefused(MpaConnect({"--expect", "established"}), "unknown option '--expect'");
 	ExpectRefused(Call({"--rpc"}), "unknown option '--rpc'");
 	ExpectRefused({"connect", "--addr", "10.77.0.1", "--port", "1", "--iu-len", "5"},
 		      "unknown option '--iu-len'");
@@ -204,12 +213,12 @@ TEST(PeerOptions, CommandsAndHelp)
 		ParseResult r = Parse({h});
 		EXPECT_EQ(r.status, ParseResult::kHelp);
 		EXPECT_EQ(r.ExitCode(), kExitOk);
-		for (const char *cmd : {"serve", "connect", "srp-login", "call"})
+		for (const char *cmd : {"serve", "connect", "srp-login", "call", "mpa-connect"})
 			EXPECT_NE(r.text.find(cmd), std::string::npos) << cmd;
 	}
 	// Each command's help names each of its options, and needs no others.
 	const std::vector<std::pair<std::string, std::vector<std::string>>> helps = {
-		{"serve", {"--cmp", "--reject", "--disconnect-after", "--rpc", "--credits",
+		{"serve", {"--cmp", "--reject", "--disconnect-after", "--count", "--rpc", "--credits",
 			   "--rpc-recvs", "--rpc-error", "--rpc-reject", "--rpc-corrupt",
 			   "--rpc-drop", "--rpc-disconnect-at", "--rpc-delay-ms", "--rpc-bad-xid",
 			   "--rpc-quiet", "--timeout", "Exit status"}},
@@ -218,6 +227,8 @@ TEST(PeerOptions, CommandsAndHelp)
 			       "--target-port-id", "--expect", "Exit status"}},
 		{"call", {"--count", "--program", "--version", "--credits", "--inline-send",
 			  "--inline-recv", "--json-latencies", "--verbose", "Exit status"}},
+		{"mpa-connect", {"--rtr", "--no-rtr", "--count", "--hold-ms", "--busy-poll", "--pdata",
+				 "--timeout", "Exit status"}},
 	};
 	for (const auto &h : helps) {
 		ParseResult r = Parse({h.first, "--help"});
@@ -411,8 +422,96 @@ TEST(PeerOptions, SrpLoginValues)
 		      "--expect: 'accepted'");
 }
 
+TEST(PeerOptions, ServeCount)
+{
+	Options o;
+	ASSERT_EQ(Parse(Serve(), &o).status, ParseResult::kRun);
+	EXPECT_EQ(o.count, 1U);
+	ASSERT_EQ(Parse(Serve({"--count", "50", "--disconnect-after", "0"}), &o).status,
+		  ParseResult::kRun);
+	EXPECT_EQ(o.count, 50U);
+	EXPECT_TRUE(o.has_disconnect_after);
+	EXPECT_EQ(o.disconnect_after_ms, 0U);
+	ASSERT_EQ(Parse(Serve({"--count", "3", "--reject", "01"}), &o).status, ParseResult::kRun);
+	ASSERT_EQ(Parse(Serve({"--count", "3", "--rpc"}), &o).status, ParseResult::kRun);
+	ExpectRefused(Serve({"--count", "0"}), "--count: 0 is out of range 1..10000000");
+	ExpectRefused(Serve({"--count", "10000001"}), "--count");
+}
+
+TEST(PeerOptions, MpaConnectDefaults)
+{
+	Options o;
+	ASSERT_EQ(Parse(MpaConnect(), &o).status, ParseResult::kRun);
+	EXPECT_EQ(o.cmd, Command::kMpaConnect);
+	EXPECT_EQ(o.mpa_rtr, MpaRtr::kWrite);
+	EXPECT_FALSE(o.no_rtr);
+	EXPECT_FALSE(o.busy_poll);
+	EXPECT_EQ(o.count, 1U);
+	EXPECT_EQ(o.hold_ms, 2000U);
+	EXPECT_EQ(o.timeout_s, 30U);
+	EXPECT_TRUE(o.pdata.empty());
+	const auto *sin = reinterpret_cast<const sockaddr_in *>(&o.sa);
+	EXPECT_EQ(sin->sin_family, AF_INET);
+	EXPECT_EQ(ntohs(sin->sin_port), 7010);
+	EXPECT_EQ(ntohl(sin->sin_addr.s_addr), 0x0a530001U);
+}
+
+TEST(PeerOptions, MpaConnectValues)
+{
+	Options o;
+	ASSERT_EQ(Parse(MpaConnect({"--rtr", "read", "--no-rtr", "--count", "10000000",
+				    "--hold-ms", "3600000", "--pdata", Hex(508), "--timeout", "5",
+				    "--busy-poll"}),
+			&o).status,
+		  ParseResult::kRun);
+	EXPECT_EQ(o.mpa_rtr, MpaRtr::kRead);
+	EXPECT_TRUE(o.no_rtr);
+	EXPECT_EQ(o.count, 10000000U);
+	EXPECT_EQ(o.hold_ms, 3600000U);
+	EXPECT_EQ(o.pdata.size(), 508U);
+	EXPECT_EQ(o.timeout_s, 5U);
+	EXPECT_TRUE(o.busy_poll);
+	ASSERT_EQ(Parse(MpaConnect({"--rtr", "none", "--hold-ms", "0"}), &o).status,
+		  ParseResult::kRun);
+	EXPECT_EQ(o.mpa_rtr, MpaRtr::kNone);
+	EXPECT_EQ(o.hold_ms, 0U);
+	ASSERT_EQ(Parse(MpaConnect({"--rtr=write", "--hold=7"}), &o).status, ParseResult::kRun);
+	EXPECT_EQ(o.mpa_rtr, MpaRtr::kWrite);
+	EXPECT_EQ(o.hold_ms, 7U);
+	ASSERT_EQ(Parse({"mpa-connect", "--addr", "fe80::1", "--port", "1"}, &o).status,
+		  ParseResult::kRun);
+	EXPECT_EQ(reinterpret_cast<const sockaddr_in6 *>(&o.sa)->sin6_family, AF_INET6);
+}
+
+TEST(PeerOptions, MpaConnectRefusals)
+{
+	ExpectRefused(MpaConnect({"--rtr", "send"}), "--rtr: 'send' is not one of write|read|none");
+	ExpectRefused(MpaConnect({"--rtr", "WRITE"}), "is not one of write|read|none");
+	ExpectRefused(MpaConnect({"--rtr", "none", "--no-rtr"}),
+		      "--no-rtr needs an RTR offered (--rtr write or read)");
+	ExpectRefused(MpaConnect({"--no-rtr=1"}), "option '--no-rtr' takes no value");
+	ExpectRefused(MpaConnect({"--busy-poll=1"}), "option '--busy-poll' takes no value");
+	ExpectRefused(MpaConnect({"--rtr"}), "option '--rtr' needs a value");
+	ExpectRefused(MpaConnect({"--count", "0"}), "--count: 0 is out of range 1..10000000");
+	ExpectRefused(MpaConnect({"--hold-ms", "3600001"}),
+		      "--hold-ms: 3600001 is out of range 0..3600000");
+	ExpectRefused(MpaConnect({"--hold-ms", "-1"}), "--hold-ms: '-1' is not a number");
+	ExpectRefused(MpaConnect({"--timeout", "0"}), "--timeout");
+	ExpectRefused(MpaConnect({"--pdata", Hex(509)}),
+		      "--pdata: 509 bytes of private data; an MPA revision 2 request carries at "
+		      "most 508");
+	ExpectRefused(MpaConnect({"--pdata", "abc"}), "not an even number of hex digits");
+	ExpectRefused(MpaConnect({"extra"}), "stray argument 'extra'");
+	ExpectRefused({"mpa-connect", "--port", "7010"}, "--addr is required");
+	ExpectRefused({"mpa-connect", "--addr", "10.83.0.1"}, "--port is required");
+	ExpectRefused(MpaConnect({"--h", "1"}), "ambiguous option '--h' (--help, --hold-ms)");
+	// connect's rdma_cm limit is not mpa-connect's, nor the other way round.
+	ExpectRefused({"connect", "--addr", "10.77.0.1", "--port", "1", "--pdata", Hex(256)},
+		      "rdma_cm carries at most 255");
+}
+
 // Every cmkit-peer command line of scripts/guest/userspace.sh and story.sh
-// still parses as it did.
+// (and of kernel-patches/repro/) still parses as it did.
 TEST(PeerOptions, GuestScriptCommandLinesParse)
 {
 	const std::string tpid(32, '1');
@@ -435,6 +534,11 @@ TEST(PeerOptions, GuestScriptCommandLinesParse)
 		 "--iu-len", "32", "--expect", "rejected:0x00010002"},
 		{"srp-login", "--addr", "10.77.0.1", "--port", "5555", "--iu-len", "1048576",
 		 "--buf-fmt", "8"},
+		// kernel-patches/repro/ki-10.sh
+		{"serve", "--addr", "10.83.0.1", "--port", "7010", "--count", "50",
+		 "--disconnect-after", "0", "--timeout", "60"},
+		{"mpa-connect", "--addr", "10.83.0.1", "--port", "7010", "--count", "5", "--hold-ms",
+		 "5000", "--busy-poll", "--timeout", "10"},
 	};
 	for (const auto &l : lines) {
 		ParseResult r = Parse(l);

@@ -620,6 +620,77 @@ class FailFast(unittest.TestCase):
         self.assertLess(main.index('account("headers"'), main.index("kernel.ensure(kver)"))
 
 
+class ReproVerdicts(unittest.TestCase):
+    """make ki-repro's verdict (run.repro_verdict(), run.cmd_repro()): a
+    splat, or a reproduction's own "ki-repro: bug: <what>" line for a bug
+    that does not splat, is the bug showing."""
+
+    TRIES = "ki-repro: KI-10 on 6.12.118\nki-repro: try 1\nki-repro: try 2\n"
+    BUG = ("ki-repro: bug: serve never closed a connection whose RTR was sent "
+           "(no ESTABLISHED in 5 s): {\"n\":3}")
+    OOPS = "[   40.1] kernel BUG at drivers/infiniband/core/iwcm.c:1115!"
+
+    def test_clean_tries(self):
+        self.assertEqual(run.repro_verdict(self.TRIES + "ki-repro: try 3\n"), (3, None))
+
+    def test_a_bug_line_is_the_bug_showing(self):
+        tries, shown = run.repro_verdict(self.TRIES + self.BUG + "\nki-repro: serve: 9 x\n")
+        self.assertEqual(tries, 2)
+        self.assertEqual(shown, self.BUG[len("ki-repro: bug: "):])
+        # With a timestamp, a carriage return, or trailing blanks.
+        self.assertEqual(run.repro_verdict("[   12.5] ki-repro: bug: no ESTABLISHED  \r\n"),
+                         (0, "no ESTABLISHED"))
+        # Only a line that says what it saw counts.
+        self.assertEqual(run.repro_verdict(self.TRIES + "ki-repro: bug:\n"), (2, None))
+        self.assertEqual(run.repro_verdict(self.TRIES + "ki-repro: error: mpa-connect exited 1\n"),
+                         (2, None))
+
+    def test_whichever_comes_first_is_reported(self):
+        self.assertEqual(run.repro_verdict(self.TRIES + self.OOPS + "\n" + self.BUG + "\n"),
+                         (2, "kernel BUG at drivers/infiniband/core/iwcm.c:1115!"))
+        self.assertEqual(run.repro_verdict(self.TRIES + self.BUG + "\n" + self.OOPS + "\n")[1],
+                         self.BUG[len("ki-repro: bug: "):])
+
+    def test_every_bug_line_a_reproduction_prints_is_one_the_verdict_reads(self):
+        for f in sorted(glob.glob(os.path.join(run.REPRO_DIR, "ki-*.sh"))):
+            with open(f) as fh:
+                for line in fh:
+                    if "ki-repro: bug" in line:
+                        with self.subTest(script=os.path.basename(f), line=line.strip()):
+                            self.assertRegex(line, r'echo "ki-repro: bug: \S')
+
+    def verdict(self, console, hung=False, status="CMKIT repro-done 1\n"):
+        """cmd_repro's verdict line for a guest whose console is @console."""
+        tmp = tempfile.mkdtemp(prefix="cmkit-harness-")
+        boot = mock.Mock(hung=hung)
+        boot.run.return_value = boot
+        boot.texts.return_value = (console, status)
+
+        def new_boot(outdir, tag):     # a real Boot makes its directory
+            os.makedirs(outdir, exist_ok=True)
+            return boot
+        info = {"release": "6.12.118", "patches": [], "bzImage": "bzImage"}
+        with mock.patch.object(run, "prepare", return_value=(info, "initrd")), \
+                mock.patch.object(run, "choose_accel", return_value="tcg"), \
+                mock.patch.object(run, "Boot", side_effect=new_boot), \
+                mock.patch.object(run, "RESULTS", tmp), mock.patch.object(run, "say"), \
+                mock.patch("builtins.print"):
+            self.assertEqual(run.cmd_repro(mock.Mock(ki="10", kernel="6.12")), 0)
+        with open(os.path.join(tmp, "ki-repro", "KI-10-6.12.118", "verdict.txt")) as f:
+            return f.read().strip()
+
+    def test_cmd_repro_reports_a_bug_line_as_reproduced(self):
+        self.assertEqual(self.verdict(self.TRIES + self.BUG + "\n"),
+                         "KI-10 on 6.12.118 (patches: none): REPRODUCED after 2 tries: "
+                         + self.BUG[len("ki-repro: bug: "):])
+        self.assertEqual(self.verdict(self.TRIES + self.OOPS + "\n", status=""),
+                         "KI-10 on 6.12.118 (patches: none): REPRODUCED after 2 tries: "
+                         "kernel BUG at drivers/infiniband/core/iwcm.c:1115!")
+        self.assertEqual(self.verdict(self.TRIES, status="CMKIT repro-done 0\n"),
+                         "KI-10 on 6.12.118 (patches: none): CLEAN after 2 tries")
+        self.assertIn("HUNG after 2 tries", self.verdict(self.TRIES, hung=True, status=""))
+
+
 class StopAfterCrash(unittest.TestCase):
 
     def stopped_after(self, line):

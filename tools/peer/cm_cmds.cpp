@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <memory>
 
 #include "cmkit/rpcrdma_cmp.h"
@@ -19,11 +20,46 @@ namespace {
 
 constexpr int kResolveMs = 5000;	// rdma_resolve_addr/route's own timeout
 
+// Connection requests that came while serve --count was busy with an
+// earlier connection, taken in order; the ids of those never taken are
+// destroyed (refusing them) when serve ends.
+class PendingRequests {
+public:
+	PendingRequests() = default;
+	PendingRequests(const PendingRequests &) = delete;
+	PendingRequests &operator=(const PendingRequests &) = delete;
+	~PendingRequests()
+	{
+		for (const Event &ev : q_)
+			rdma_destroy_id(ev.id);
+	}
+	// Keep @ev if it is another connection's request; false otherwise.
+	bool Keep(const Event &ev, const Conn &current)
+	{
+		if (ev.type != RDMA_CM_EVENT_CONNECT_REQUEST || ev.id == current.id())
+			return false;
+		q_.push_back(ev);
+		return true;
+	}
+	bool Take(Event *ev)
+	{
+		if (q_.empty())
+			return false;
+		*ev = q_.front();
+		q_.pop_front();
+		return true;
+	}
+
+private:
+	std::deque<Event> q_;
+};
+
 // After ESTABLISHED: serve until the peer disconnects (or we do, after
 // --disconnect-after or --rpc-disconnect-at, or once @rpc's connection is
 // lost), answering RPC calls with @rpc.  Each wait is bounded by --timeout
-// from the last activity.
-int ServeConnection(const Options &o, rdma_event_channel *ch, Conn *conn, RpcServer *rpc)
+// from the last activity.  Another connection's request goes to @pending.
+int ServeConnection(const Options &o, rdma_event_channel *ch, Conn *conn, RpcServer *rpc,
+		    PendingRequests *pending)
 {
 	const uint64_t timeout_ns = static_cast<uint64_t>(o.timeout_s) * 1000000000ULL;
 	uint64_t now = NowNs();
@@ -72,7 +108,9 @@ int ServeConnection(const Options &o, rdma_event_channel *ch, Conn *conn, RpcSer
 				status = kExitOther;
 				break;
 			}
-			if (ev.type == RDMA_CM_EVENT_DISCONNECTED)
+			if (pending->Keep(ev, *conn))
+				continue;
+			if (ev.type == RDMA_CM_EVENT_DISCONNECTED && ev.id == conn->id())
 				break;
 		}
 		if (!ready && now >= idle_deadline) {
@@ -136,29 +174,17 @@ Resolved ResolveRoute(rdma_event_channel *ch, Conn *conn, const Options &o, cons
 	return last->type == RDMA_CM_EVENT_ROUTE_RESOLVED ? Resolved::kRoute : Resolved::kFailed;
 }
 
-int Serve(const Options &o)
+namespace {
+
+// One connection of serve: the next request (kept, or from @ch), accepted
+// or rejected, and served until its end.
+int ServeOne(const Options &o, rdma_event_channel *ch, PendingRequests *pending)
 {
 	const int timeout_ms = TimeoutMs(o);
-	EventChannel ch = OpenChannel();
-	Conn listener;
-	if (!ch || !listener.Create(ch.get()))
-		return kExitUsage;
-	if (rdma_bind_addr(listener.id(), reinterpret_cast<sockaddr *>(
-						   const_cast<sockaddr_storage *>(&o.sa))))
-		return Fail("rdma_bind_addr", errno);
-	// Bound to a device's address: its transport is known before any peer.
-	if (o.reject && listener.id()->verbs &&
-	    !PrivateDataFits("serve", "--reject", o.reject_pdata.size(), listener, CmOp::kReject))
-		return kExitUsage;
-	if (rdma_listen(listener.id(), 1))
-		return Fail("rdma_listen", errno);
-	Json().Str("role", "serve")
-		.Str("listening", o.addr + ":" + std::to_string(o.port))
-		.Print();
-
 	Event ev;
-	if (NextEvent(ch.get(), timeout_ms, "serve", &ev) != Wait::kEvent ||
-	    ev.type != RDMA_CM_EVENT_CONNECT_REQUEST)
+	if (!pending->Take(&ev) &&
+	    (NextEvent(ch, timeout_ms, "serve", &ev) != Wait::kEvent ||
+	     ev.type != RDMA_CM_EVENT_CONNECT_REQUEST))
 		return kExitOther;
 	Conn conn(ev.id);
 	if (o.reject) {
@@ -188,12 +214,46 @@ int Serve(const Options &o)
 	rdma_conn_param param = ConnParam(pdata);
 	if (rdma_accept(conn.id(), &param))
 		return Fail("rdma_accept", errno);
-	if (NextEvent(ch.get(), timeout_ms, "serve", &ev) != Wait::kEvent ||
-	    ev.type != RDMA_CM_EVENT_ESTABLISHED)
+	do {
+		if (NextEvent(ch, timeout_ms, "serve", &ev) != Wait::kEvent)
+			return kExitOther;
+	} while (pending->Keep(ev, conn));
+	if (ev.type != RDMA_CM_EVENT_ESTABLISHED)
 		return kExitOther;
 	if (rpc)
 		rpc->PrintReady();
-	return ServeConnection(o, ch.get(), &conn, rpc.get());
+	return ServeConnection(o, ch, &conn, rpc.get(), pending);
+}
+
+} // namespace
+
+int Serve(const Options &o)
+{
+	EventChannel ch = OpenChannel();
+	Conn listener;
+	if (!ch || !listener.Create(ch.get()))
+		return kExitUsage;
+	if (rdma_bind_addr(listener.id(), reinterpret_cast<sockaddr *>(
+						   const_cast<sockaddr_storage *>(&o.sa))))
+		return Fail("rdma_bind_addr", errno);
+	// Bound to a device's address: its transport is known before any peer.
+	if (o.reject && listener.id()->verbs &&
+	    !PrivateDataFits("serve", "--reject", o.reject_pdata.size(), listener, CmOp::kReject))
+		return kExitUsage;
+	if (rdma_listen(listener.id(), 1))
+		return Fail("rdma_listen", errno);
+	Json().Str("role", "serve")
+		.Str("listening", o.addr + ":" + std::to_string(o.port))
+		.Print();
+
+	// Destroyed before the listener and the channel.
+	PendingRequests pending;
+	for (uint32_t i = 0; i < o.count; i++) {
+		int status = ServeOne(o, ch.get(), &pending);
+		if (status != kExitOk)
+			return status;
+	}
+	return kExitOk;
 }
 
 namespace {

@@ -13,6 +13,7 @@ int Serve(const Options &o);	// cm_cmds.cpp
 int Connect(const Options &o);	// cm_cmds.cpp
 int SrpLogin(const Options &o);	// cm_cmds.cpp
 int Call(const Options &o);	// rpc_call.cpp
+int MpaConnect(const Options &o);	// mpa_connect.cpp: plain TCP, no rdma-core
 
 // How resolving the address and route of an active side ended.
 enum class Resolved { kRoute, kFailed, kTimeout, kError };

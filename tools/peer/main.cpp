@@ -25,6 +25,8 @@ int main(int argc, char **argv)
 		return SrpLogin(o);
 	case Command::kCall:
 		return Call(o);
+	case Command::kMpaConnect:
+		return MpaConnect(o);
 	case Command::kNone:
 		break;
 	}

@@ -49,6 +49,10 @@ enum OptId {
 	kOptInlineRecv,
 	kOptJsonLatencies,
 	kOptVerbose,
+	kOptRtr,
+	kOptNoRtr,
+	kOptHoldMs,
+	kOptBusyPoll,
 };
 
 #define COMMON_OPTIONS                                        \
@@ -73,6 +77,7 @@ const option kServeOptions[] = {
 	{"rpc-delay-ms", required_argument, nullptr, kOptRpcDelayMs},
 	{"rpc-bad-xid", no_argument, nullptr, kOptRpcBadXid},
 	{"rpc-quiet", no_argument, nullptr, kOptRpcQuiet},
+	{"count", required_argument, nullptr, kOptCount},
 	{nullptr, 0, nullptr, 0},
 };
 
@@ -107,6 +112,17 @@ const option kCallOptions[] = {
 	{nullptr, 0, nullptr, 0},
 };
 
+const option kMpaConnectOptions[] = {
+	COMMON_OPTIONS,
+	{"rtr", required_argument, nullptr, kOptRtr},
+	{"no-rtr", no_argument, nullptr, kOptNoRtr},
+	{"count", required_argument, nullptr, kOptCount},
+	{"hold-ms", required_argument, nullptr, kOptHoldMs},
+	{"busy-poll", no_argument, nullptr, kOptBusyPoll},
+	{"pdata", required_argument, nullptr, kOptPdata},
+	{nullptr, 0, nullptr, 0},
+};
+
 #undef COMMON_OPTIONS
 
 const char kMainHelp[] =
@@ -116,10 +132,12 @@ const char kMainHelp[] =
 	"Every CM event is one JSON line on stdout; every wait has a timeout.\n"
 	"\n"
 	"commands:\n"
-	"  serve      accept (or reject) one connection; with --rpc, answer RPC NULL calls\n"
-	"  connect    connect with private data, then disconnect\n"
-	"  srp-login  log in to an SRP target through rdma_cm\n"
-	"  call       send RPC-over-RDMA NULL calls, report round trips\n"
+	"  serve        accept (or reject) connections; with --rpc, answer RPC NULL calls\n"
+	"  connect      connect with private data, then disconnect\n"
+	"  srp-login    log in to an SRP target through rdma_cm\n"
+	"  call         send RPC-over-RDMA NULL calls, report round trips\n"
+	"  mpa-connect  an iWARP initiator on plain TCP (no RDMA device): MPA v2\n"
+	"               request, reply, RTR (RFC 5044, RFC 6581)\n"
 	"\n"
 	"exit status: 0 the expected outcome happened, 1 another one (call: not\n"
 	"connected), 2 usage or setup error; call also 3 a reply was a refusal,\n"
@@ -127,13 +145,15 @@ const char kMainHelp[] =
 
 const char kServeUsage[] =
 	"usage: cmkit-peer serve --addr A --port P [--cmp SEND:RECV | --reject HEX]\n"
-	"                        [--disconnect-after MS] [--timeout S] [--rpc [RPC options]]\n";
+	"                        [--disconnect-after MS] [--count N] [--timeout S]\n"
+	"                        [--rpc [RPC options]]\n";
 
 const char kServeHelp[] =
 	"\n"
 	"Listen on A:P, accept one connection (with an RFC 8797 private message when\n"
 	"--cmp is given, else with none) or reject it, then wait for the peer's\n"
-	"disconnect (or disconnect after --disconnect-after).\n"
+	"disconnect (or disconnect after --disconnect-after); with --count, N\n"
+	"connections one after another.\n"
 	"\n"
 	"  --addr A               IPv4 or IPv6 address of an RDMA device\n"
 	"  --port P               1..65535\n"
@@ -142,6 +162,8 @@ const char kServeHelp[] =
 	"  --reject HEX           reject with this private data (IB/RoCE: up to 148\n"
 	"                         bytes, iWARP: 248)\n"
 	"  --disconnect-after MS  disconnect MS (0..3600000) ms after ESTABLISHED\n"
+	"  --count N              connections to serve one after another,\n"
+	"                         1..10000000 (default 1)\n"
 	"  --timeout S            bound on each wait, 1..86400 s (default 30)\n"
 	"\n"
 	"RPC-over-RDMA (RFC 8166) NULL calls, after accepting:\n"
@@ -169,8 +191,8 @@ const char kServeHelp[] =
 	"Each call is a JSON line {\"role\":\"serve\",\"rpc\":\"call\",...}; a summary\n"
 	"line {\"role\":\"serve\",\"rpc\":\"summary\",...} ends the session.\n"
 	"\n"
-	"Exit status: 0 the connection was accepted (or rejected, with --reject) and\n"
-	"ended by a disconnect; 1 it went otherwise (timeout, a receive completed\n"
+	"Exit status: 0 each connection was accepted (or rejected, with --reject) and\n"
+	"ended by a disconnect; 1 one went otherwise (timeout, a receive completed\n"
 	"in error; a send in error only ends the connection); 2 usage or setup error.\n";
 
 const char kConnectUsage[] =
@@ -245,6 +267,40 @@ const char kCallHelp[] =
 	"4 a reply was malformed; 5 a call got no reply in time; 6 the connection\n"
 	"ended (disconnect, completion error) with calls unanswered.\n";
 
+const char kMpaConnectUsage[] =
+	"usage: cmkit-peer mpa-connect --addr A --port P [--rtr write|read|none]"
+	" [--no-rtr]\n"
+	"                              [--count N] [--hold-ms MS] [--busy-poll]"
+	" [--pdata HEX]\n"
+	"                              [--timeout S]\n";
+
+const char kMpaConnectHelp[] =
+	"\n"
+	"An iWARP initiator's connection setup on a plain TCP socket, for a passive\n"
+	"rdma_cm server on an iWARP device (siw): connect to A:P, send an MPA\n"
+	"revision 2 request (RFC 5044, RFC 6581: enhanced, IRD 4 and ORD 4, the\n"
+	"peer-to-peer bit and the --rtr type), read the reply, send the RTR it\n"
+	"chose at once (TCP_NODELAY; with a CRC when the reply has one), keep the\n"
+	"connection open for --hold-ms or until the peer closes it, and close.\n"
+	"One JSON line per connection.\n"
+	"\n"
+	"  --rtr write|read|none  the RTR type offered (default write: a zero-length\n"
+	"                    RDMA Write); none: no peer-to-peer, no RTR\n"
+	"  --no-rtr          offer the RTR but never send it\n"
+	"  --count N         connections, one after another, 1..10000000 (default 1)\n"
+	"  --hold-ms MS      how long each connection stays open after the RTR,\n"
+	"                    0..3600000 ms (default 2000); the peer's close ends it\n"
+	"  --busy-poll       wait for the reply spinning on a non-blocking recv()\n"
+	"                    (no wakeup between its arrival and the RTR; one CPU\n"
+	"                    busy until it comes)\n"
+	"  --pdata HEX       private data after the IRD/ORD, up to 508 bytes\n"
+	"  --timeout S       bound on the connect and on the reply, 1..86400 s\n"
+	"                    (default 30)\n"
+	"\n"
+	"Exit status: 0 every connection got an accepting reply and its RTR went\n"
+	"out; 1 one did not (refused, rejected, a bad reply, a timeout, a reset);\n"
+	"2 usage or setup error.\n";
+
 struct CommandSpec {
 	const char *name;
 	Command cmd;
@@ -258,6 +314,8 @@ const CommandSpec kCommands[] = {
 	{"connect", Command::kConnect, kConnectOptions, kConnectUsage, kConnectHelp},
 	{"srp-login", Command::kSrpLogin, kSrpLoginOptions, kSrpLoginUsage, kSrpLoginHelp},
 	{"call", Command::kCall, kCallOptions, kCallUsage, kCallHelp},
+	{"mpa-connect", Command::kMpaConnect, kMpaConnectOptions, kMpaConnectUsage,
+	 kMpaConnectHelp},
 };
 
 ParseResult Error(const CommandSpec *spec, const std::string &msg)
@@ -269,7 +327,7 @@ ParseResult Error(const CommandSpec *spec, const std::string &msg)
 			 "Try 'cmkit-peer " + spec->name + " --help'.\n";
 	} else {
 		r.text = "cmkit-peer: " + msg + "\n" +
-			 "usage: cmkit-peer serve|connect|srp-login|call [options]\n"
+			 "usage: cmkit-peer serve|connect|srp-login|call|mpa-connect [options]\n"
 			 "Try 'cmkit-peer --help'.\n";
 	}
 	return r;
@@ -358,6 +416,22 @@ public:
 		return true;
 	}
 
+	// mpa-connect's: no rdma_cm in the way, only the MPA frame's limit.
+	bool MpaPrivateData(std::vector<uint8_t> *out)
+	{
+		if (!ParseHex(arg_, out)) {
+			Fail("'" + std::string(arg_) + "' is not an even number of hex digits");
+			return false;
+		}
+		if (out->size() > kMaxMpaPrivateData) {
+			Fail(std::to_string(out->size()) +
+			     " bytes of private data; an MPA revision 2 request carries at "
+			     "most 508 (RFC 5044's 512, less the 4 of IRD/ORD)");
+			return false;
+		}
+		return true;
+	}
+
 	bool PortId(uint8_t out[16])
 	{
 		std::vector<uint8_t> v;
@@ -420,6 +494,8 @@ bool Apply(const CommandSpec &spec, int id, const char *name, const char *arg, O
 	static const char *const kRpcRejects[] = {"prog", "progvers", "proc", "garbage",
 						  "system", "rpcvers", "auth", nullptr};
 	static const char *const kRpcCorrupts[] = {"short", "xid", "vers", nullptr};
+	// In the order of enum MpaRtr.
+	static const char *const kMpaRtrs[] = {"write", "read", "none", nullptr};
 
 	switch (id) {
 	case kOptAddr:
@@ -500,7 +576,8 @@ bool Apply(const CommandSpec &spec, int id, const char *name, const char *arg, O
 		*rpc_option = true;
 		break;
 	case kOptPdata:
-		ok = p.PrivateData(&o->pdata);
+		ok = spec.cmd == Command::kMpaConnect ? p.MpaPrivateData(&o->pdata)
+						      : p.PrivateData(&o->pdata);
 		break;
 	case kOptExpect:
 		o->expect = arg;
@@ -549,6 +626,18 @@ bool Apply(const CommandSpec &spec, int id, const char *name, const char *arg, O
 	case kOptVerbose:
 		o->verbose = true;
 		break;
+	case kOptRtr:
+		ok = p.Choice(kMpaRtrs, &o->mpa_rtr);
+		break;
+	case kOptNoRtr:
+		o->no_rtr = true;
+		break;
+	case kOptHoldMs:
+		ok = p.Number(0, kMaxDelayMs, &o->hold_ms);
+		break;
+	case kOptBusyPoll:
+		o->busy_poll = true;
+		break;
 	default:
 		p.Fail("not handled");
 		ok = false;
@@ -565,6 +654,8 @@ std::string CheckCombination(const CommandSpec &spec, const Options &o, bool rpc
 		return "--addr is required";
 	if (!o.port)
 		return "--port is required";
+	if (spec.cmd == Command::kMpaConnect && o.no_rtr && o.mpa_rtr == MpaRtr::kNone)
+		return "--no-rtr needs an RTR offered (--rtr write or read), not --rtr none";
 	if (spec.cmd != Command::kServe)
 		return "";
 	if (o.reject && o.has_cmp)
@@ -619,6 +710,17 @@ bool ParseHex(const std::string &s, std::vector<uint8_t> *out)
 		out->push_back(static_cast<uint8_t>(strtoul(byte, nullptr, 16)));
 	}
 	return true;
+}
+
+std::string Hex(const std::vector<uint8_t> &v)
+{
+	static const char digits[] = "0123456789abcdef";
+	std::string s;
+	for (uint8_t b : v) {
+		s += digits[b >> 4];
+		s += digits[b & 15];
+	}
+	return s;
 }
 
 bool ParseAddress(const std::string &s, uint16_t port, sockaddr_storage *out)

@@ -26,7 +26,7 @@ enum ExitStatus {
 	kExitDisconnected = 6,	// call: the connection ended under the calls
 };
 
-enum class Command { kNone, kServe, kConnect, kSrpLogin, kCall };
+enum class Command { kNone, kServe, kConnect, kSrpLogin, kCall, kMpaConnect };
 
 // serve --rpc-error: answer every call with RDMA_ERROR.
 enum class RpcError { kNone, kVers, kChunk };
@@ -34,6 +34,9 @@ enum class RpcError { kNone, kVers, kChunk };
 enum class RpcReject { kNone, kProg, kProgVers, kProc, kGarbage, kSystem, kRpcVers, kAuth };
 // serve --rpc-corrupt: damage every reply.
 enum class RpcCorrupt { kNone, kShort, kXid, kVers };
+// mpa-connect --rtr: the RTR type its request offers; none: no peer-to-peer.
+// From 1 in the order of the option's words, as the parser maps them.
+enum class MpaRtr { kWrite = 1, kRead, kNone };
 
 struct Options {
 	Command cmd = Command::kNone;
@@ -74,13 +77,19 @@ struct Options {
 	bool has_initiator_port_id = false, has_target_port_id = false;
 	uint8_t initiator_port_id[16] = {}, target_port_id[16] = {};
 
-	// call
+	// call, serve and mpa-connect
 	uint32_t count = 1;
 	uint32_t program = 100003, version = 3;
 	uint32_t call_credits = 32;	// receive ring: the credits asked for
 	uint32_t inline_send = 1024, inline_recv = 1024;
 	bool json_latencies = false;
 	bool verbose = false;
+
+	// mpa-connect (--count and --pdata as above)
+	MpaRtr mpa_rtr = MpaRtr::kWrite;
+	bool no_rtr = false;		// offer an RTR but never send it
+	bool busy_poll = false;		// spin on recv() for the reply
+	uint32_t hold_ms = 2000;	// keep each connection open after the RTR
 };
 
 struct ParseResult {
@@ -100,11 +109,14 @@ constexpr uint32_t kMaxCount = 10000000;	// call --count
 constexpr uint32_t kMinInline = 1024;		// RFC 8797: 1 KiB units ...
 constexpr uint32_t kMaxInline = 262144;		// ... up to 256 KiB
 constexpr size_t kMaxPrivateData = 255;		// rdma_conn_param.private_data_len is a u8
+constexpr size_t kMaxMpaPrivateData = 508;	// RFC 5044's 512, less MPA v2's IRD/ORD
 
 // "1234" or "0x4d2" (no sign, no blanks, nothing after) within [lo, hi].
 bool ParseNumber(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 // An even number of hex digits; false (and *out unspecified) otherwise.
 bool ParseHex(const std::string &s, std::vector<uint8_t> *out);
+// Lower-case hex digits of @v.
+std::string Hex(const std::vector<uint8_t> &v);
 // An IPv4 or IPv6 literal and a port.
 bool ParseAddress(const std::string &s, uint16_t port, sockaddr_storage *out);
 

@@ -255,17 +255,6 @@ bool PrivateDataFits(const char *cmd, const char *what, size_t len, const Conn &
 	return false;
 }
 
-std::string Hex(const std::vector<uint8_t> &v)
-{
-	static const char digits[] = "0123456789abcdef";
-	std::string s;
-	for (uint8_t b : v) {
-		s += digits[b >> 4];
-		s += digits[b & 15];
-	}
-	return s;
-}
-
 namespace {
 
 void PrintEvent(const char *role, const Event &ev)

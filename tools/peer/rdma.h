@@ -120,8 +120,6 @@ void PrintTimeout(const char *role, int timeout_ms);
 enum { kCmReady = 1, kCqReady = 2 };
 int WaitFds(int cm_fd, int cq_fd, int timeout_ms);	// bits; 0 timeout; -1 error
 
-std::string Hex(const std::vector<uint8_t> &v);
-
 } // namespace cmkit_peer
 
 #endif
