@@ -21,8 +21,10 @@ for i in 1 2 3; do
 	timeout 30 rping -s -d -a 10.82.0.1 -p 7009 &
 	s=$!
 	sleep 2
-	printf "$req" | timeout 5 nc 10.82.0.1 7009 | od -A n -t x1 | head -2 |
-		sed 's/^/ki-repro: reply: /'
+	# nc half-closes at the end of its input, and siw drops a request
+	# whose FIN came with it: keep the input open until nc is killed.
+	{ printf "$req"; sleep 6; } | timeout 4 nc 10.82.0.1 7009 |
+		od -A n -t x1 | head -2 | sed 's/^/ki-repro: reply: /'
 	wait $s
 	echo "ki-repro: rping ended: $?"
 done
