@@ -349,12 +349,14 @@ KNOWN_ISSUES = [
         "indicate the connection's end in SIW_EPSTATE_RDMA_MODE without "
         "looking at whether ESTABLISHED was indicated (siw_cm.c, the same in "
         "6.1, 6.12 and 7.3).  A plain TCP peer that sends a P2P MPA request "
-        "to rping's siw listener and closes after the reply shows it "
-        "(ki-9.sh); met on 7.3 by irdma_p2p_connects_siw after KI-10",
+        "to rping's siw listener and, after the reply, an RTR siw refuses "
+        "(or a reset) shows it (ki-9.sh, cmkit_kernel_fixes); met on 7.3 by "
+        "irdma_p2p_connects_siw after KI-10",
         "ip link add d5 type dummy; ip addr add 10.82.0.1/24 dev d5; ip link set d5 up; "
         "rdma link add siw0 type siw netdev d5; rping -s -d -P -a 10.82.0.1 -p 7009 & "
-        "sleep 0.5; printf 'MPA ID Req Frame\\020\\002\\000\\004\\200\\004\\200\\004' | "
-        "timeout 3 nc 10.82.0.1 7009 | od -A n -t x1",
+        "sleep 2; { printf 'MPA ID Req Frame\\020\\002\\000\\004\\200\\004\\200\\004'; "
+        "sleep 2; printf '\\000\\016\\301\\000\\000\\000\\000\\001'; "
+        "printf '\\000%.0s' $(seq 12); sleep 6; } | timeout 5 nc 10.82.0.1 7009 | od -A n -t x1",
         fixed_by={s: ["0106-RDMA-siw-indicate-ESTABLISHED-before-the-end-of-an-accepted.patch"]
                   for s in ("6.1", "6.12", "7.3")}),
     KnownIssue(
