@@ -111,12 +111,29 @@ static void cmkit_peer_conn_param(struct rdma_conn_param *param,
 
 static void cmkit_peer_destroy_qp(struct cmkit_peer *p, struct rdma_cm_id *id);
 
-/* A server accepts or rejects on the child id, inside the handler. */
-static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
+/* Gives @child its QP and accepts it (the id's handler mutex held). */
+static int cmkit_peer_accept(struct cmkit_peer *p, struct rdma_cm_id *child)
 {
 	struct rdma_conn_param param;
 	int rc;
 
+	rc = cmkit_peer_create_qp(p, child);
+	if (rc) {
+		pr_warn("cmkit_test: %s: QP for the request failed: %d\n", p->name, rc);
+		return rc;
+	}
+	cmkit_peer_conn_param(&param, p->accept_pdata, p->accept_pdata_len);
+	rc = rdma_accept(child, &param);
+	if (rc) {
+		pr_warn("cmkit_test: %s: rdma_accept failed: %d\n", p->name, rc);
+		cmkit_peer_destroy_qp(p, child);
+	}
+	return rc;
+}
+
+/* A server accepts or rejects on the child id, inside the handler. */
+static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
+{
 	if (p->child || p->reject) {
 		rdma_reject(child, p->reject_pdata, p->reject_pdata_len,
 			    p->reject_reason ?: IB_CM_REJ_CONSUMER_DEFINED);
@@ -127,18 +144,8 @@ static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
 		p->child = child;
 		return 0;
 	}
-	rc = cmkit_peer_create_qp(p, child);
-	if (rc) {
-		pr_warn("cmkit_test: %s: QP for the request failed: %d\n", p->name, rc);
-		return 1;
-	}
-	cmkit_peer_conn_param(&param, p->accept_pdata, p->accept_pdata_len);
-	rc = rdma_accept(child, &param);
-	if (rc) {
-		pr_warn("cmkit_test: %s: rdma_accept failed: %d\n", p->name, rc);
-		cmkit_peer_destroy_qp(p, child);
-		return 1;
-	}
+	if (cmkit_peer_accept(p, child))
+		return 1;	/* rdma_cm destroys the child */
 	p->child = child;
 	return 0;
 }
@@ -537,15 +544,15 @@ int cmkit_peer_reject_held(struct cmkit_peer *srv)
  * cmkit_peer_accept_held - accept the request a server holds
  * @srv: a server with hold_requests set that got a CONNECT_REQUEST
  *
- * Gives the held child id its QP and accepts it with @srv's accept private
- * data, outside any handler; the child stays @srv's connection.
+ * Accepts the held child id as a server accepts in its handler
+ * (cmkit_peer_accept()), from outside it; the child stays @srv's
+ * connection.
  *
  * Return: rdma_accept()'s result, the QP's creation error, or -ENOENT if
  * no request is held.
  */
 int cmkit_peer_accept_held(struct cmkit_peer *srv)
 {
-	struct rdma_conn_param param;
 	struct rdma_cm_id *child;
 	int rc;
 
@@ -554,12 +561,8 @@ int cmkit_peer_accept_held(struct cmkit_peer *srv)
 	mutex_unlock(&srv->res_lock);
 	if (!child)
 		return -ENOENT;
-	rc = cmkit_peer_create_qp(srv, child);
-	if (rc)
-		return rc;
-	cmkit_peer_conn_param(&param, srv->accept_pdata, srv->accept_pdata_len);
 	rdma_lock_handler(child);
-	rc = rdma_accept(child, &param);
+	rc = cmkit_peer_accept(srv, child);
 	rdma_unlock_handler(child);
 	return rc;
 }

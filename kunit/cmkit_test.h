@@ -43,6 +43,7 @@ void cmkit_dev_param_desc(const struct cmkit_dev_param *p, char *desc);
 
 __printf(2, 3) void __noreturn cmkit_skip(struct kunit *test, const char *fmt, ...);
 void cmkit_test_require_failslab(struct kunit *test);
+void cmkit_test_require_fault_injection(struct kunit *test);
 const char *cmkit_dev_name(const struct cmkit_dev_param *p);
 unsigned long cmkit_test_timeout(void);
 int cmkit_case_watch(struct kunit *test, const char *suite);

@@ -135,9 +135,7 @@ void irdma_failure_injected(struct kunit *test)
 	int fired = atomic_read(&cmkit_irdma_fault_points.fired);
 	struct irdma_cm_core *core, *bad;
 
-	/* Every KUnit leg has it (kunit/cmkit.config): a kernel without it is a broken leg. */
-	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_FAULT_INJECTION),
-			      "the kernel has no CONFIG_FAULT_INJECTION (kunit/cmkit.config)");
+	cmkit_test_require_fault_injection(test);
 	if (p->role == FAULT_CORE) {
 		bad = kunit_kzalloc(test, sizeof(*bad), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, bad);
@@ -297,9 +295,7 @@ void irdma_failslab_nth_over_a_connection(struct kunit *test)
 	struct irdma_cm_core *core;
 	unsigned int n, hits = 0;
 
-	/* Every KUnit leg has it (kunit/cmkit.config): a kernel without it is a broken leg. */
-	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_FAULT_INJECTION),
-			      "the kernel has no CONFIG_FAULT_INJECTION (kunit/cmkit.config)");
+	cmkit_test_require_fault_injection(test);
 	cmkit_test_device(test, siw_param);
 	cmkit_test_require_failslab(test);
 	core = private_core(test);

@@ -27,6 +27,7 @@
 #include <cmkit/mpa_fpdu.h>
 #include "cmkit_test.h"
 #include "irdma/irdma.h"
+#include "irdma_test.h"
 
 #define HOSTILE_CHUNK		(64 * 1024)
 /* What a streaming peer pushes through an established connection. */
@@ -271,16 +272,6 @@ static void hostile_end_core(struct kunit *test, struct irdma_cm_core *core)
 static const u8 hostile_rev1_req[] = {
 	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e',
 	0x00, 0x01, 0x00, 0x00,
-};
-
-/*
- * A revision 2 enhanced request asking for peer-to-peer with a Write RTR:
- * flags 0x10 (enhanced), revision 2, 4 bytes of private data which are
- * IRD 4 with the P2P bit and ORD 4 with the Write RTR bit.
- */
-static const u8 hostile_p2p_write_req[] = {
-	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e',
-	0x10, 0x02, 0x00, 0x04, 0x80, 0x04, 0x80, 0x04,
 };
 
 /*
@@ -614,7 +605,7 @@ static void irdma_silent_p2p_requester_holds_up_no_upcall(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen(core, &lul1->id, 4), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_irdma_create_listen(core, &lul2->id, 4), 0);
 
-	p1 = hostile_peer(test, &addr1, hostile_p2p_write_req, sizeof(hostile_p2p_write_req));
+	p1 = hostile_peer(test, &addr1, raw_p2p_write_req, sizeof(raw_p2p_write_req));
 	/* The reply comes: the accept in the upcall sent it, granting P2P Write. */
 	KUNIT_ASSERT_EQ(test, kernel_recvmsg(p1->sock, &msg, &iov, 1, sizeof(buf),
 					     MSG_WAITALL), (int)sizeof(buf));

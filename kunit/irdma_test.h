@@ -151,6 +151,16 @@ static const char raw_rep[] __maybe_unused = "raw-accepts";
 
 static const char raw_req[] __maybe_unused = "raw-requests";
 
+/*
+ * A revision 2 enhanced request asking for peer-to-peer with a Write RTR:
+ * flags 0x10 (enhanced), revision 2, 4 bytes of private data which are
+ * IRD 4 with the P2P bit and ORD 4 with the Write RTR bit.
+ */
+static const u8 raw_p2p_write_req[] __maybe_unused = {
+	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e',
+	0x10, 0x02, 0x00, 0x04, 0x80, 0x04, 0x80, 0x04,
+};
+
 struct garbage_param {
 	const char *desc;
 	u8 bytes[32];

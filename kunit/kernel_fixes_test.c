@@ -12,12 +12,6 @@
 #include "cmkit/mpa_fpdu.h"
 #include "irdma_test.h"
 
-/* "MPA ID Req Frame", enhanced, revision 2: IRD 4 with the P2P bit, ORD 4 with Write RTR. */
-static const u8 kfix_p2p_write_req[] = {
-	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e',
-	0x10, 0x02, 0x00, 0x04, 0x80, 0x04, 0x80, 0x04,
-};
-
 /* A siw server and a raw initiator whose P2P request (Write RTR) it has. */
 static struct cmkit_peer *kfix_p2p_request(struct kunit *test, struct raw_peer *raw,
 					   bool hold)
@@ -34,8 +28,8 @@ static struct cmkit_peer *kfix_p2p_request(struct kunit *test, struct raw_peer *
 	srv->hold_requests = hold;
 	KUNIT_ASSERT_EQ(test, cmkit_peer_listen(srv, &addr), 0);
 	raw_connect(test, raw, &addr);
-	KUNIT_ASSERT_EQ(test, raw_send(raw, kfix_p2p_write_req, sizeof(kfix_p2p_write_req)),
-			(int)sizeof(kfix_p2p_write_req));
+	KUNIT_ASSERT_EQ(test, raw_send(raw, raw_p2p_write_req, sizeof(raw_p2p_write_req)),
+			(int)sizeof(raw_p2p_write_req));
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_CONNECT_REQUEST, &pr), 0);
 	return srv;
 }
@@ -67,6 +61,19 @@ static void kfix_expect_p2p_reply(struct kunit *test, struct raw_peer *raw)
 	KUNIT_EXPECT_EQ(test, memcmp(buf + CMKIT_MPA_HDR_LEN + 4, siw_rep, sizeof(siw_rep)), 0);
 }
 
+/* A zero-length Write RTR to @raw's server; @bad: RDMAP version 0, which siw refuses. */
+static void kfix_send_rtr(struct kunit *test, struct raw_peer *raw, bool bad)
+{
+	u8 rtr[64];
+	int n;
+
+	n = cmkit_rtr_build(rtr, sizeof(rtr), CMKIT_MPA_RTR_WRITE, 0);
+	KUNIT_ASSERT_GT(test, n, 3);
+	if (bad)
+		rtr[3] &= 0x3f;		/* siw_get_hdr() wants RDMAP version 1 */
+	KUNIT_ASSERT_EQ(test, raw_send(raw, rtr, n), n);
+}
+
 /*
  * kernel-patches 0105 (KI-10): an RTR that is in siw's socket before
  * siw_accept() installs siw_rtr_data_ready() is read, and the connection
@@ -80,13 +87,9 @@ static void siw_reads_an_rtr_that_came_before_its_accept(struct kunit *test)
 	struct raw_peer *raw = raw_create(test);
 	struct cmkit_cm_record pr;
 	struct cmkit_peer *srv;
-	u8 rtr[64];
-	int n;
 
 	srv = kfix_p2p_request(test, raw, true);
-	n = cmkit_rtr_build(rtr, sizeof(rtr), CMKIT_MPA_RTR_WRITE, 0);
-	KUNIT_ASSERT_GT(test, n, 0);
-	KUNIT_ASSERT_EQ(test, raw_send(raw, rtr, n), n);
+	kfix_send_rtr(test, raw, false);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_accept_held(srv), 0);
 	kfix_expect_p2p_reply(test, raw);
 	KUNIT_ASSERT_EQ_MSG(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_ESTABLISHED, &pr), 0,
@@ -109,21 +112,14 @@ static void kfix_p2p_ends_before_its_rtr(struct kunit *test, bool reset)
 	struct raw_peer *raw = raw_create(test);
 	struct cmkit_cm_record pr;
 	struct cmkit_peer *srv;
-	u8 rtr[64];
-	int n;
 
 	srv = kfix_p2p_request(test, raw, false);
 	kfix_expect_p2p_reply(test, raw);
 	KUNIT_EXPECT_EQ(test, cmkit_peer_count(srv, BIT(RDMA_CM_EVENT_ESTABLISHED)), 0U);
-	if (reset) {
+	if (reset)
 		raw_reset(raw);
-	} else {
-		/* A Write RTR with RDMAP version 0: siw_get_hdr() refuses it. */
-		n = cmkit_rtr_build(rtr, sizeof(rtr), CMKIT_MPA_RTR_WRITE, 0);
-		KUNIT_ASSERT_GT(test, n, 3);
-		rtr[3] &= 0x3f;
-		KUNIT_ASSERT_EQ(test, raw_send(raw, rtr, n), n);
-	}
+	else
+		kfix_send_rtr(test, raw, true);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_ESTABLISHED, &pr), 0);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(srv, RDMA_CM_EVENT_DISCONNECTED, &pr), 0);
 	KUNIT_EXPECT_LT(test, kfix_index(srv, RDMA_CM_EVENT_ESTABLISHED),

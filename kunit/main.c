@@ -324,6 +324,20 @@ void cmkit_test_require_failslab(struct kunit *test)
 			      "failslab not set up (ignore-gfp-wait N, verbose 0, then failslab_ready=1)");
 }
 
+/**
+ * cmkit_test_require_fault_injection - fail the test on a kernel without fault injection
+ * @test: the running test
+ *
+ * The cases that arm cmkit's own fault points need CONFIG_FAULT_INJECTION.
+ * Every KUnit leg has it (kunit/cmkit.config): a kernel without it is a
+ * broken leg, and the case fails rather than skips.
+ */
+void cmkit_test_require_fault_injection(struct kunit *test)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_FAULT_INJECTION),
+			      "the kernel has no CONFIG_FAULT_INJECTION (kunit/cmkit.config)");
+}
+
 static int cmkit_res_init(struct kunit_resource *res, void *context)
 {
 	res->data = context;

@@ -1721,9 +1721,7 @@ static void failure_injected_at_each_connect_step(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup_dev(test, &c, &cmkit_dev_params[p->dev], true);
-	/* Every KUnit leg has it (kunit/cmkit.config): a kernel without it is a broken leg. */
-	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_FAULT_INJECTION),
-			      "the kernel has no CONFIG_FAULT_INJECTION (kunit/cmkit.config)");
+	cmkit_test_require_fault_injection(test);
 	fired = atomic_read(&cmkit_rpcrdma_fault_points.fired);
 	cmkit_fault_arm(&cmkit_rpcrdma_fault_points, BIT(p->step), 1);
 	if (p->step == RPCRDMA_FAULT_BUFFER_CREATE) {
@@ -1935,9 +1933,7 @@ static void post_recvs_posts_what_it_could_allocate(struct kunit *test)
 	int fired;
 
 	rt_setup(test, &c, true);
-	/* Every KUnit leg has it (kunit/cmkit.config): a kernel without it is a broken leg. */
-	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_FAULT_INJECTION),
-			      "the kernel has no CONFIG_FAULT_INJECTION (kunit/cmkit.config)");
+	cmkit_test_require_fault_injection(test);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	buf = &c.xprt->rx_buf;
 	before = READ_ONCE(buf->rb_receive_count);
