@@ -46,6 +46,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_cm_event);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_inline_thresh);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_flush_disconnect);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_credit_wait);
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_req_wait);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_drain);
 
 static void rpcrdma_count_ep_freed(void)
@@ -493,17 +494,20 @@ int cmkit_rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 
 	/*
 	 * The ring: as many credits as the device's queues hold, beside the
-	 * backchannel's and one work request each for ib_drain_qp().  One
-	 * signaled Send every eighth, as upstream's frwr_query_device().
+	 * backchannel's, the Receives beyond the grant and one work request
+	 * each for ib_drain_qp().  One signaled Send every eighth, as
+	 * upstream's frwr_query_device().
 	 */
 	ep->re_max_requests = min_t(u32, RPCRDMA_MAX_REQUESTS,
-				    max(device->attrs.max_qp_wr, 2) - 1 -
-				    RPCRDMA_BC_MAX_REQUESTS);
+				    max_t(int, device->attrs.max_qp_wr,
+					  2 + RPCRDMA_MAX_RECV_BATCH) - 1 -
+				    RPCRDMA_BC_MAX_REQUESTS - RPCRDMA_MAX_RECV_BATCH);
 	ep->re_send_batch = ep->re_max_requests >> 3;
 	ep->re_send_count = ep->re_send_batch;
 	depth = ep->re_max_requests + RPCRDMA_BC_MAX_REQUESTS + 1;
 	qp_attr.cap.max_send_wr = depth;
-	qp_attr.cap.max_recv_wr = depth;
+	/* The Receives beyond the grant, as frwr_query_device()'s. */
+	qp_attr.cap.max_recv_wr = depth + RPCRDMA_MAX_RECV_BATCH;
 
 	ep->re_pd = rpcrdma_fault(RPCRDMA_FAULT_PD_ALLOC) ? ERR_PTR(-ENOMEM) :
 		ib_alloc_pd(device, 0);

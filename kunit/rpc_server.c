@@ -295,6 +295,7 @@ static void rpc_srv_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock(&s->lock);
 	list_add(&b->list, &s->free_sends);
+	s->counts.sends_done++;
 	if (wc->status != IB_WC_SUCCESS)
 		s->counts.send_errors++;
 	r = s->live ? list_first_entry_or_null(&s->backlog, struct rpc_srv_reply, list) : NULL;
@@ -596,6 +597,59 @@ unsigned int cmkit_rpc_srv_release_one(struct cmkit_rpc_srv *s)
 }
 
 /**
+ * cmkit_rpc_srv_release_newest - send the newest held reply, keep holding the rest
+ * @s: the server
+ *
+ * Return: 1 if a reply was held (and sent, if the connection still was), else 0.
+ */
+unsigned int cmkit_rpc_srv_release_newest(struct cmkit_rpc_srv *s)
+{
+	struct rpc_srv_reply *r;
+
+	spin_lock(&s->lock);
+	r = list_empty(&s->held) ? NULL : list_last_entry(&s->held, struct rpc_srv_reply, list);
+	if (r) {
+		list_del(&r->list);
+		s->counts.held--;
+	}
+	spin_unlock(&s->lock);
+	if (!r)
+		return 0;
+	rpc_srv_send(s, r);
+	return 1;
+}
+
+/**
+ * cmkit_rpc_srv_release_all_but_oldest - send every held reply but the oldest
+ * @s: the server
+ *
+ * The oldest held reply, and every reply from now on, stay held.
+ *
+ * Return: how many replies were sent (if the connection still was).
+ */
+unsigned int cmkit_rpc_srv_release_all_but_oldest(struct cmkit_rpc_srv *s)
+{
+	struct rpc_srv_reply *r, *tmp;
+	unsigned int n = 0;
+	LIST_HEAD(held);
+
+	spin_lock(&s->lock);
+	r = list_first_entry_or_null(&s->held, struct rpc_srv_reply, list);
+	if (r) {
+		list_splice_init(&s->held, &held);
+		list_move(&r->list, &s->held);
+		s->counts.held = 1;
+	}
+	spin_unlock(&s->lock);
+	list_for_each_entry_safe(r, tmp, &held, list) {
+		list_del(&r->list);
+		rpc_srv_send(s, r);
+		n++;
+	}
+	return n;
+}
+
+/**
  * cmkit_rpc_srv_counts - a snapshot of what the server saw and did
  * @s: the server
  *
@@ -621,6 +675,19 @@ struct cmkit_rpc_counts cmkit_rpc_srv_counts(struct cmkit_rpc_srv *s)
 int cmkit_rpc_srv_wait_calls(struct cmkit_rpc_srv *s, unsigned int calls)
 {
 	return wait_event_timeout(s->wait, cmkit_rpc_srv_counts(s).calls >= calls,
+				  cmkit_test_timeout()) ? 0 : -ETIMEDOUT;
+}
+
+/**
+ * cmkit_rpc_srv_wait_sends - wait until @sends of the server's Sends have completed
+ * @s: the server
+ * @sends: Send completions, successful or not, over all its connections
+ *
+ * Return: 0, or -ETIMEDOUT after cmkit_test_timeout().
+ */
+int cmkit_rpc_srv_wait_sends(struct cmkit_rpc_srv *s, unsigned int sends)
+{
+	return wait_event_timeout(s->wait, cmkit_rpc_srv_counts(s).sends_done >= sends,
 				  cmkit_test_timeout()) ? 0 : -ETIMEDOUT;
 }
 

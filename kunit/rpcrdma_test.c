@@ -124,6 +124,7 @@ static struct {
 	atomic_t flush_disconnects;	/* cmkit_rpcrdma_flush_disconnect asked for a close */
 	atomic_t credit_waits;		/* a call waited for a credit */
 	atomic_t drains;		/* a disconnect began its drain */
+	atomic_t req_waits;		/* a call waited for a req, its batch's oldest in flight */
 	wait_queue_head_t wait;
 } rt_xp;
 
@@ -137,6 +138,13 @@ static void rt_credit_wait_probe(void *data, u32 xprt, u32 outstanding, u32 cred
 				 u32 receives)
 {
 	atomic_inc(&rt_xp.credit_waits);
+	wake_up_all(&rt_xp.wait);
+}
+
+static void rt_req_wait_probe(void *data, u32 xprt, u32 unreaped, bool head_done)
+{
+	if (!head_done)
+		atomic_inc(&rt_xp.req_waits);
 	wake_up_all(&rt_xp.wait);
 }
 
@@ -1838,9 +1846,10 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 
 /*
  * 100 NULL calls: every one accepted, the server's grant (32, the ring) in
- * force, never more Receives posted than it, most Sends unsignaled; after
- * the disconnect every req, rep and send context is back, every mapping
- * undone, and the transport's counters say what happened.
+ * force, never more Receives posted than it and the batch beyond it, most
+ * Sends unsignaled; after the disconnect every req, rep and send context
+ * is back, every mapping undone, and the transport's counters say what
+ * happened.
  */
 static void null_calls_accepted_under_the_servers_grant(struct kunit *test)
 {
@@ -1852,7 +1861,8 @@ static void null_calls_accepted_under_the_servers_grant(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), 1U);
 	rt_calls_ok(&c, 100);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), RPCRDMA_MAX_REQUESTS);
-	KUNIT_EXPECT_LE(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high), RPCRDMA_MAX_REQUESTS);
+	KUNIT_EXPECT_LE(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high),
+			RPCRDMA_MAX_REQUESTS + RPCRDMA_MAX_RECV_BATCH);
 	now = rt_counts_now();
 	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, sends_posted), 100);
 	KUNIT_EXPECT_LT_MSG(test, RT_DELTA(now, &c, sends_signaled), 100,
@@ -1898,8 +1908,9 @@ static void rt_grant_case(struct kunit *test, u32 grant, u32 want)
 	KUNIT_EXPECT_EQ(test, a->res.max_outstanding, want);
 	KUNIT_EXPECT_EQ(test, a->res.credits, want);
 	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).overruns, 0U);
-	KUNIT_EXPECT_LE_MSG(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high), want,
-			    "more Receives posted than the credits");
+	KUNIT_EXPECT_LE_MSG(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high),
+			    want + RPCRDMA_MAX_RECV_BATCH,
+			    "more Receives posted than the credits and the batch beyond them");
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
@@ -1943,8 +1954,8 @@ static void post_recvs_posts_what_it_could_allocate(struct kunit *test)
 #ifdef CONFIG_FAULT_INJECTION
 	atomic_set(&cmkit_rpcrdma_fault_points.attr.space, 2);
 #endif
-	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_post_recvs(c.xprt, before + RPCRDMA_RECV_BATCH),
-			-ENOMEM);
+	/* As many as are posted: the batch beyond them is wanted. */
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_post_recvs(c.xprt, before), -ENOMEM);
 	cmkit_fault_disarm(&cmkit_rpcrdma_fault_points);
 	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_fault_points.fired) - fired, 1);
 	after = READ_ONCE(buf->rb_receive_count);
@@ -2294,6 +2305,59 @@ static void call_deadline_starts_when_the_call_is_sent(struct kunit *test)
 	rt_expect_all_released(&c);
 }
 
+/*
+ * Two batches on one transport can hold every req of the pool between
+ * them, each with calls whose replies are in: each must reap its own ended
+ * calls to give their reqs back, not wait for a free req until its
+ * deadline (issue 24).  The server holds every reply.  Batch A fills the
+ * grant and waits for a credit; B takes a req and waits for one too.  The
+ * server then answers every call but A's oldest: the credits come back,
+ * A reaps nothing (its oldest is in flight), and the two take the pool's
+ * last reqs and wait for more, each with its own oldest call held.  Then
+ * every reply goes: both batches end every call, none by its timeout.
+ */
+static void two_batches_holding_every_req_reap_their_own_ended_calls(struct kunit *test)
+{
+	const u32 count = 200;
+	struct rt_calls *a, *b;
+	int credit_waits, req_waits;
+	u32 credits;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	credits = READ_ONCE(c.xprt->rx_buf.rb_credits);
+	KUNIT_ASSERT_LT(test, credits, c.xprt->rx_buf.rb_reqs);
+	/* A stalled batch ends at its timeout, well before the case's waits. */
+	WRITE_ONCE(c.xprt->rx_call_timeout, cmkit_test_timeout() / 2);
+	credit_waits = atomic_read(&rt_xp.credit_waits);
+	req_waits = atomic_read(&rt_xp.req_waits);
+	cmkit_rpc_srv_hold(c.rpc);
+	a = rt_calls_start(test, c.xprt, count);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, credits), 0);
+	rt_wait_xp(test, &rt_xp.credit_waits, credit_waits + 1, "batch A wait for a credit");
+	b = rt_calls_start(test, c.xprt, count);
+	rt_wait_xp(test, &rt_xp.credit_waits, credit_waits + 2, "batch B wait for a credit");
+
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_release_all_but_oldest(c.rpc), credits - 1);
+	rt_wait_xp(test, &rt_xp.req_waits, req_waits + 2,
+		   "both batches wait for a req, each with its oldest call in flight");
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_release(c.rpc), 1U + c.xprt->rx_buf.rb_reqs - credits);
+
+	KUNIT_EXPECT_EQ_MSG(test, rt_calls_wait(test, a), 0,
+			    "batch A waited for a req held by its own ended calls");
+	KUNIT_EXPECT_EQ_MSG(test, rt_calls_wait(test, b), 0,
+			    "batch B waited for a req held by its own ended calls");
+	KUNIT_EXPECT_EQ(test, a->res.accepted, count);
+	KUNIT_EXPECT_EQ(test, b->res.accepted, count);
+	KUNIT_EXPECT_EQ(test, a->res.timedout + b->res.timedout, 0U);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).calls, 1 + 2 * count);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_outstanding), 0U);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
 /* ---- the handler under traffic ----------------------------------------------- */
 
 #define RT_IN_FLIGHT	8
@@ -2388,6 +2452,86 @@ static void calls_in_flight_outlive_a_handled_signal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.rc, 0);
 	KUNIT_EXPECT_EQ(test, a.res.sent, RT_IN_FLIGHT);
 	KUNIT_EXPECT_EQ(test, a.res.accepted, RT_IN_FLIGHT);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+static int rt_kill_calls_thread(void *data)
+{
+	struct rt_sig_calls *a = data;
+
+	allow_signal(SIGKILL);
+	a->rc = cmkit_rpcrdma_xprt_call(a->xprt, RT_PROG, RT_VERS, a->count, &a->res);
+	complete(&a->done);
+	return 0;
+}
+
+/*
+ * Calls abandoned on a fatal signal give their credits back while the
+ * server still owes their replies: the next calls can then have more
+ * replies coming than the grant has Receives for.  As xprtrdma's, cmkit
+ * keeps RPCRDMA_MAX_RECV_BATCH Receives beyond the grant, so the late
+ * replies land instead of meeting RNR (the client asks for no RNR retry:
+ * the server's Send fails and the connection ends).  The server grants 4
+ * and holds every reply: 2 calls are abandoned, then 4 more are sent.  The
+ * client's Receive handling is held on the newest reply while the other 5
+ * arrive: they must find Receives posted before, and every Send of the
+ * server complete without error.
+ */
+static void late_replies_to_abandoned_calls_find_receives_beyond_the_grant(struct kunit *test)
+{
+	struct rt_sig_calls x = { .count = 2 };
+	struct cmkit_rpc_counts srv;
+	struct task_struct *task;
+	struct rt_calls *y;
+	unsigned int sends;
+	struct rt_ctx c;
+	u64 unknown;
+
+	rt_setup(test, &c, true);
+	cmkit_rpc_srv_grant(c.rpc, 4);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), 4U);
+	/* A reply lost to RNR ends its call at this timeout, within the case's waits. */
+	WRITE_ONCE(c.xprt->rx_call_timeout, cmkit_test_timeout() / 2);
+	unknown = c.xprt->rx_buf.rb_unknown_xid;
+	cmkit_rpc_srv_hold(c.rpc);
+	x.xprt = c.xprt;
+	init_completion(&x.done);
+	task = kthread_run(rt_kill_calls_thread, &x, "rt_kill_calls");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, x.count), 0);
+	send_sig(SIGKILL, task, 1);
+	/* The thread uses @x: wait for it for good before the frame goes. */
+	if (!wait_for_completion_timeout(&x.done, cmkit_test_timeout())) {
+		KUNIT_FAIL(test, "the killed calls did not return");
+		wait_for_completion(&x.done);
+	}
+	KUNIT_EXPECT_EQ(test, x.rc, -EINTR);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_outstanding), 0U);
+
+	/* Their credits are back: 4 more calls go, 6 replies are owed. */
+	rt_pin_arm(&rt_reply_hold);
+	c.xprt->rx_ops = &rt_hold_call_ops;
+	y = rt_calls_start(test, c.xprt, 4);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, x.count + 4), 0);
+	sends = cmkit_rpc_srv_counts(c.rpc).sends_done;
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_release_newest(c.rpc), 1U);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&rt_reply_hold.entered,
+								cmkit_test_timeout()),
+			      "the newest reply never reached the reply handler");
+	/* No Receive is reposted until the handler goes on. */
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_release(c.rpc), x.count + 3);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_wait_sends(c.rpc, sends + x.count + 4), 0);
+	srv = cmkit_rpc_srv_counts(c.rpc);
+	KUNIT_EXPECT_EQ_MSG(test, srv.send_errors, 0U,
+			    "a reply found no Receive posted (RNR): only the grant's were");
+	complete(&rt_reply_hold.release);
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, y), 0);
+	KUNIT_EXPECT_EQ(test, y->res.accepted, 4U);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_buf.rb_unknown_xid - unknown, (u64)x.count);
+	c.xprt->rx_ops = NULL;
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
@@ -2724,6 +2868,7 @@ static void rt_unregister_probes(void)
 	unregister_trace_cmkit_rpcrdma_cm_event(rt_probe, NULL);
 	unregister_trace_cmkit_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
 	unregister_trace_cmkit_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
+	unregister_trace_cmkit_rpcrdma_req_wait(rt_req_wait_probe, NULL);
 	unregister_trace_cmkit_rpcrdma_drain(rt_drain_probe, NULL);
 	tracepoint_synchronize_unregister();
 }
@@ -2739,6 +2884,7 @@ static int rt_suite_init(struct kunit_suite *suite)
 	rc = register_trace_cmkit_rpcrdma_cm_event(rt_probe, NULL);
 	rc = rc ?: register_trace_cmkit_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
 	rc = rc ?: register_trace_cmkit_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
+	rc = rc ?: register_trace_cmkit_rpcrdma_req_wait(rt_req_wait_probe, NULL);
 	rc = rc ?: register_trace_cmkit_rpcrdma_drain(rt_drain_probe, NULL);
 	if (rc)
 		rt_unregister_probes();
@@ -2802,8 +2948,10 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(reconnect_with_larger_inline_sizes_reallocates_the_regbufs),
 	RT_CASE(call_set_up_before_a_reconnect_is_not_sent_on_the_new_one),
 	RT_CASE(call_deadline_starts_when_the_call_is_sent),
+	RT_CASE(two_batches_holding_every_req_reap_their_own_ended_calls),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(calls_in_flight_outlive_a_handled_signal),
+	RT_CASE(late_replies_to_abandoned_calls_find_receives_beyond_the_grant),
 	RT_CASE(completion_error_with_calls_in_flight_closes_once),
 	RT_CASE(local_disconnect_while_a_reply_is_handled_completes_it),
 	RT_CASE(local_disconnect_before_the_replies_aborts_every_call),

@@ -48,8 +48,13 @@
  * lowered when the device's queues are shorter.
  */
 #define RPCRDMA_MAX_REQUESTS		32U
-/* Receives are replenished once this many are missing (or one is needed now). */
-#define RPCRDMA_RECV_BATCH		4U
+/*
+ * Receives posted beyond the grant, as xprtrdma's: replies the server
+ * still owes to calls abandoned on a fatal signal (their credits are back)
+ * find a Receive instead of meeting RNR, and Receives are replenished
+ * once the posted ones fall to the grant, up to this many beyond it.
+ */
+#define RPCRDMA_MAX_RECV_BATCH		7U
 /*
  * Backchannel requests cmkit serves: none (no NFSv4.1 callback service).
  * Upstream's receive target is the grant plus twice this allowance.

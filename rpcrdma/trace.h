@@ -225,6 +225,20 @@ TRACE_EVENT(cmkit_rpcrdma_credit_wait,
 		      __entry->xprt, __entry->outstanding, __entry->credits, __entry->receives)
 );
 
+TRACE_EVENT(cmkit_rpcrdma_req_wait,
+	    TP_PROTO(u32 xprt, u32 unreaped, bool head_done),
+	    TP_ARGS(xprt, unreaped, head_done),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, unreaped)
+			     __field(bool, head_done)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->unreaped = unreaped;
+			   __entry->head_done = head_done;),
+	    TP_printk("xprt=%u the req pool is empty: a call waits, its batch holding %u calls (oldest %s)",
+		      __entry->xprt, __entry->unreaped,
+		      __entry->head_done ? "ended" : "in flight")
+);
+
 TRACE_EVENT(cmkit_rpcrdma_sendctx_exhausted,
 	    TP_PROTO(u32 xprt, u32 outstanding),
 	    TP_ARGS(xprt, outstanding),
