@@ -47,6 +47,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_inline_thresh);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_flush_disconnect);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_credit_wait);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_req_wait);
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_mrs_refresh);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_drain);
 
 static void rpcrdma_count_ep_freed(void)
@@ -63,6 +64,7 @@ static bool rpcrdma_all_released(void)
 	       atomic_read(&s->ids_created) &&
 	       atomic_read(&s->reqs_freed) == atomic_read(&s->reqs_created) &&
 	       atomic_read(&s->reps_freed) == atomic_read(&s->reps_created) &&
+	       atomic_read(&s->mrs_freed) == atomic_read(&s->mrs_created) &&
 	       atomic_read(&s->dma_unmaps) == atomic_read(&s->dma_maps);
 }
 
@@ -586,6 +588,7 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 	disconnecting = !rdma_disconnect(ep->re_id);
 	rpcrdma_xprt_drain(r_xprt);
 	cmkit_rpcrdma_reqs_abort(r_xprt);
+	cmkit_rpcrdma_mrs_destroy(r_xprt);
 	cmkit_rpcrdma_reps_unmap(r_xprt);
 	cmkit_rpcrdma_sendctxs_destroy(r_xprt);
 	cmkit_rpcrdma_reqs_reset(r_xprt);
@@ -662,7 +665,7 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 	if (rc < 0)
 		goto out_disconnect;
 	/* As upstream: a connection without its buffers is no connection. */
-	if (cmkit_rpcrdma_xprt_set_connected(r_xprt)) {
+	if (cmkit_rpcrdma_mrs_create(r_xprt) || cmkit_rpcrdma_xprt_set_connected(r_xprt)) {
 		rc = -ENOTCONN;
 		goto out_disconnect;
 	}

@@ -243,6 +243,7 @@ struct cmkit_rpc_counts cmkit_rpc_srv_counts(struct cmkit_rpc_srv *s);
 int cmkit_rpc_srv_wait_calls(struct cmkit_rpc_srv *s, unsigned int calls);
 int cmkit_rpc_srv_wait_held(struct cmkit_rpc_srv *s, unsigned int held);
 int cmkit_rpc_srv_wait_sends(struct cmkit_rpc_srv *s, unsigned int sends);
+int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 len, u32 seed);
 int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, struct ib_pd *pd);
 void cmkit_rpc_srv_destroy_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id);
 void cmkit_rpc_srv_free(struct cmkit_rpc_srv *s);

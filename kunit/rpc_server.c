@@ -20,6 +20,7 @@
 
 #include "cmkit_test.h"
 #include <cmkit/rpcrdma_msg.h>
+#include <cmkit/rpc_testprog.h>
 
 #define RPC_SRV_RECVS		40	/* above the client's ring (32) */
 #define RPC_SRV_SENDS		40
@@ -349,7 +350,7 @@ int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, stru
 {
 	struct ib_qp_init_attr attr = {
 		.cap = {
-			.max_send_wr = RPC_SRV_SENDS + 1,
+			.max_send_wr = RPC_SRV_SENDS + 2,	/* and one RDMA Write */
 			.max_recv_wr = RPC_SRV_RECVS + 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
@@ -647,6 +648,83 @@ unsigned int cmkit_rpc_srv_release_all_but_oldest(struct cmkit_rpc_srv *s)
 		n++;
 	}
 	return n;
+}
+
+/* One RDMA Write of the server's, waited for. */
+struct rpc_srv_write {
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+};
+
+static void rpc_srv_write_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rpc_srv_write *w = container_of(wc->wr_cqe, struct rpc_srv_write, cqe);
+
+	w->status = wc->status;
+	complete(&w->done);
+}
+
+#define RPC_SRV_WRITE_LEN	(64U << 10)
+
+/**
+ * cmkit_rpc_srv_rdma_write - RDMA Write the test program's FILL data to the client
+ * @s: the server, connected
+ * @rkey: the client's rkey
+ * @addr: the address it names
+ * @len: bytes: cmkit_rpc_testprog_byte(@seed, i) for i in 0..@len-1
+ * @seed: the pattern's seed
+ *
+ * In writes of at most 64 KiB, each waited for.
+ *
+ * Return: 0; -EIO if a write completed in error (the connection is then
+ * broken); -ENOTCONN; -ENOMEM; -ETIMEDOUT if a write never completed.
+ */
+int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 len, u32 seed)
+{
+	struct rpc_srv_write w = { .cqe.done = rpc_srv_write_done };
+	u8 *data = kmalloc(RPC_SRV_WRITE_LEN, GFP_KERNEL);
+	u32 off = 0, i;
+	int rc = 0;
+
+	if (!data)
+		return -ENOMEM;
+	while (!rc && off < len) {
+		u32 this = min(len - off, RPC_SRV_WRITE_LEN);
+		struct ib_rdma_wr wr = {
+			.wr = { .opcode = IB_WR_RDMA_WRITE, .send_flags = IB_SEND_SIGNALED,
+				.num_sge = 1, .wr_cqe = &w.cqe },
+			.remote_addr = addr + off,
+			.rkey = rkey,
+		};
+		struct ib_sge sge;
+		u64 dma;
+
+		for (i = 0; i < this; i++)
+			data[i] = cmkit_rpc_testprog_byte(seed, off + i);
+		dma = ib_dma_map_single(s->dev, data, this, DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(s->dev, dma)) {
+			rc = -EIO;
+			break;
+		}
+		sge = (struct ib_sge){ .addr = dma, .length = this, .lkey = s->lkey };
+		wr.wr.sg_list = &sge;
+		init_completion(&w.done);
+		spin_lock(&s->lock);
+		rc = s->live ? ib_post_send(s->qp, &wr.wr, NULL) : -ENOTCONN;
+		spin_unlock(&s->lock);
+		if (!rc && !wait_for_completion_timeout(&w.done, cmkit_test_timeout())) {
+			/* The completion may still come: never free what it uses. */
+			wait_for_completion(&w.done);
+			rc = -ETIMEDOUT;
+		}
+		ib_dma_unmap_single(s->dev, dma, this, DMA_TO_DEVICE);
+		if (!rc && w.status != IB_WC_SUCCESS)
+			rc = -EIO;
+		off += this;
+	}
+	kfree(data);
+	return rc;
 }
 
 /**

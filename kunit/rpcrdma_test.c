@@ -28,6 +28,7 @@
  * server's answer to a DREQ is held, and the case releases them in the
  * order it names.
  */
+#include <linux/highmem.h>
 #include <linux/kthread.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -38,6 +39,7 @@
 #include <rdma/ib_cm.h>
 
 #include "cmkit_test.h"
+#include <cmkit/rpc_testprog.h>
 #include "core/cmkit.h"
 #include "rpcrdma/rpcrdma.h"
 #include "rpcrdma/trace.h"
@@ -170,6 +172,7 @@ struct rt_counts {
 	int sendctx_got, sendctx_put, recvs_posted, recvs_done, recvs_flushed, recvs_twice;
 	int sends_posted, sends_signaled, unknown_xid, replies_short, replies_bad_vers;
 	int credit_waits, call_timeouts;
+	int mrs_created, mrs_freed, mrs_got, mrs_put;
 	unsigned int module_refs;
 };
 
@@ -202,6 +205,10 @@ static struct rt_counts rt_counts_now(void)
 		.replies_short = atomic_read(&s->replies_short),
 		.replies_bad_vers = atomic_read(&s->replies_bad_vers),
 		.unknown_xid = atomic_read(&s->replies_unknown_xid),
+		.mrs_created = atomic_read(&s->mrs_created),
+		.mrs_freed = atomic_read(&s->mrs_freed),
+		.mrs_got = atomic_read(&s->mrs_got),
+		.mrs_put = atomic_read(&s->mrs_put),
 		.module_refs = cmkit_rpcrdma_module_refs(),
 	};
 }
@@ -242,6 +249,8 @@ static bool rt_all_released(const struct rt_ctx *c)
 	       RT_DELTA(now, c, reps_got) == RT_DELTA(now, c, reps_put) &&
 	       RT_DELTA(now, c, dma_maps) == RT_DELTA(now, c, dma_unmaps) &&
 	       RT_DELTA(now, c, sendctx_got) == RT_DELTA(now, c, sendctx_put) &&
+	       RT_DELTA(now, c, mrs_created) == RT_DELTA(now, c, mrs_freed) &&
+	       RT_DELTA(now, c, mrs_got) == RT_DELTA(now, c, mrs_put) &&
 	       RT_DELTA(now, c, recvs_posted) ==
 	       RT_DELTA(now, c, recvs_done) + RT_DELTA(now, c, recvs_flushed);
 }
@@ -1643,7 +1652,7 @@ struct rt_fault_param {
 };
 
 /* What each step's failure gives the caller: what the real failure would. */
-static const int rt_fault_err[RPCRDMA_FAULT_NR] = {
+static const int rt_fault_err[RPCRDMA_FAULT_MR_ALLOC + 1] = {
 	[RPCRDMA_FAULT_EP_ALLOC] = -ENOMEM,
 	[RPCRDMA_FAULT_ID_CREATE] = -ENOMEM,
 	[RPCRDMA_FAULT_RESOLVE_ADDR] = -ENODEV,
@@ -1659,18 +1668,22 @@ static const int rt_fault_err[RPCRDMA_FAULT_NR] = {
 	[RPCRDMA_FAULT_REGBUF_MAP] = -ENOTCONN,
 	[RPCRDMA_FAULT_SENDCTX] = -ENOTCONN,
 	[RPCRDMA_FAULT_POST_SEND] = -ENOTCONN,		/* the call's */
+	[RPCRDMA_FAULT_MR_ALLOC] = -ENOTCONN,		/* no MR at all */
 };
 
+/* The steps of a connect, a call and a disconnect; the MR steps after them have their case. */
+#define RT_CONNECT_STEPS	(RPCRDMA_FAULT_MR_ALLOC + 1)
+
 /* Devices x steps, filled in by rt_suite_init(). */
-static struct rt_fault_param rt_fault_params[ARRAY_SIZE(cmkit_dev_params) * RPCRDMA_FAULT_NR];
+static struct rt_fault_param rt_fault_params[ARRAY_SIZE(cmkit_dev_params) * RT_CONNECT_STEPS];
 
 static void rt_fault_params_init(void)
 {
 	unsigned int d, f;
 
 	for (d = 0; d < ARRAY_SIZE(cmkit_dev_params); d++)
-		for (f = 0; f < RPCRDMA_FAULT_NR; f++)
-			rt_fault_params[d * RPCRDMA_FAULT_NR + f] = (struct rt_fault_param){
+		for (f = 0; f < RT_CONNECT_STEPS; f++)
+			rt_fault_params[d * RT_CONNECT_STEPS + f] = (struct rt_fault_param){
 				.dev = cmkit_dev_params[d].transport,
 				.step = f,
 				.err = rt_fault_err[f],
@@ -2358,6 +2371,207 @@ static void two_batches_holding_every_req_reap_their_own_ended_calls(struct kuni
 	rt_expect_all_released(&c);
 }
 
+/* ---- memory registration (FRWR) ------------------------------------------ */
+
+/* Pages for a case's data, freed with the case. */
+struct rt_pages {
+	unsigned int n;
+	struct page *p[];
+};
+
+static int rt_pages_init(struct kunit_resource *res, void *context)
+{
+	res->data = context;
+	return 0;
+}
+
+static void rt_pages_free(struct kunit_resource *res)
+{
+	struct rt_pages *pg = res->data;
+	unsigned int i;
+
+	for (i = 0; i < pg->n; i++)
+		__free_page(pg->p[i]);
+	kfree(pg);
+}
+
+static struct page **rt_pages(struct kunit *test, unsigned int n)
+{
+	struct rt_pages *pg = kzalloc(struct_size(pg, p, n), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pg);
+	for (pg->n = 0; pg->n < n; pg->n++) {
+		pg->p[pg->n] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!pg->p[pg->n])
+			break;
+	}
+	if (!kunit_alloc_resource(test, rt_pages_init, rt_pages_free, GFP_KERNEL, pg)) {
+		rt_pages_free(&(struct kunit_resource){ .data = pg });
+		KUNIT_ASSERT_TRUE_MSG(test, false, "cannot track the pages");
+	}
+	KUNIT_ASSERT_EQ_MSG(test, pg->n, n, "no memory for %u pages", n);
+	return pg->p;
+}
+
+/* The first byte of @len in @pages that is not the FILL pattern of @seed, or @len. */
+static u32 rt_pages_differ(struct page **pages, u32 len, u32 seed)
+{
+	u32 off;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		u32 i, this = min_t(u32, len - off, PAGE_SIZE);
+		u8 *p = kmap_local_page(pages[off / PAGE_SIZE]);
+
+		for (i = 0; i < this && p[i] == cmkit_rpc_testprog_byte(seed, off + i); i++)
+			;
+		kunmap_local(p);
+		if (i < this)
+			return off + i;
+	}
+	return len;
+}
+
+/*
+ * A connection's MR pool: RPCRDMA_MR_BATCH made with it, a batch more at
+ * each refresh up to RPCRDMA_MAX_MRS and no more; every one can be taken
+ * once, then none; all are freed with the connection.
+ */
+static void mrs_made_with_the_connection_grow_to_their_bound_and_are_freed(struct kunit *test)
+{
+	struct rpcrdma_mr *mrs[RPCRDMA_MAX_MRS];
+	struct rt_counts now;
+	unsigned int i, n;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_count), RPCRDMA_MR_BATCH);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_created), (int)RPCRDMA_MR_BATCH);
+	for (n = RPCRDMA_MR_BATCH; n < RPCRDMA_MAX_MRS; n += RPCRDMA_MR_BATCH)
+		KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_mrs_refresh(c.xprt), RPCRDMA_MR_BATCH);
+	KUNIT_EXPECT_EQ_MSG(test, cmkit_rpcrdma_mrs_refresh(c.xprt), 0U,
+			    "the pool grew beyond RPCRDMA_MAX_MRS");
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_count), RPCRDMA_MAX_MRS);
+	for (i = 0; i < RPCRDMA_MAX_MRS; i++) {
+		mrs[i] = cmkit_rpcrdma_mr_get(c.xprt);
+		KUNIT_ASSERT_NOT_NULL(test, mrs[i]);
+	}
+	KUNIT_EXPECT_NULL(test, cmkit_rpcrdma_mr_get(c.xprt));
+	for (i = 0; i < RPCRDMA_MAX_MRS; i++)
+		cmkit_rpcrdma_mr_put(mrs[i]);
+	rt_calls_ok(&c, 4);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_count), 0U);
+	rt_expect_all_released(&c);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_freed), (int)RPCRDMA_MAX_MRS);
+}
+
+/*
+ * A registered MR takes the server's RDMA Write of 1 MiB into the case's
+ * pages (256 of them, the MR's depth); LOCAL_INV fences it: the data is
+ * there, and a second write with the old rkey lands nowhere and breaks
+ * the connection (the client's QP fails it: its Receives flush).  Every MR
+ * is freed with the connection.
+ */
+static void registered_mr_takes_the_peers_write_and_local_inv_fences_it(struct kunit *test)
+{
+	const u32 len = RPCRDMA_MAX_DATA_SEGS * PAGE_SIZE;
+	struct page **pages = rt_pages(test, RPCRDMA_MAX_DATA_SEGS);
+	struct rpcrdma_mr *mr;
+	LIST_HEAD(mrs);
+	u32 rkey, differ;
+	struct rt_ctx c;
+	u64 addr;
+	int flushes;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	KUNIT_ASSERT_EQ(test, c.xprt->rx_ep->re_max_fr_depth, RPCRDMA_MAX_DATA_SEGS);
+	mr = cmkit_rpcrdma_mr_get(c.xprt);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_frwr_map(c.xprt, mr, pages, 0, len, true), 0);
+	KUNIT_EXPECT_EQ(test, mr->mr_length, len);
+	rkey = mr->mr_handle;
+	addr = mr->mr_offset;
+	list_add_tail(&mr->mr_list, &mrs);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_frwr_reg_sync(c.xprt, &mrs), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_rdma_write(c.rpc, rkey, addr, len, 1), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_frwr_unmap_sync(c.xprt, &mrs), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&mrs));
+	differ = rt_pages_differ(pages, len, 1);
+	KUNIT_EXPECT_EQ_MSG(test, differ, len, "the server's write differs at byte %u", differ);
+
+	/* The old rkey is dead: the write fails at the client, and lands nowhere. */
+	flushes = atomic_read(&rt_xp.flush_disconnects);
+	cmkit_rpc_srv_rdma_write(c.rpc, rkey, addr, PAGE_SIZE, 2);
+	rt_wait_xp(test, &rt_xp.flush_disconnects, flushes + 1,
+		   "the client's QP fail a write with an invalidated rkey");
+	differ = rt_pages_differ(pages, len, 1);
+	KUNIT_EXPECT_EQ_MSG(test, differ, len,
+			    "a write with an invalidated rkey landed: byte %u changed", differ);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * Each MR step fails once: the mapping (-EIO, the MR goes back, the
+ * connection carries calls), the registration's post and the
+ * invalidation's post (-EIO, the MRs are the connection's to release
+ * after its drain, and the connection closes).  Nothing is left.
+ */
+static void mr_failure_at_each_step_leaves_nothing(struct kunit *test)
+{
+	static const enum rpcrdma_fault steps[] = {
+		RPCRDMA_FAULT_MR_MAP, RPCRDMA_FAULT_MR_REG, RPCRDMA_FAULT_MR_INV,
+	};
+	struct page **pages = rt_pages(test, 4);
+	struct rpcrdma_mr *mr;
+	struct rt_ctx c;
+	unsigned int i;
+	int fired, rc;
+
+	rt_setup(test, &c, true);
+	cmkit_test_require_fault_injection(test);
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		LIST_HEAD(mrs);
+
+		KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+		rt_calls_ok(&c, 1);
+		mr = cmkit_rpcrdma_mr_get(c.xprt);
+		KUNIT_ASSERT_NOT_NULL(test, mr);
+		fired = atomic_read(&cmkit_rpcrdma_fault_points.fired);
+		cmkit_fault_arm(&cmkit_rpcrdma_fault_points, BIT(steps[i]), 1);
+		rc = cmkit_rpcrdma_frwr_map(c.xprt, mr, pages, 0, 4 * PAGE_SIZE, false);
+		if (rc) {
+			cmkit_rpcrdma_mr_put(mr);
+		} else {
+			list_add(&mr->mr_list, &mrs);
+			rc = cmkit_rpcrdma_frwr_reg_sync(c.xprt, &mrs);
+			if (!rc)
+				rc = cmkit_rpcrdma_frwr_unmap_sync(c.xprt, &mrs);
+			KUNIT_EXPECT_TRUE_MSG(test, list_empty(&mrs),
+					      "%s: the caller still holds MRs",
+					      cmkit_rpcrdma_fault_steps[steps[i]]);
+		}
+		cmkit_fault_disarm(&cmkit_rpcrdma_fault_points);
+		KUNIT_EXPECT_EQ_MSG(test, rc, -EIO, "%s", cmkit_rpcrdma_fault_steps[steps[i]]);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&cmkit_rpcrdma_fault_points.fired) - fired, 1,
+				    "%s never fired", cmkit_rpcrdma_fault_steps[steps[i]]);
+		if (steps[i] == RPCRDMA_FAULT_MR_MAP)
+			rt_calls_ok(&c, 1);
+		else
+			KUNIT_EXPECT_GE(test, atomic_read(&c.xprt->rx_force_count), 1);
+		cmkit_rpcrdma_xprt_disconnect(c.xprt);
+		rt_expect_all_released(&c);
+		atomic_set(&c.xprt->rx_force_count, 0);
+		c.srv = rt_rpc_listener(&c, "server2", &c.addr, &c.rpc);
+		memcpy(&c.xprt->rx_dst, &c.addr, sizeof(c.addr));
+	}
+}
+
 /* ---- the handler under traffic ----------------------------------------------- */
 
 #define RT_IN_FLIGHT	8
@@ -2949,6 +3163,9 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(call_set_up_before_a_reconnect_is_not_sent_on_the_new_one),
 	RT_CASE(call_deadline_starts_when_the_call_is_sent),
 	RT_CASE(two_batches_holding_every_req_reap_their_own_ended_calls),
+	RT_CASE(mrs_made_with_the_connection_grow_to_their_bound_and_are_freed),
+	RT_CASE(registered_mr_takes_the_peers_write_and_local_inv_fences_it),
+	RT_CASE(mr_failure_at_each_step_leaves_nothing),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(calls_in_flight_outlive_a_handled_signal),
 	RT_CASE(late_replies_to_abandoned_calls_find_receives_beyond_the_grant),

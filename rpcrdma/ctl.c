@@ -519,6 +519,11 @@ static void rpcrdma_stats_show_transport(struct seq_file *m, struct cmkit_rpcrdm
 	seq_printf(m, "sendctx_got %d\nsendctx_put %d\nsendctx_out %d\n",
 		   atomic_read(&s->sendctx_got), atomic_read(&s->sendctx_put),
 		   atomic_read(&s->sendctx_got) - atomic_read(&s->sendctx_put));
+	seq_printf(m, "mrs_created %d\nmrs_freed %d\nmrs_alive %d\nmrs_lent %d\nmrs_remote_inv %d\n",
+		   atomic_read(&s->mrs_created), atomic_read(&s->mrs_freed),
+		   atomic_read(&s->mrs_created) - atomic_read(&s->mrs_freed),
+		   atomic_read(&s->mrs_got) - atomic_read(&s->mrs_put),
+		   atomic_read(&s->mrs_remote_inv));
 	for (i = 0; i < ARRAY_SIZE(counts); i++)
 		seq_printf(m, "%s %d\n", counts[i].name, atomic_read(counts[i].v));
 }

@@ -35,10 +35,9 @@
  *    signal takes one of the extra Receives, not one a call in flight
  *    counts on.
  *
- * cmkit registers no memory: its calls offer no chunks and it never
- * advertises an rkey, so there are no MRs, and nothing for upstream's
- * rpcrdma_mrs_refresh() (which replaces MRs a flush left unusable) to act
- * on.
+ *  - MRs (frwr.c): a pool on the connection's protection domain, made when
+ *    the connection is set up and grown when it runs dry, every MR
+ *    deregistered once the QP is drained.
  */
 #define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
 
@@ -438,6 +437,9 @@ int cmkit_rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt)
 	INIT_LIST_HEAD(&buf->rb_free_reps);
 	INIT_LIST_HEAD(&buf->rb_all_reps);
 	INIT_LIST_HEAD(&buf->rb_pending);
+	INIT_LIST_HEAD(&buf->rb_mrs);
+	INIT_LIST_HEAD(&buf->rb_all_mrs);
+	INIT_LIST_HEAD(&buf->rb_mrs_stale);
 	init_waitqueue_head(&buf->rb_wait);
 	buf->rb_bc_srv_max_requests = RPCRDMA_BC_MAX_REQUESTS;
 	buf->rb_max_requests = RPCRDMA_MAX_REQUESTS;
