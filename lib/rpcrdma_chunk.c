@@ -673,6 +673,8 @@ int cmkit_rpcrdma_decode_reply_chunks(const void *buf, cmkit_size len,
 	rc = cmkit_rpcrdma_decode_hdr(buf, len, 0, &rep->hdr, ch);
 	if (rc)
 		return rc;
+	if (ch->nr_read)
+		return CMKIT_RPCRDMA_E_CHUNKS;
 	if (rep->hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG) {
 		if (cmkit_rpcrdma_write_len(ch) || !cmkit_rpcrdma_reply_len(ch))
 			return CMKIT_RPCRDMA_E_CHUNKS;

@@ -991,6 +991,13 @@ TEST(RpcrdmaChunk, AReplyInTheReplyChunkRoundTrips)
 			  cmkit_rpcrdma_decode_reply_chunks(hand.data(), hand.size(), &rep, &got))
 			<< t.name;
 	}
+	// A read list in a reply, as xprtrdma's decode_read_list() refuses it.
+	Bytes with_read = EncodeHdr(ReadChunk(0, 1, wrote), CMKIT_RPCRDMA_NOMSG);
+	EXPECT_EQ(CMKIT_RPCRDMA_E_CHUNKS,
+		  cmkit_rpcrdma_decode_reply_chunks(with_read.data(), with_read.size(), &rep, &got));
+	with_read = Cat(EncodeHdr(ReadChunk(44, 1)), Words({ kXid, 1, 0, 0, 0, 0 }));
+	EXPECT_EQ(CMKIT_RPCRDMA_E_CHUNKS,
+		  cmkit_rpcrdma_decode_reply_chunks(with_read.data(), with_read.size(), &rep, &got));
 	// A write chunk that came back empty is fine.
 	Chunks empty_write = WriteChunk(1, wrote);
 	empty_write.write[0].length = 0;

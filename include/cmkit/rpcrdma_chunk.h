@@ -320,6 +320,7 @@ int cmkit_rpcrdma_decode_rpc_reply(const void *buf, cmkit_size len, cmkit_u32 rd
  * cmkit_rpcrdma_decode_reply() gives (@ch empty).  Else the header and
  * lists as cmkit_rpcrdma_decode_hdr() decodes them (a reply), then, as
  * xprtrdma's rpcrdma_decode_msg() and rpcrdma_decode_nomsg() check:
+ *  - a read list is E_CHUNKS (a reply has none);
  *  - RDMA_MSG: no byte in a reply chunk (E_CHUNKS); the RPC reply follows
  *    inline and is decoded as cmkit_rpcrdma_decode_reply() does; the bulk
  *    result, if any, is in the write chunk
