@@ -185,8 +185,8 @@ int cmkit_rpcrdma_choose(cmkit_u32 call_len, cmkit_u32 bulk_arg, cmkit_u32 reply
  * length (at most CMKIT_RPCRDMA_MAX_HDR_LEN), or a negative result
  * (nothing written): E_NOSPACE, E_ARG (@buf NULL, a bad @proc, more than
  * CMKIT_RPCRDMA_MAX_SEGS segments, more than one write chunk, a present
- * chunk with no segment, @has_reply other than 0 or 1, read positions not
- * multiples of 4 or not in ascending order).
+ * chunk with no segment, @ch->has_reply other than 0 or 1, read positions
+ * not multiples of 4 or not in ascending order).
  */
 int cmkit_rpcrdma_encode_hdr(void *buf, cmkit_size buflen, cmkit_u32 xid, cmkit_u32 vers,
 			     cmkit_u32 credits, cmkit_u32 proc,
