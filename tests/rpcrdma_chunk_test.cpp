@@ -1229,6 +1229,11 @@ TEST(RpcTestprog, ThePatternIsFixedAndSpread)
 	for (int v = 0; v < 256; v++)
 		EXPECT_GT(seen[v], 0) << v;
 	EXPECT_GT(differ, 3500);
+	// Small seeds too: a case that writes seed 2 over seed 1 must see it.
+	differ = 0;
+	for (cmkit_u32 i = 0; i < 4096; i++)
+		differ += cmkit_rpc_testprog_byte(1, i) != cmkit_rpc_testprog_byte(2, i);
+	EXPECT_GT(differ, 3500);
 }
 
 } // namespace

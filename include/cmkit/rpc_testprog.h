@@ -40,7 +40,8 @@ extern "C" {
 /* The FILL pattern: byte @i of the data for @seed. */
 static inline cmkit_u8 cmkit_rpc_testprog_byte(cmkit_u32 seed, cmkit_u32 i)
 {
-	cmkit_u32 x = (i + 1) * 0x9e3779b1U ^ seed;
+	/* The seed multiplied in too: a small seed moves the high bits. */
+	cmkit_u32 x = (i + 1) * 0x9e3779b1U ^ seed * 0x85ebca6bU;
 
 	return (cmkit_u8)((x >> 24) ^ (x >> 13) ^ i);
 }
