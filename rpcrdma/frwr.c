@@ -67,7 +67,7 @@ static struct rpcrdma_mr *rpcrdma_mr_create(struct rpcrdma_xprt *r_xprt)
 	struct rpcrdma_mr *mr;
 	struct ib_mr *ibmr;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return NULL;
 	mr->mr_sg = kcalloc(depth, sizeof(*mr->mr_sg), GFP_KERNEL);
