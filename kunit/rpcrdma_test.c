@@ -126,7 +126,9 @@ static struct {
 	atomic_t flush_disconnects;	/* cmkit_rpcrdma_flush_disconnect asked for a close */
 	atomic_t credit_waits;		/* a call waited for a credit */
 	atomic_t drains;		/* a disconnect began its drain */
-	atomic_t req_waits;		/* a call waited for a req, its batch's oldest in flight */
+	/* A call waited for a req, its batch holding calls, the oldest in flight: */
+	atomic_t req_waits_many;	/* RT_REQ_WAIT_MANY calls or more */
+	atomic_t req_waits_few;		/* fewer */
 	wait_queue_head_t wait;
 } rt_xp;
 
@@ -144,10 +146,13 @@ static void rt_credit_wait_probe(void *data, u32 xprt, u32 outstanding, u32 cred
 	wake_up_all(&rt_xp.wait);
 }
 
+#define RT_REQ_WAIT_MANY	16
+
 static void rt_req_wait_probe(void *data, u32 xprt, u32 unreaped, bool head_done)
 {
-	if (!head_done)
-		atomic_inc(&rt_xp.req_waits);
+	if (unreaped && !head_done)
+		atomic_inc(unreaped >= RT_REQ_WAIT_MANY ? &rt_xp.req_waits_many :
+			   &rt_xp.req_waits_few);
 	wake_up_all(&rt_xp.wait);
 }
 
@@ -2334,7 +2339,7 @@ static void two_batches_holding_every_req_reap_their_own_ended_calls(struct kuni
 {
 	const u32 count = 200;
 	struct rt_calls *a, *b;
-	int credit_waits, req_waits;
+	int credit_waits, many, few;
 	u32 credits;
 	struct rt_ctx c;
 
@@ -2346,7 +2351,6 @@ static void two_batches_holding_every_req_reap_their_own_ended_calls(struct kuni
 	/* A stalled batch ends at its timeout, well before the case's waits. */
 	WRITE_ONCE(c.xprt->rx_call_timeout, cmkit_test_timeout() / 2);
 	credit_waits = atomic_read(&rt_xp.credit_waits);
-	req_waits = atomic_read(&rt_xp.req_waits);
 	cmkit_rpc_srv_hold(c.rpc);
 	a = rt_calls_start(test, c.xprt, count);
 	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, credits), 0);
@@ -2354,10 +2358,17 @@ static void two_batches_holding_every_req_reap_their_own_ended_calls(struct kuni
 	b = rt_calls_start(test, c.xprt, count);
 	rt_wait_xp(test, &rt_xp.credit_waits, credit_waits + 2, "batch B wait for a credit");
 
+	/* Both wait for a credit, so neither waits for a req yet. */
+	many = atomic_read(&rt_xp.req_waits_many);
+	few = atomic_read(&rt_xp.req_waits_few);
 	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_release_all_but_oldest(c.rpc), credits - 1);
-	rt_wait_xp(test, &rt_xp.req_waits, req_waits + 2,
-		   "both batches wait for a req, each with its oldest call in flight");
-	/* A's oldest and what the two sent with the pool's last reqs. */
+	/* A holds a grant's worth of calls, B a few: tell them apart so. */
+	KUNIT_ASSERT_GE(test, credits, (u32)RT_REQ_WAIT_MANY + 4);
+	rt_wait_xp(test, &rt_xp.req_waits_many, many + 1,
+		   "batch A wait for a req with its oldest call in flight");
+	rt_wait_xp(test, &rt_xp.req_waits_few, few + 1,
+		   "batch B wait for a req with its oldest call in flight");
+	/* A's oldest, and B's: the only replies still owed. */
 	KUNIT_EXPECT_GE(test, cmkit_rpc_srv_release(c.rpc), 2U);
 
 	KUNIT_EXPECT_EQ_MSG(test, rt_calls_wait(test, a), 0,
