@@ -2368,8 +2368,8 @@ static void two_batches_holding_every_req_reap_their_own_ended_calls(struct kuni
 		   "batch A wait for a req with its oldest call in flight");
 	rt_wait_xp(test, &rt_xp.req_waits_few, few + 1,
 		   "batch B wait for a req with its oldest call in flight");
-	/* A's oldest, and B's: the only replies still owed. */
-	KUNIT_EXPECT_GE(test, cmkit_rpc_srv_release(c.rpc), 2U);
+	/* A's oldest at least (B's may still be on its way to the server). */
+	KUNIT_EXPECT_GE(test, cmkit_rpc_srv_release(c.rpc), 1U);
 
 	KUNIT_EXPECT_EQ_MSG(test, rt_calls_wait(test, a), 0,
 			    "batch A waited for a req held by its own ended calls");
