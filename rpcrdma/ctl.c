@@ -555,7 +555,10 @@ static const struct cmkit_ctl_file rpcrdma_ctl_files[] = {
 	{ "stats", &cmkit_rpcrdma_stats_fops },
 };
 
-/* cmkit/rpcrdma/: the control plane core/main.c brings up and down. */
+/*
+ * cmkit/rpcrdma/: the control plane core/main.c brings up and down (its
+ * lock is a KUnit case's to try).
+ */
 struct cmkit_ctl cmkit_rpcrdma_control = {
 	.name = "rpcrdma",
 	.lock = __MUTEX_INITIALIZER(cmkit_rpcrdma_control.lock),
@@ -564,3 +567,4 @@ struct cmkit_ctl cmkit_rpcrdma_control = {
 	.nr_files = ARRAY_SIZE(rpcrdma_ctl_files),
 	.fault = &cmkit_rpcrdma_fault_points,
 };
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_control);
