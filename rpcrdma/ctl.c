@@ -33,6 +33,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/inet.h>
+#include <linux/kref.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -56,8 +57,13 @@ module_param(rpcrdma_call_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(rpcrdma_call_timeout_ms,
 		 "rpcrdma control plane: how long a call waits for its reply, ms (100..600000)");
 
-/* A call command's outcome, as the calls and xprts files show it. */
+/*
+ * A call command's outcome, as the calls file shows it.  Its references:
+ * the transport's (cx->last, until the next call command or the free) and
+ * each open calls file's that listed it.
+ */
 struct rpcrdma_ctl_batch {
+	struct kref ref;
 	struct cmkit_rpcrdma_calls res;
 	u32 prog;
 	u32 vers;
@@ -87,18 +93,25 @@ static int rpcrdma_ctl_size(const char *word, u32 *size)
 	return 0;
 }
 
-static void rpcrdma_ctl_batch_free(struct rpcrdma_ctl_batch *b)
+static void rpcrdma_ctl_batch_release(struct kref *ref)
 {
-	if (!b)
-		return;
+	struct rpcrdma_ctl_batch *b = container_of(ref, struct rpcrdma_ctl_batch, ref);
+
 	kvfree(b->res.rtt_ns);
 	kfree(b);
+}
+
+/* Drop a reference to a batch (none: nothing). */
+static void rpcrdma_ctl_batch_put(struct rpcrdma_ctl_batch *b)
+{
+	if (b)
+		kref_put(&b->ref, rpcrdma_ctl_batch_release);
 }
 
 static void rpcrdma_ctl_free(struct rpcrdma_ctl_xprt *cx)
 {
 	cmkit_rpcrdma_xprt_destroy(cx->xprt);
-	rpcrdma_ctl_batch_free(cx->last);
+	rpcrdma_ctl_batch_put(cx->last);
 	kfree(cx);
 	module_put(THIS_MODULE);
 }
@@ -258,6 +271,7 @@ static int rpcrdma_ctl_call(char *args)
 		kfree(b);
 		return -ENOMEM;
 	}
+	kref_init(&b->ref);	/* cx->last's, once the calls end */
 	b->prog = prog;
 	b->vers = vers;
 	WRITE_ONCE(cx->xprt->rx_call_timeout,
@@ -270,7 +284,7 @@ static int rpcrdma_ctl_call(char *args)
 	mutex_lock(&cmkit_rpcrdma_control.lock);
 
 	swap(cx->last, b);
-	rpcrdma_ctl_batch_free(b);
+	rpcrdma_ctl_batch_put(b);
 	if (!--cx->callers && !cx->listed)
 		rpcrdma_ctl_free(cx);
 	return rc;
