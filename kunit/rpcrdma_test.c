@@ -2811,9 +2811,11 @@ static void calls_file_prints_a_large_batch_in_page_sized_records(struct kunit *
 	f = rt_calls_open();
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "open calls: %ld", PTR_ERR(f));
 	/* No ASSERT until the close: the open file pins cmkit. */
+	/* A seq_file read ends short where the next record would not fit. */
 	n = rt_calls_read(f, buf, SZ_4K, &pos);
-	KUNIT_EXPECT_EQ(test, n, (ssize_t)SZ_4K);
+	KUNIT_EXPECT_GT(test, n, 0);
 	len = max_t(ssize_t, n, 0);
+	KUNIT_EXPECT_NULL_MSG(test, memchr(buf, '\n', len), "the first read ended the line");
 	first = rt_calls_buffer(f);
 	most = first;
 
