@@ -28,11 +28,16 @@
  * server's answer to a DREQ is held, and the case releases them in the
  * order it names.
  */
+#include <linux/file.h>
+#include <linux/fs_struct.h>
 #include <linux/highmem.h>
 #include <linux/kthread.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/umh.h>
 #include <linux/utsname.h>
 #include <kunit/resource.h>
@@ -1405,6 +1410,92 @@ static void rt_show(int (*show)(struct seq_file *m, void *v), char *buf, size_t 
 static void rt_xprts(char *buf, size_t size)
 {
 	rt_show(cmkit_rpcrdma_xprts_show, buf, size);
+}
+
+/*
+ * cmkit/rpcrdma/calls, opened as `cat` opens it: the debugfs file, through
+ * debugfs's proxy (which pins cmkit while it is open).  It is found from
+ * init's root: from the KUnit thread's own, /sys is not found on 7.3 (see
+ * srpt_io_lun_blocks()).
+ */
+static struct file *rt_calls_open(void)
+{
+	struct pid *pid = find_get_pid(1);
+	struct task_struct *init = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	struct path root = {};
+	struct file *f;
+
+	put_pid(pid);
+	if (!init)
+		return ERR_PTR(-ESRCH);
+	task_lock(init);
+	if (init->fs)
+		get_fs_root(init->fs, &root);
+	task_unlock(init);
+	put_task_struct(init);
+	if (!root.mnt)
+		return ERR_PTR(-ENOENT);
+	f = file_open_root(&root, "sys/kernel/debug/cmkit/rpcrdma/calls", O_RDONLY, 0);
+	path_put(&root);
+	return f;
+}
+
+/*
+ * One read(2) of @len bytes at *@pos.  Not kernel_read(): that needs a
+ * ->read_iter, and debugfs's proxy has only ->read (for a user buffer), so
+ * this calls what that ->read calls, seq_read_iter(), with a kernel one.
+ */
+static ssize_t rt_calls_read(struct file *f, char *buf, size_t len, loff_t *pos)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	ssize_t n;
+
+	init_sync_kiocb(&kiocb, f);
+	kiocb.ki_pos = *pos;
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, len);
+	n = seq_read_iter(&kiocb, &iter);
+	if (n > 0)
+		*pos = kiocb.ki_pos;
+	return n;
+}
+
+/* The seq_file buffer's size: as large as the reads so far made it grow. */
+static size_t rt_calls_buffer(struct file *f)
+{
+	return ((struct seq_file *)f->private_data)->size;
+}
+
+/* Close now: the release drops its batches and its module reference before this returns. */
+static void rt_calls_close(struct file *f)
+{
+	__fput_sync(f);
+}
+
+/*
+ * What `cat calls` prints, into @buf (NUL-terminated, cut at @size - 1;
+ * empty if the file did not open).  No ASSERT: a case may call it while
+ * another open calls file pins cmkit.
+ */
+static void rt_calls(struct kunit *test, char *buf, size_t size)
+{
+	struct file *f = rt_calls_open();
+	size_t len = 0;
+	loff_t pos = 0;
+	ssize_t n;
+
+	memset(buf, 0, size);
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(f), "open calls: %ld", PTR_ERR(f));
+	if (IS_ERR(f))
+		return;
+	while (len < size - 1) {
+		n = rt_calls_read(f, buf + len, size - 1 - len, &pos);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	rt_calls_close(f);
 }
 
 /* The transport numbers `cat xprts` lists, in order, into @nr; how many. */
@@ -3004,7 +3095,7 @@ static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
 	/* The syntax, last on the line: the round trips are in calls. */
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=5 replies=5 errors=0 credits=32\n"),
 				  "xprts: '%s'", buf);
-	rt_show(cmkit_rpcrdma_calls_show, buf, PAGE_SIZE);
+	rt_calls(test, buf, PAGE_SIZE);
 	snprintf(want, sizeof(want),
 		 "{\"xprt\":%u,\"rpc\":\"summary\",\"status\":\"ok\",\"errno\":0,", nr);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "calls: '%s'", buf);
@@ -3021,7 +3112,7 @@ static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
 	rt_xprts(buf, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=6 replies=5 errors=1 credits=32"),
 				  "xprts: '%s'", buf);
-	rt_show(cmkit_rpcrdma_calls_show, buf, PAGE_SIZE);
+	rt_calls(test, buf, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\"status\":\"rejected\",\"errno\":-71,"),
 				  "calls: '%s'", buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\"results\":{\"E_PROG_MISMATCH\":1}"));
@@ -3034,6 +3125,114 @@ static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
 				  "xprts: '%s'", buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " errors=1 credits=0\n"));
 	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+	c.xprt = NULL;
+	rt_expect_all_released(&c);
+}
+
+#define RT_BIG_CALLS	3000
+/* The longest a round trip prints: "4294967.2," (U32_MAX ns). */
+#define RT_RTT_MAX_LEN	10
+
+/* How many times @c occurs in @s before @end. */
+static unsigned int rt_count_chars(const char *s, const char *end, char c)
+{
+	unsigned int n = 0;
+
+	for (; s < end; s++)
+		n += *s == c;
+	return n;
+}
+
+/* @buf holds exactly one calls line, of transport @nr, with @calls round trips. */
+static void rt_expect_calls_line(struct kunit *test, const char *buf, u32 nr, u32 calls)
+{
+	const char *end = buf + strlen(buf), *rtts, *close;
+	char want[64];
+
+	snprintf(want, sizeof(want), "{\"xprt\":%u,\"rpc\":\"summary\",", nr);
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(buf, want), "calls: '%.200s'", buf);
+	KUNIT_EXPECT_EQ_MSG(test, rt_count_chars(buf, end, '\n'), 1U, "calls: not one line");
+	KUNIT_EXPECT_TRUE(test, end > buf && end[-1] == '\n');
+	snprintf(want, sizeof(want), "\"calls\":%u,\"sent\":%u,", calls, calls);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "calls: '%.400s'", buf);
+	rtts = strstr(buf, "\"latencies_us\":[");
+	close = rtts ? strstr(rtts, "]}\n") : NULL;
+	KUNIT_EXPECT_NOT_NULL_MSG(test, close, "calls: no latencies_us array");
+	if (!close)
+		return;
+	rtts += strlen("\"latencies_us\":[");
+	KUNIT_EXPECT_PTR_EQ(test, close + 3, end);
+	KUNIT_EXPECT_EQ_MSG(test, rt_count_chars(rtts, close, ',') + 1, calls,
+			    "latencies_us has another count");
+}
+
+/*
+ * The calls file holds a 3000-call batch's line in small records: read
+ * 4 KiB at a time, its seq_file buffer stays within two pages (one record
+ * of everything grew it to the whole line).  Between reads nothing holds
+ * the control plane's lock; a call command that replaces the batch, and a
+ * destroy of the transport, while the file is open change what the next
+ * open shows, not the rest of this read, which still ends the old line.
+ */
+static void calls_file_prints_a_large_batch_in_page_sized_records(struct kunit *test)
+{
+	size_t cap = RT_BIG_CALLS * RT_RTT_MAX_LEN + 2 * PAGE_SIZE, len = 0, first, most;
+	char *buf = kunit_kzalloc(test, cap + 1, GFP_KERNEL);
+	char *small = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	bool unlocked;
+	struct rt_ctx c;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	u32 nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, small);
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
+				     ntohs(c.addr.sin_port)), 0);
+	rt_xprts(small, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(small, &nr, 1), 1U);
+	KUNIT_ASSERT_EQ(test, rt_ctl("call %u %u", nr, RT_BIG_CALLS), 0);
+
+	f = rt_calls_open();
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "open calls: %ld", PTR_ERR(f));
+	/* No ASSERT until the close: the open file pins cmkit. */
+	/* A seq_file read ends short where the next record would not fit. */
+	n = rt_calls_read(f, buf, SZ_4K, &pos);
+	KUNIT_EXPECT_GT(test, n, 0);
+	len = max_t(ssize_t, n, 0);
+	KUNIT_EXPECT_NULL_MSG(test, memchr(buf, '\n', len), "the first read ended the line");
+	first = rt_calls_buffer(f);
+	most = first;
+
+	unlocked = mutex_trylock(&cmkit_rpcrdma_control.lock);
+	if (unlocked)
+		mutex_unlock(&cmkit_rpcrdma_control.lock);
+	KUNIT_EXPECT_TRUE_MSG(test, unlocked, "an open calls file holds the control lock");
+	KUNIT_EXPECT_EQ(test, rt_ctl("call %u 1", nr), 0);
+	rt_calls(test, small, PAGE_SIZE);
+	rt_expect_calls_line(test, small, nr, 1);
+	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+
+	while (len < cap) {
+		n = rt_calls_read(f, buf + len, min_t(size_t, SZ_4K, cap - len), &pos);
+		if (n <= 0)
+			break;
+		len += n;
+		most = max(most, rt_calls_buffer(f));
+	}
+	rt_calls_close(f);
+	KUNIT_EXPECT_EQ_MSG(test, n, 0, "the read did not end (%zu bytes)", len);
+
+	KUNIT_EXPECT_LE_MSG(test, first, 2 * PAGE_SIZE,
+			    "the first 4 KiB grew the seq_file buffer to %zu bytes", first);
+	KUNIT_EXPECT_LE_MSG(test, most, 2 * PAGE_SIZE,
+			    "the read grew the seq_file buffer to %zu bytes", most);
+	rt_expect_calls_line(test, buf, nr, RT_BIG_CALLS);
+	/* Nothing is listed now: the next open shows nothing. */
+	rt_calls(test, small, PAGE_SIZE);
+	KUNIT_EXPECT_STREQ(test, small, "");
 	c.xprt = NULL;
 	rt_expect_all_released(&c);
 }
@@ -3204,6 +3403,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(constructed_addr_change_with_calls_in_flight_aborts_them),
 	RT_CASE(destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module),
 	RT_CASE(ctl_call_counts_calls_and_shows_round_trips),
+	RT_CASE(calls_file_prints_a_large_batch_in_page_sized_records),
 	RT_CASE(ctl_call_waiting_for_a_reply_blocks_no_other_command),
 	RT_CASE(device_removal_with_calls_in_flight_aborts_them),
 	{}

@@ -718,7 +718,6 @@ struct seq_file;
 int cmkit_rpcrdma_ctl_exec(const char *cmd);
 #if IS_ENABLED(CONFIG_KUNIT)	/* static without KUnit */
 int cmkit_rpcrdma_xprts_show(struct seq_file *m, void *v);
-int cmkit_rpcrdma_calls_show(struct seq_file *m, void *v);
 #endif
 
 #endif /* CMKIT_RPCRDMA_H */
