@@ -46,6 +46,8 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_cm_event);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_inline_thresh);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_flush_disconnect);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_credit_wait);
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_req_wait);
+EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_mrs_refresh);
 EXPORT_TRACEPOINT_SYMBOL_GPL(cmkit_rpcrdma_drain);
 
 static void rpcrdma_count_ep_freed(void)
@@ -62,6 +64,7 @@ static bool rpcrdma_all_released(void)
 	       atomic_read(&s->ids_created) &&
 	       atomic_read(&s->reqs_freed) == atomic_read(&s->reqs_created) &&
 	       atomic_read(&s->reps_freed) == atomic_read(&s->reps_created) &&
+	       atomic_read(&s->mrs_freed) == atomic_read(&s->mrs_created) &&
 	       atomic_read(&s->dma_unmaps) == atomic_read(&s->dma_maps);
 }
 
@@ -493,17 +496,20 @@ int cmkit_rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 
 	/*
 	 * The ring: as many credits as the device's queues hold, beside the
-	 * backchannel's and one work request each for ib_drain_qp().  One
-	 * signaled Send every eighth, as upstream's frwr_query_device().
+	 * backchannel's, the Receives beyond the grant and one work request
+	 * each for ib_drain_qp().  One signaled Send every eighth, as
+	 * upstream's frwr_query_device().
 	 */
 	ep->re_max_requests = min_t(u32, RPCRDMA_MAX_REQUESTS,
-				    max(device->attrs.max_qp_wr, 2) - 1 -
-				    RPCRDMA_BC_MAX_REQUESTS);
+				    max_t(int, device->attrs.max_qp_wr,
+					  2 + RPCRDMA_MAX_RECV_BATCH) - 1 -
+				    RPCRDMA_BC_MAX_REQUESTS - RPCRDMA_MAX_RECV_BATCH);
 	ep->re_send_batch = ep->re_max_requests >> 3;
 	ep->re_send_count = ep->re_send_batch;
 	depth = ep->re_max_requests + RPCRDMA_BC_MAX_REQUESTS + 1;
 	qp_attr.cap.max_send_wr = depth;
-	qp_attr.cap.max_recv_wr = depth;
+	/* The Receives beyond the grant, as frwr_query_device()'s. */
+	qp_attr.cap.max_recv_wr = depth + RPCRDMA_MAX_RECV_BATCH;
 
 	ep->re_pd = rpcrdma_fault(RPCRDMA_FAULT_PD_ALLOC) ? ERR_PTR(-ENOMEM) :
 		ib_alloc_pd(device, 0);
@@ -582,6 +588,7 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 	disconnecting = !rdma_disconnect(ep->re_id);
 	rpcrdma_xprt_drain(r_xprt);
 	cmkit_rpcrdma_reqs_abort(r_xprt);
+	cmkit_rpcrdma_mrs_destroy(r_xprt);
 	cmkit_rpcrdma_reps_unmap(r_xprt);
 	cmkit_rpcrdma_sendctxs_destroy(r_xprt);
 	cmkit_rpcrdma_reqs_reset(r_xprt);
@@ -658,7 +665,7 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 	if (rc < 0)
 		goto out_disconnect;
 	/* As upstream: a connection without its buffers is no connection. */
-	if (cmkit_rpcrdma_xprt_set_connected(r_xprt)) {
+	if (cmkit_rpcrdma_mrs_create(r_xprt) || cmkit_rpcrdma_xprt_set_connected(r_xprt)) {
 		rc = -ENOTCONN;
 		goto out_disconnect;
 	}

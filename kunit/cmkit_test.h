@@ -204,6 +204,7 @@ enum cmkit_rpc_action {
  * @max_outstanding: the most calls outstanding at once (received, not
  *	answered)
  * @recv_flushed: the server's Receives that completed in error
+ * @sends_done: the server's Sends that completed, successfully or not
  * @send_errors: the server's Sends that completed in error
  * @last_xid: the last call's xid
  * @last_prog: its program
@@ -219,6 +220,7 @@ struct cmkit_rpc_counts {
 	unsigned int overruns;
 	unsigned int max_outstanding;
 	unsigned int recv_flushed;
+	unsigned int sends_done;
 	unsigned int send_errors;
 	u32 last_xid;
 	u32 last_prog;
@@ -235,9 +237,13 @@ void cmkit_rpc_srv_grant(struct cmkit_rpc_srv *s, u32 grant);
 void cmkit_rpc_srv_hold(struct cmkit_rpc_srv *s);
 unsigned int cmkit_rpc_srv_release(struct cmkit_rpc_srv *s);
 unsigned int cmkit_rpc_srv_release_one(struct cmkit_rpc_srv *s);
+unsigned int cmkit_rpc_srv_release_all_but_oldest(struct cmkit_rpc_srv *s);
+unsigned int cmkit_rpc_srv_release_newest(struct cmkit_rpc_srv *s);
 struct cmkit_rpc_counts cmkit_rpc_srv_counts(struct cmkit_rpc_srv *s);
 int cmkit_rpc_srv_wait_calls(struct cmkit_rpc_srv *s, unsigned int calls);
 int cmkit_rpc_srv_wait_held(struct cmkit_rpc_srv *s, unsigned int held);
+int cmkit_rpc_srv_wait_sends(struct cmkit_rpc_srv *s, unsigned int sends);
+int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 len, u32 seed);
 int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, struct ib_pd *pd);
 void cmkit_rpc_srv_destroy_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id);
 void cmkit_rpc_srv_free(struct cmkit_rpc_srv *s);

@@ -20,6 +20,7 @@
 
 #include "cmkit_test.h"
 #include <cmkit/rpcrdma_msg.h>
+#include <cmkit/rpc_testprog.h>
 
 #define RPC_SRV_RECVS		40	/* above the client's ring (32) */
 #define RPC_SRV_SENDS		40
@@ -295,6 +296,7 @@ static void rpc_srv_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock(&s->lock);
 	list_add(&b->list, &s->free_sends);
+	s->counts.sends_done++;
 	if (wc->status != IB_WC_SUCCESS)
 		s->counts.send_errors++;
 	r = s->live ? list_first_entry_or_null(&s->backlog, struct rpc_srv_reply, list) : NULL;
@@ -348,7 +350,7 @@ int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, stru
 {
 	struct ib_qp_init_attr attr = {
 		.cap = {
-			.max_send_wr = RPC_SRV_SENDS + 1,
+			.max_send_wr = RPC_SRV_SENDS + 2,	/* and one RDMA Write */
 			.max_recv_wr = RPC_SRV_RECVS + 1,
 			.max_send_sge = 1,
 			.max_recv_sge = 1,
@@ -596,6 +598,136 @@ unsigned int cmkit_rpc_srv_release_one(struct cmkit_rpc_srv *s)
 }
 
 /**
+ * cmkit_rpc_srv_release_newest - send the newest held reply, keep holding the rest
+ * @s: the server
+ *
+ * Return: 1 if a reply was held (and sent, if the connection still was), else 0.
+ */
+unsigned int cmkit_rpc_srv_release_newest(struct cmkit_rpc_srv *s)
+{
+	struct rpc_srv_reply *r;
+
+	spin_lock(&s->lock);
+	r = list_empty(&s->held) ? NULL : list_last_entry(&s->held, struct rpc_srv_reply, list);
+	if (r) {
+		list_del(&r->list);
+		s->counts.held--;
+	}
+	spin_unlock(&s->lock);
+	if (!r)
+		return 0;
+	rpc_srv_send(s, r);
+	return 1;
+}
+
+/**
+ * cmkit_rpc_srv_release_all_but_oldest - send every held reply but the oldest
+ * @s: the server
+ *
+ * The oldest held reply, and every reply from now on, stay held.
+ *
+ * Return: how many replies were sent (if the connection still was).
+ */
+unsigned int cmkit_rpc_srv_release_all_but_oldest(struct cmkit_rpc_srv *s)
+{
+	struct rpc_srv_reply *r, *tmp;
+	unsigned int n = 0;
+	LIST_HEAD(held);
+
+	spin_lock(&s->lock);
+	r = list_first_entry_or_null(&s->held, struct rpc_srv_reply, list);
+	if (r) {
+		list_splice_init(&s->held, &held);
+		list_move(&r->list, &s->held);
+		s->counts.held = 1;
+	}
+	spin_unlock(&s->lock);
+	list_for_each_entry_safe(r, tmp, &held, list) {
+		list_del(&r->list);
+		rpc_srv_send(s, r);
+		n++;
+	}
+	return n;
+}
+
+/* One RDMA Write of the server's, waited for. */
+struct rpc_srv_write {
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+};
+
+static void rpc_srv_write_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rpc_srv_write *w = container_of(wc->wr_cqe, struct rpc_srv_write, cqe);
+
+	w->status = wc->status;
+	complete(&w->done);
+}
+
+#define RPC_SRV_WRITE_LEN	(64U << 10)
+
+/**
+ * cmkit_rpc_srv_rdma_write - RDMA Write the test program's FILL data to the client
+ * @s: the server, connected
+ * @rkey: the client's rkey
+ * @addr: the address it names
+ * @len: bytes: cmkit_rpc_testprog_byte(@seed, i) for i in 0..@len-1
+ * @seed: the pattern's seed
+ *
+ * In writes of at most 64 KiB, each waited for.
+ *
+ * Return: 0; -EIO if a write completed in error (the connection is then
+ * broken); -ENOTCONN; -ENOMEM; -ETIMEDOUT if a write never completed.
+ */
+int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 len, u32 seed)
+{
+	struct rpc_srv_write w = { .cqe.done = rpc_srv_write_done };
+	u8 *data = kmalloc(RPC_SRV_WRITE_LEN, GFP_KERNEL);
+	u32 off = 0, i;
+	int rc = 0;
+
+	if (!data)
+		return -ENOMEM;
+	while (!rc && off < len) {
+		u32 this = min(len - off, RPC_SRV_WRITE_LEN);
+		struct ib_rdma_wr wr = {
+			.wr = { .opcode = IB_WR_RDMA_WRITE, .send_flags = IB_SEND_SIGNALED,
+				.num_sge = 1, .wr_cqe = &w.cqe },
+			.remote_addr = addr + off,
+			.rkey = rkey,
+		};
+		struct ib_sge sge;
+		u64 dma;
+
+		for (i = 0; i < this; i++)
+			data[i] = cmkit_rpc_testprog_byte(seed, off + i);
+		dma = ib_dma_map_single(s->dev, data, this, DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(s->dev, dma)) {
+			rc = -EIO;
+			break;
+		}
+		sge = (struct ib_sge){ .addr = dma, .length = this, .lkey = s->lkey };
+		wr.wr.sg_list = &sge;
+		init_completion(&w.done);
+		spin_lock(&s->lock);
+		rc = s->live ? ib_post_send(s->qp, &wr.wr, NULL) : -ENOTCONN;
+		spin_unlock(&s->lock);
+		if (!rc && !wait_for_completion_timeout(&w.done, cmkit_test_timeout())) {
+			/* The completion may still come: never free what it uses. */
+			wait_for_completion(&w.done);
+			rc = -ETIMEDOUT;
+		}
+		ib_dma_unmap_single(s->dev, dma, this, DMA_TO_DEVICE);
+		if (!rc && w.status != IB_WC_SUCCESS)
+			rc = -EIO;
+		off += this;
+	}
+	kfree(data);
+	return rc;
+}
+
+/**
  * cmkit_rpc_srv_counts - a snapshot of what the server saw and did
  * @s: the server
  *
@@ -621,6 +753,19 @@ struct cmkit_rpc_counts cmkit_rpc_srv_counts(struct cmkit_rpc_srv *s)
 int cmkit_rpc_srv_wait_calls(struct cmkit_rpc_srv *s, unsigned int calls)
 {
 	return wait_event_timeout(s->wait, cmkit_rpc_srv_counts(s).calls >= calls,
+				  cmkit_test_timeout()) ? 0 : -ETIMEDOUT;
+}
+
+/**
+ * cmkit_rpc_srv_wait_sends - wait until @sends of the server's Sends have completed
+ * @s: the server
+ * @sends: Send completions, successful or not, over all its connections
+ *
+ * Return: 0, or -ETIMEDOUT after cmkit_test_timeout().
+ */
+int cmkit_rpc_srv_wait_sends(struct cmkit_rpc_srv *s, unsigned int sends)
+{
+	return wait_event_timeout(s->wait, cmkit_rpc_srv_counts(s).sends_done >= sends,
 				  cmkit_test_timeout()) ? 0 : -ETIMEDOUT;
 }
 

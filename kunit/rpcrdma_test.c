@@ -28,16 +28,23 @@
  * server's answer to a DREQ is held, and the case releases them in the
  * order it names.
  */
+#include <linux/file.h>
+#include <linux/fs_struct.h>
+#include <linux/highmem.h>
 #include <linux/kthread.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/umh.h>
 #include <linux/utsname.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
 
 #include "cmkit_test.h"
+#include <cmkit/rpc_testprog.h>
 #include "core/cmkit.h"
 #include "rpcrdma/rpcrdma.h"
 #include "rpcrdma/trace.h"
@@ -124,6 +131,9 @@ static struct {
 	atomic_t flush_disconnects;	/* cmkit_rpcrdma_flush_disconnect asked for a close */
 	atomic_t credit_waits;		/* a call waited for a credit */
 	atomic_t drains;		/* a disconnect began its drain */
+	/* A call waited for a req, its batch holding calls, the oldest in flight: */
+	atomic_t req_waits_many;	/* RT_REQ_WAIT_MANY calls or more */
+	atomic_t req_waits_few;		/* fewer */
 	wait_queue_head_t wait;
 } rt_xp;
 
@@ -131,12 +141,23 @@ static void rt_flush_probe(void *data, u32 xid, int rc)
 {
 	atomic_inc(&rt_xp.flush_disconnects);
 	wake_up_all(&rt_xp.wait);
+	wake_up_all(&rt_log.wait);	/* rt_broken()'s waiters */
 }
 
 static void rt_credit_wait_probe(void *data, u32 xprt, u32 outstanding, u32 credits,
 				 u32 receives)
 {
 	atomic_inc(&rt_xp.credit_waits);
+	wake_up_all(&rt_xp.wait);
+}
+
+#define RT_REQ_WAIT_MANY	16
+
+static void rt_req_wait_probe(void *data, u32 xprt, u32 unreaped, bool head_done)
+{
+	if (unreaped && !head_done)
+		atomic_inc(unreaped >= RT_REQ_WAIT_MANY ? &rt_xp.req_waits_many :
+			   &rt_xp.req_waits_few);
 	wake_up_all(&rt_xp.wait);
 }
 
@@ -162,6 +183,7 @@ struct rt_counts {
 	int sendctx_got, sendctx_put, recvs_posted, recvs_done, recvs_flushed, recvs_twice;
 	int sends_posted, sends_signaled, unknown_xid, replies_short, replies_bad_vers;
 	int credit_waits, call_timeouts;
+	int mrs_created, mrs_freed, mrs_got, mrs_put;
 	unsigned int module_refs;
 };
 
@@ -194,6 +216,10 @@ static struct rt_counts rt_counts_now(void)
 		.replies_short = atomic_read(&s->replies_short),
 		.replies_bad_vers = atomic_read(&s->replies_bad_vers),
 		.unknown_xid = atomic_read(&s->replies_unknown_xid),
+		.mrs_created = atomic_read(&s->mrs_created),
+		.mrs_freed = atomic_read(&s->mrs_freed),
+		.mrs_got = atomic_read(&s->mrs_got),
+		.mrs_put = atomic_read(&s->mrs_put),
 		.module_refs = cmkit_rpcrdma_module_refs(),
 	};
 }
@@ -234,6 +260,8 @@ static bool rt_all_released(const struct rt_ctx *c)
 	       RT_DELTA(now, c, reps_got) == RT_DELTA(now, c, reps_put) &&
 	       RT_DELTA(now, c, dma_maps) == RT_DELTA(now, c, dma_unmaps) &&
 	       RT_DELTA(now, c, sendctx_got) == RT_DELTA(now, c, sendctx_put) &&
+	       RT_DELTA(now, c, mrs_created) == RT_DELTA(now, c, mrs_freed) &&
+	       RT_DELTA(now, c, mrs_got) == RT_DELTA(now, c, mrs_put) &&
 	       RT_DELTA(now, c, recvs_posted) ==
 	       RT_DELTA(now, c, recvs_done) + RT_DELTA(now, c, recvs_flushed);
 }
@@ -1384,6 +1412,92 @@ static void rt_xprts(char *buf, size_t size)
 	rt_show(cmkit_rpcrdma_xprts_show, buf, size);
 }
 
+/*
+ * cmkit/rpcrdma/calls, opened as `cat` opens it: the debugfs file, through
+ * debugfs's proxy (which pins cmkit while it is open).  It is found from
+ * init's root: from the KUnit thread's own, /sys is not found on 7.3 (see
+ * srpt_io_lun_blocks()).
+ */
+static struct file *rt_calls_open(void)
+{
+	struct pid *pid = find_get_pid(1);
+	struct task_struct *init = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	struct path root = {};
+	struct file *f;
+
+	put_pid(pid);
+	if (!init)
+		return ERR_PTR(-ESRCH);
+	task_lock(init);
+	if (init->fs)
+		get_fs_root(init->fs, &root);
+	task_unlock(init);
+	put_task_struct(init);
+	if (!root.mnt)
+		return ERR_PTR(-ENOENT);
+	f = file_open_root(&root, "sys/kernel/debug/cmkit/rpcrdma/calls", O_RDONLY, 0);
+	path_put(&root);
+	return f;
+}
+
+/*
+ * One read(2) of @len bytes at *@pos.  Not kernel_read(): that needs a
+ * ->read_iter, and debugfs's proxy has only ->read (for a user buffer), so
+ * this calls what that ->read calls, seq_read_iter(), with a kernel one.
+ */
+static ssize_t rt_calls_read(struct file *f, char *buf, size_t len, loff_t *pos)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	ssize_t n;
+
+	init_sync_kiocb(&kiocb, f);
+	kiocb.ki_pos = *pos;
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, len);
+	n = seq_read_iter(&kiocb, &iter);
+	if (n > 0)
+		*pos = kiocb.ki_pos;
+	return n;
+}
+
+/* The seq_file buffer's size: as large as the reads so far made it grow. */
+static size_t rt_calls_buffer(struct file *f)
+{
+	return ((struct seq_file *)f->private_data)->size;
+}
+
+/* Close now: the release drops its batches and its module reference before this returns. */
+static void rt_calls_close(struct file *f)
+{
+	__fput_sync(f);
+}
+
+/*
+ * What `cat calls` prints, into @buf (NUL-terminated, cut at @size - 1;
+ * empty if the file did not open).  No ASSERT: a case may call it while
+ * another open calls file pins cmkit.
+ */
+static void rt_calls(struct kunit *test, char *buf, size_t size)
+{
+	struct file *f = rt_calls_open();
+	size_t len = 0;
+	loff_t pos = 0;
+	ssize_t n;
+
+	memset(buf, 0, size);
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(f), "open calls: %ld", PTR_ERR(f));
+	if (IS_ERR(f))
+		return;
+	while (len < size - 1) {
+		n = rt_calls_read(f, buf + len, size - 1 - len, &pos);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	rt_calls_close(f);
+}
+
 /* The transport numbers `cat xprts` lists, in order, into @nr; how many. */
 static unsigned int rt_xprt_numbers(const char *xprts, u32 *nr, unsigned int max)
 {
@@ -1635,7 +1749,7 @@ struct rt_fault_param {
 };
 
 /* What each step's failure gives the caller: what the real failure would. */
-static const int rt_fault_err[RPCRDMA_FAULT_NR] = {
+static const int rt_fault_err[RPCRDMA_FAULT_MR_ALLOC + 1] = {
 	[RPCRDMA_FAULT_EP_ALLOC] = -ENOMEM,
 	[RPCRDMA_FAULT_ID_CREATE] = -ENOMEM,
 	[RPCRDMA_FAULT_RESOLVE_ADDR] = -ENODEV,
@@ -1651,18 +1765,22 @@ static const int rt_fault_err[RPCRDMA_FAULT_NR] = {
 	[RPCRDMA_FAULT_REGBUF_MAP] = -ENOTCONN,
 	[RPCRDMA_FAULT_SENDCTX] = -ENOTCONN,
 	[RPCRDMA_FAULT_POST_SEND] = -ENOTCONN,		/* the call's */
+	[RPCRDMA_FAULT_MR_ALLOC] = -ENOTCONN,		/* no MR at all */
 };
 
+/* The steps of a connect, a call and a disconnect; the MR steps after them have their case. */
+#define RT_CONNECT_STEPS	(RPCRDMA_FAULT_MR_ALLOC + 1)
+
 /* Devices x steps, filled in by rt_suite_init(). */
-static struct rt_fault_param rt_fault_params[ARRAY_SIZE(cmkit_dev_params) * RPCRDMA_FAULT_NR];
+static struct rt_fault_param rt_fault_params[ARRAY_SIZE(cmkit_dev_params) * RT_CONNECT_STEPS];
 
 static void rt_fault_params_init(void)
 {
 	unsigned int d, f;
 
 	for (d = 0; d < ARRAY_SIZE(cmkit_dev_params); d++)
-		for (f = 0; f < RPCRDMA_FAULT_NR; f++)
-			rt_fault_params[d * RPCRDMA_FAULT_NR + f] = (struct rt_fault_param){
+		for (f = 0; f < RT_CONNECT_STEPS; f++)
+			rt_fault_params[d * RT_CONNECT_STEPS + f] = (struct rt_fault_param){
 				.dev = cmkit_dev_params[d].transport,
 				.step = f,
 				.err = rt_fault_err[f],
@@ -1838,9 +1956,10 @@ static void fail_nth_sweep_over_connect_and_disconnect(struct kunit *test)
 
 /*
  * 100 NULL calls: every one accepted, the server's grant (32, the ring) in
- * force, never more Receives posted than it, most Sends unsignaled; after
- * the disconnect every req, rep and send context is back, every mapping
- * undone, and the transport's counters say what happened.
+ * force, never more Receives posted than it and the batch beyond it, most
+ * Sends unsignaled; after the disconnect every req, rep and send context
+ * is back, every mapping undone, and the transport's counters say what
+ * happened.
  */
 static void null_calls_accepted_under_the_servers_grant(struct kunit *test)
 {
@@ -1852,7 +1971,8 @@ static void null_calls_accepted_under_the_servers_grant(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), 1U);
 	rt_calls_ok(&c, 100);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), RPCRDMA_MAX_REQUESTS);
-	KUNIT_EXPECT_LE(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high), RPCRDMA_MAX_REQUESTS);
+	KUNIT_EXPECT_LE(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high),
+			RPCRDMA_MAX_REQUESTS + RPCRDMA_MAX_RECV_BATCH);
 	now = rt_counts_now();
 	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, sends_posted), 100);
 	KUNIT_EXPECT_LT_MSG(test, RT_DELTA(now, &c, sends_signaled), 100,
@@ -1898,8 +2018,9 @@ static void rt_grant_case(struct kunit *test, u32 grant, u32 want)
 	KUNIT_EXPECT_EQ(test, a->res.max_outstanding, want);
 	KUNIT_EXPECT_EQ(test, a->res.credits, want);
 	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).overruns, 0U);
-	KUNIT_EXPECT_LE_MSG(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high), want,
-			    "more Receives posted than the credits");
+	KUNIT_EXPECT_LE_MSG(test, READ_ONCE(c.xprt->rx_buf.rb_recv_high),
+			    want + RPCRDMA_MAX_RECV_BATCH,
+			    "more Receives posted than the credits and the batch beyond them");
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
@@ -1943,8 +2064,8 @@ static void post_recvs_posts_what_it_could_allocate(struct kunit *test)
 #ifdef CONFIG_FAULT_INJECTION
 	atomic_set(&cmkit_rpcrdma_fault_points.attr.space, 2);
 #endif
-	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_post_recvs(c.xprt, before + RPCRDMA_RECV_BATCH),
-			-ENOMEM);
+	/* As many as are posted: the batch beyond them is wanted. */
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_post_recvs(c.xprt, before), -ENOMEM);
 	cmkit_fault_disarm(&cmkit_rpcrdma_fault_points);
 	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_fault_points.fired) - fired, 1);
 	after = READ_ONCE(buf->rb_receive_count);
@@ -2294,6 +2415,283 @@ static void call_deadline_starts_when_the_call_is_sent(struct kunit *test)
 	rt_expect_all_released(&c);
 }
 
+/*
+ * Two batches on one transport can hold every req of the pool between
+ * them, each with calls whose replies are in: each must reap its own ended
+ * calls to give their reqs back, not wait for a free req until its
+ * deadline (issue 24).  The server holds every reply.  Batch A fills the
+ * grant and waits for a credit; B takes a req and waits for one too.  The
+ * server then answers every call but A's oldest: the credits come back,
+ * A reaps nothing (its oldest is in flight), and the two take the pool's
+ * last reqs and wait for more, each with its own oldest call held.  Then
+ * every reply goes: both batches end every call, none by its timeout.
+ */
+static void two_batches_holding_every_req_reap_their_own_ended_calls(struct kunit *test)
+{
+	const u32 count = 200;
+	struct rt_calls *a, *b;
+	int credit_waits, many, few;
+	u32 credits;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	credits = READ_ONCE(c.xprt->rx_buf.rb_credits);
+	KUNIT_ASSERT_LT(test, credits, c.xprt->rx_buf.rb_reqs);
+	/* A stalled batch ends at its timeout, well before the case's waits. */
+	WRITE_ONCE(c.xprt->rx_call_timeout, cmkit_test_timeout() / 2);
+	credit_waits = atomic_read(&rt_xp.credit_waits);
+	cmkit_rpc_srv_hold(c.rpc);
+	a = rt_calls_start(test, c.xprt, count);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, credits), 0);
+	rt_wait_xp(test, &rt_xp.credit_waits, credit_waits + 1, "batch A wait for a credit");
+	b = rt_calls_start(test, c.xprt, count);
+	rt_wait_xp(test, &rt_xp.credit_waits, credit_waits + 2, "batch B wait for a credit");
+
+	/* Both wait for a credit, so neither waits for a req yet. */
+	many = atomic_read(&rt_xp.req_waits_many);
+	few = atomic_read(&rt_xp.req_waits_few);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_release_all_but_oldest(c.rpc), credits - 1);
+	/* A holds a grant's worth of calls, B a few: tell them apart so. */
+	KUNIT_ASSERT_GE(test, credits, (u32)RT_REQ_WAIT_MANY + 4);
+	rt_wait_xp(test, &rt_xp.req_waits_many, many + 1,
+		   "batch A wait for a req with its oldest call in flight");
+	rt_wait_xp(test, &rt_xp.req_waits_few, few + 1,
+		   "batch B wait for a req with its oldest call in flight");
+	/* A's oldest at least (B's may still be on its way to the server). */
+	KUNIT_EXPECT_GE(test, cmkit_rpc_srv_release(c.rpc), 1U);
+
+	KUNIT_EXPECT_EQ_MSG(test, rt_calls_wait(test, a), 0,
+			    "batch A waited for a req held by its own ended calls");
+	KUNIT_EXPECT_EQ_MSG(test, rt_calls_wait(test, b), 0,
+			    "batch B waited for a req held by its own ended calls");
+	KUNIT_EXPECT_EQ(test, a->res.accepted, count);
+	KUNIT_EXPECT_EQ(test, b->res.accepted, count);
+	KUNIT_EXPECT_EQ(test, a->res.timedout + b->res.timedout, 0U);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).calls, 1 + 2 * count);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_outstanding), 0U);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/* ---- memory registration (FRWR) ------------------------------------------ */
+
+/* Pages for a case's data, freed with the case. */
+struct rt_pages {
+	unsigned int n;
+	struct page *p[];
+};
+
+static int rt_pages_init(struct kunit_resource *res, void *context)
+{
+	res->data = context;
+	return 0;
+}
+
+static void rt_pages_free(struct kunit_resource *res)
+{
+	struct rt_pages *pg = res->data;
+	unsigned int i;
+
+	for (i = 0; i < pg->n; i++)
+		__free_page(pg->p[i]);
+	kfree(pg);
+}
+
+static struct page **rt_pages(struct kunit *test, unsigned int n)
+{
+	struct rt_pages *pg = kzalloc(struct_size(pg, p, n), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pg);
+	for (pg->n = 0; pg->n < n; pg->n++) {
+		pg->p[pg->n] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!pg->p[pg->n])
+			break;
+	}
+	if (!kunit_alloc_resource(test, rt_pages_init, rt_pages_free, GFP_KERNEL, pg)) {
+		rt_pages_free(&(struct kunit_resource){ .data = pg });
+		KUNIT_ASSERT_TRUE_MSG(test, false, "cannot track the pages");
+	}
+	KUNIT_ASSERT_EQ_MSG(test, pg->n, n, "no memory for %u pages", n);
+	return pg->p;
+}
+
+/* The first byte of @len in @pages that is not the FILL pattern of @seed, or @len. */
+static u32 rt_pages_differ(struct page **pages, u32 len, u32 seed)
+{
+	u32 off;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		u32 i, this = min_t(u32, len - off, PAGE_SIZE);
+		u8 *p = kmap_local_page(pages[off / PAGE_SIZE]);
+
+		for (i = 0; i < this && p[i] == cmkit_rpc_testprog_byte(seed, off + i); i++)
+			;
+		kunmap_local(p);
+		if (i < this)
+			return off + i;
+	}
+	return len;
+}
+
+/* The connection broke since the counts were @flushes and @discs. */
+static bool rt_broken(int flushes, unsigned int discs)
+{
+	return atomic_read(&rt_xp.flush_disconnects) != flushes ||
+	       rt_count(RDMA_CM_EVENT_DISCONNECTED) != discs;
+}
+
+/*
+ * A connection's MR pool: RPCRDMA_MR_BATCH made with it, a batch more at
+ * each refresh up to RPCRDMA_MAX_MRS and no more; every one can be taken
+ * once, then none; all are freed with the connection.
+ */
+static void mrs_made_with_the_connection_grow_to_their_bound_and_are_freed(struct kunit *test)
+{
+	struct rpcrdma_mr *mrs[RPCRDMA_MAX_MRS];
+	struct rt_counts now;
+	unsigned int i, n;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_count), RPCRDMA_MR_BATCH);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_created), (int)RPCRDMA_MR_BATCH);
+	for (n = RPCRDMA_MR_BATCH; n < RPCRDMA_MAX_MRS; n += RPCRDMA_MR_BATCH)
+		KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_mrs_refresh(c.xprt), RPCRDMA_MR_BATCH);
+	KUNIT_EXPECT_EQ_MSG(test, cmkit_rpcrdma_mrs_refresh(c.xprt), 0U,
+			    "the pool grew beyond RPCRDMA_MAX_MRS");
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_count), RPCRDMA_MAX_MRS);
+	for (i = 0; i < RPCRDMA_MAX_MRS; i++) {
+		mrs[i] = cmkit_rpcrdma_mr_get(c.xprt);
+		KUNIT_ASSERT_NOT_NULL(test, mrs[i]);
+	}
+	KUNIT_EXPECT_NULL(test, cmkit_rpcrdma_mr_get(c.xprt));
+	for (i = 0; i < RPCRDMA_MAX_MRS; i++)
+		cmkit_rpcrdma_mr_put(mrs[i]);
+	rt_calls_ok(&c, 4);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_count), 0U);
+	rt_expect_all_released(&c);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_freed), (int)RPCRDMA_MAX_MRS);
+}
+
+/*
+ * A registered MR takes the server's RDMA Write of 1 MiB into the case's
+ * pages (256 of them, the MR's depth); LOCAL_INV fences it: the data is
+ * there, and a second write with the old rkey lands nowhere and breaks
+ * the connection (the client's QP fails it: its Receives flush).  Every MR
+ * is freed with the connection.
+ */
+static void registered_mr_takes_the_peers_write_and_local_inv_fences_it(struct kunit *test)
+{
+	const u32 len = RPCRDMA_MAX_DATA_SEGS * PAGE_SIZE;
+	struct page **pages = rt_pages(test, RPCRDMA_MAX_DATA_SEGS);
+	struct rpcrdma_mr *mr;
+	LIST_HEAD(mrs);
+	unsigned int discs;
+	u32 rkey, differ;
+	struct rt_ctx c;
+	u64 addr;
+	int flushes;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	KUNIT_ASSERT_EQ(test, c.xprt->rx_ep->re_max_fr_depth, RPCRDMA_MAX_DATA_SEGS);
+	mr = cmkit_rpcrdma_mr_get(c.xprt);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_frwr_map(c.xprt, mr, pages, 0, len, true), 0);
+	KUNIT_EXPECT_EQ(test, mr->mr_length, len);
+	rkey = mr->mr_handle;
+	addr = mr->mr_offset;
+	list_add_tail(&mr->mr_list, &mrs);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_frwr_reg_sync(c.xprt, &mrs), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_rdma_write(c.rpc, rkey, addr, len, 1), 0);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_frwr_unmap_sync(c.xprt, &mrs), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&mrs));
+	differ = rt_pages_differ(pages, len, 1);
+	KUNIT_EXPECT_EQ_MSG(test, differ, len, "the server's write differs at byte %u", differ);
+
+	/*
+	 * The old rkey is dead: the write fails at the client and lands
+	 * nowhere; the connection breaks (rxe: the client's QP fails, its
+	 * Receives flush; siw: the client terminates the stream, and
+	 * DISCONNECTED comes).
+	 */
+	flushes = atomic_read(&rt_xp.flush_disconnects);
+	discs = rt_count(RDMA_CM_EVENT_DISCONNECTED);
+	cmkit_rpc_srv_rdma_write(c.rpc, rkey, addr, PAGE_SIZE, 2);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_event_timeout(rt_log.wait,
+						       rt_broken(flushes, discs),
+						       cmkit_test_timeout()),
+			      "a write with an invalidated rkey left the connection up");
+	differ = rt_pages_differ(pages, len, 1);
+	KUNIT_EXPECT_EQ_MSG(test, differ, len,
+			    "a write with an invalidated rkey landed: byte %u changed", differ);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * Each MR step fails once: the mapping (-EIO, the MR goes back, the
+ * connection carries calls), the registration's post and the
+ * invalidation's post (-EIO, the MRs are the connection's to release
+ * after its drain, and the connection closes).  Nothing is left.
+ */
+static void mr_failure_at_each_step_leaves_nothing(struct kunit *test)
+{
+	static const enum rpcrdma_fault steps[] = {
+		RPCRDMA_FAULT_MR_MAP, RPCRDMA_FAULT_MR_REG, RPCRDMA_FAULT_MR_INV,
+	};
+	struct page **pages = rt_pages(test, 4);
+	struct rpcrdma_mr *mr;
+	struct rt_ctx c;
+	unsigned int i;
+	int fired, rc;
+
+	rt_setup(test, &c, true);
+	cmkit_test_require_fault_injection(test);
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		LIST_HEAD(mrs);
+
+		KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+		rt_calls_ok(&c, 1);
+		mr = cmkit_rpcrdma_mr_get(c.xprt);
+		KUNIT_ASSERT_NOT_NULL(test, mr);
+		fired = atomic_read(&cmkit_rpcrdma_fault_points.fired);
+		cmkit_fault_arm(&cmkit_rpcrdma_fault_points, BIT(steps[i]), 1);
+		rc = cmkit_rpcrdma_frwr_map(c.xprt, mr, pages, 0, 4 * PAGE_SIZE, false);
+		if (rc) {
+			cmkit_rpcrdma_mr_put(mr);
+		} else {
+			list_add(&mr->mr_list, &mrs);
+			rc = cmkit_rpcrdma_frwr_reg_sync(c.xprt, &mrs);
+			if (!rc)
+				rc = cmkit_rpcrdma_frwr_unmap_sync(c.xprt, &mrs);
+			KUNIT_EXPECT_TRUE_MSG(test, list_empty(&mrs),
+					      "%s: the caller still holds MRs",
+					      cmkit_rpcrdma_fault_steps[steps[i]]);
+		}
+		cmkit_fault_disarm(&cmkit_rpcrdma_fault_points);
+		KUNIT_EXPECT_EQ_MSG(test, rc, -EIO, "%s", cmkit_rpcrdma_fault_steps[steps[i]]);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&cmkit_rpcrdma_fault_points.fired) - fired, 1,
+				    "%s never fired", cmkit_rpcrdma_fault_steps[steps[i]]);
+		if (steps[i] == RPCRDMA_FAULT_MR_MAP)
+			rt_calls_ok(&c, 1);
+		else
+			KUNIT_EXPECT_GE(test, atomic_read(&c.xprt->rx_force_count), 1);
+		cmkit_rpcrdma_xprt_disconnect(c.xprt);
+		rt_expect_all_released(&c);
+		atomic_set(&c.xprt->rx_force_count, 0);
+		c.srv = rt_rpc_listener(&c, "server2", &c.addr, &c.rpc);
+		memcpy(&c.xprt->rx_dst, &c.addr, sizeof(c.addr));
+	}
+}
+
 /* ---- the handler under traffic ----------------------------------------------- */
 
 #define RT_IN_FLIGHT	8
@@ -2388,6 +2786,86 @@ static void calls_in_flight_outlive_a_handled_signal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.rc, 0);
 	KUNIT_EXPECT_EQ(test, a.res.sent, RT_IN_FLIGHT);
 	KUNIT_EXPECT_EQ(test, a.res.accepted, RT_IN_FLIGHT);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+static int rt_kill_calls_thread(void *data)
+{
+	struct rt_sig_calls *a = data;
+
+	allow_signal(SIGKILL);
+	a->rc = cmkit_rpcrdma_xprt_call(a->xprt, RT_PROG, RT_VERS, a->count, &a->res);
+	complete(&a->done);
+	return 0;
+}
+
+/*
+ * Calls abandoned on a fatal signal give their credits back while the
+ * server still owes their replies: the next calls can then have more
+ * replies coming than the grant has Receives for.  As xprtrdma's, cmkit
+ * keeps RPCRDMA_MAX_RECV_BATCH Receives beyond the grant, so the late
+ * replies land instead of meeting RNR (the client asks for no RNR retry:
+ * the server's Send fails and the connection ends).  The server grants 4
+ * and holds every reply: 2 calls are abandoned, then 4 more are sent.  The
+ * client's Receive handling is held on the newest reply while the other 5
+ * arrive: they must find Receives posted before, and every Send of the
+ * server complete without error.
+ */
+static void late_replies_to_abandoned_calls_find_receives_beyond_the_grant(struct kunit *test)
+{
+	struct rt_sig_calls x = { .count = 2 };
+	struct cmkit_rpc_counts srv;
+	struct task_struct *task;
+	struct rt_calls *y;
+	unsigned int sends;
+	struct rt_ctx c;
+	u64 unknown;
+
+	rt_setup(test, &c, true);
+	cmkit_rpc_srv_grant(c.rpc, 4);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), 4U);
+	/* A reply lost to RNR ends its call at this timeout, within the case's waits. */
+	WRITE_ONCE(c.xprt->rx_call_timeout, cmkit_test_timeout() / 2);
+	unknown = c.xprt->rx_buf.rb_unknown_xid;
+	cmkit_rpc_srv_hold(c.rpc);
+	x.xprt = c.xprt;
+	init_completion(&x.done);
+	task = kthread_run(rt_kill_calls_thread, &x, "rt_kill_calls");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, x.count), 0);
+	send_sig(SIGKILL, task, 1);
+	/* The thread uses @x: wait for it for good before the frame goes. */
+	if (!wait_for_completion_timeout(&x.done, cmkit_test_timeout())) {
+		KUNIT_FAIL(test, "the killed calls did not return");
+		wait_for_completion(&x.done);
+	}
+	KUNIT_EXPECT_EQ(test, x.rc, -EINTR);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_outstanding), 0U);
+
+	/* Their credits are back: 4 more calls go, 6 replies are owed. */
+	rt_pin_arm(&rt_reply_hold);
+	c.xprt->rx_ops = &rt_hold_call_ops;
+	y = rt_calls_start(test, c.xprt, 4);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, x.count + 4), 0);
+	sends = cmkit_rpc_srv_counts(c.rpc).sends_done;
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_release_newest(c.rpc), 1U);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&rt_reply_hold.entered,
+								cmkit_test_timeout()),
+			      "the newest reply never reached the reply handler");
+	/* No Receive is reposted until the handler goes on. */
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_release(c.rpc), x.count + 3);
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_wait_sends(c.rpc, sends + x.count + 4), 0);
+	srv = cmkit_rpc_srv_counts(c.rpc);
+	KUNIT_EXPECT_EQ_MSG(test, srv.send_errors, 0U,
+			    "a reply found no Receive posted (RNR): only the grant's were");
+	complete(&rt_reply_hold.release);
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, y), 0);
+	KUNIT_EXPECT_EQ(test, y->res.accepted, 4U);
+	KUNIT_EXPECT_EQ(test, c.xprt->rx_buf.rb_unknown_xid - unknown, (u64)x.count);
+	c.xprt->rx_ops = NULL;
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
@@ -2617,7 +3095,7 @@ static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
 	/* The issue's syntax, last on the line: the round trips are in calls. */
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=5 replies=5 errors=0 credits=32\n"),
 				  "xprts: '%s'", buf);
-	rt_show(cmkit_rpcrdma_calls_show, buf, PAGE_SIZE);
+	rt_calls(test, buf, PAGE_SIZE);
 	snprintf(want, sizeof(want),
 		 "{\"xprt\":%u,\"rpc\":\"summary\",\"status\":\"ok\",\"errno\":0,", nr);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "calls: '%s'", buf);
@@ -2634,7 +3112,7 @@ static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
 	rt_xprts(buf, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=6 replies=5 errors=1 credits=32"),
 				  "xprts: '%s'", buf);
-	rt_show(cmkit_rpcrdma_calls_show, buf, PAGE_SIZE);
+	rt_calls(test, buf, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "\"status\":\"rejected\",\"errno\":-71,"),
 				  "calls: '%s'", buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\"results\":{\"E_PROG_MISMATCH\":1}"));
@@ -2647,6 +3125,114 @@ static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
 				  "xprts: '%s'", buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " errors=1 credits=0\n"));
 	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+	c.xprt = NULL;
+	rt_expect_all_released(&c);
+}
+
+#define RT_BIG_CALLS	3000
+/* The longest a round trip prints: "4294967.2," (U32_MAX ns). */
+#define RT_RTT_MAX_LEN	10
+
+/* How many times @c occurs in @s before @end. */
+static unsigned int rt_count_chars(const char *s, const char *end, char c)
+{
+	unsigned int n = 0;
+
+	for (; s < end; s++)
+		n += *s == c;
+	return n;
+}
+
+/* @buf holds exactly one calls line, of transport @nr, with @calls round trips. */
+static void rt_expect_calls_line(struct kunit *test, const char *buf, u32 nr, u32 calls)
+{
+	const char *end = buf + strlen(buf), *rtts, *close;
+	char want[64];
+
+	snprintf(want, sizeof(want), "{\"xprt\":%u,\"rpc\":\"summary\",", nr);
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(buf, want), "calls: '%.200s'", buf);
+	KUNIT_EXPECT_EQ_MSG(test, rt_count_chars(buf, end, '\n'), 1U, "calls: not one line");
+	KUNIT_EXPECT_TRUE(test, end > buf && end[-1] == '\n');
+	snprintf(want, sizeof(want), "\"calls\":%u,\"sent\":%u,", calls, calls);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "calls: '%.400s'", buf);
+	rtts = strstr(buf, "\"latencies_us\":[");
+	close = rtts ? strstr(rtts, "]}\n") : NULL;
+	KUNIT_EXPECT_NOT_NULL_MSG(test, close, "calls: no latencies_us array");
+	if (!close)
+		return;
+	rtts += strlen("\"latencies_us\":[");
+	KUNIT_EXPECT_PTR_EQ(test, close + 3, end);
+	KUNIT_EXPECT_EQ_MSG(test, rt_count_chars(rtts, close, ',') + 1, calls,
+			    "latencies_us has another count");
+}
+
+/*
+ * The calls file holds a 3000-call batch's line in small records: read
+ * 4 KiB at a time, its seq_file buffer stays within two pages (one record
+ * of everything grew it to the whole line).  Between reads nothing holds
+ * the control plane's lock; a call command that replaces the batch, and a
+ * destroy of the transport, while the file is open change what the next
+ * open shows, not the rest of this read, which still ends the old line.
+ */
+static void calls_file_prints_a_large_batch_in_page_sized_records(struct kunit *test)
+{
+	size_t cap = RT_BIG_CALLS * RT_RTT_MAX_LEN + 2 * PAGE_SIZE, len = 0, first, most;
+	char *buf = kunit_kzalloc(test, cap + 1, GFP_KERNEL);
+	char *small = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	bool unlocked;
+	struct rt_ctx c;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	u32 nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, small);
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
+				     ntohs(c.addr.sin_port)), 0);
+	rt_xprts(small, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(small, &nr, 1), 1U);
+	KUNIT_ASSERT_EQ(test, rt_ctl("call %u %u", nr, RT_BIG_CALLS), 0);
+
+	f = rt_calls_open();
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "open calls: %ld", PTR_ERR(f));
+	/* No ASSERT until the close: the open file pins cmkit. */
+	/* A seq_file read ends short where the next record would not fit. */
+	n = rt_calls_read(f, buf, SZ_4K, &pos);
+	KUNIT_EXPECT_GT(test, n, 0);
+	len = max_t(ssize_t, n, 0);
+	KUNIT_EXPECT_NULL_MSG(test, memchr(buf, '\n', len), "the first read ended the line");
+	first = rt_calls_buffer(f);
+	most = first;
+
+	unlocked = mutex_trylock(&cmkit_rpcrdma_control.lock);
+	if (unlocked)
+		mutex_unlock(&cmkit_rpcrdma_control.lock);
+	KUNIT_EXPECT_TRUE_MSG(test, unlocked, "an open calls file holds the control lock");
+	KUNIT_EXPECT_EQ(test, rt_ctl("call %u 1", nr), 0);
+	rt_calls(test, small, PAGE_SIZE);
+	rt_expect_calls_line(test, small, nr, 1);
+	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+
+	while (len < cap) {
+		n = rt_calls_read(f, buf + len, min_t(size_t, SZ_4K, cap - len), &pos);
+		if (n <= 0)
+			break;
+		len += n;
+		most = max(most, rt_calls_buffer(f));
+	}
+	rt_calls_close(f);
+	KUNIT_EXPECT_EQ_MSG(test, n, 0, "the read did not end (%zu bytes)", len);
+
+	KUNIT_EXPECT_LE_MSG(test, first, 2 * PAGE_SIZE,
+			    "the first 4 KiB grew the seq_file buffer to %zu bytes", first);
+	KUNIT_EXPECT_LE_MSG(test, most, 2 * PAGE_SIZE,
+			    "the read grew the seq_file buffer to %zu bytes", most);
+	rt_expect_calls_line(test, buf, nr, RT_BIG_CALLS);
+	/* Nothing is listed now: the next open shows nothing. */
+	rt_calls(test, small, PAGE_SIZE);
+	KUNIT_EXPECT_STREQ(test, small, "");
 	c.xprt = NULL;
 	rt_expect_all_released(&c);
 }
@@ -2724,6 +3310,7 @@ static void rt_unregister_probes(void)
 	unregister_trace_cmkit_rpcrdma_cm_event(rt_probe, NULL);
 	unregister_trace_cmkit_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
 	unregister_trace_cmkit_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
+	unregister_trace_cmkit_rpcrdma_req_wait(rt_req_wait_probe, NULL);
 	unregister_trace_cmkit_rpcrdma_drain(rt_drain_probe, NULL);
 	tracepoint_synchronize_unregister();
 }
@@ -2739,6 +3326,7 @@ static int rt_suite_init(struct kunit_suite *suite)
 	rc = register_trace_cmkit_rpcrdma_cm_event(rt_probe, NULL);
 	rc = rc ?: register_trace_cmkit_rpcrdma_flush_disconnect(rt_flush_probe, NULL);
 	rc = rc ?: register_trace_cmkit_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
+	rc = rc ?: register_trace_cmkit_rpcrdma_req_wait(rt_req_wait_probe, NULL);
 	rc = rc ?: register_trace_cmkit_rpcrdma_drain(rt_drain_probe, NULL);
 	if (rc)
 		rt_unregister_probes();
@@ -2802,14 +3390,20 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(reconnect_with_larger_inline_sizes_reallocates_the_regbufs),
 	RT_CASE(call_set_up_before_a_reconnect_is_not_sent_on_the_new_one),
 	RT_CASE(call_deadline_starts_when_the_call_is_sent),
+	RT_CASE(two_batches_holding_every_req_reap_their_own_ended_calls),
+	RT_CASE(mrs_made_with_the_connection_grow_to_their_bound_and_are_freed),
+	RT_CASE(registered_mr_takes_the_peers_write_and_local_inv_fences_it),
+	RT_CASE(mr_failure_at_each_step_leaves_nothing),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(calls_in_flight_outlive_a_handled_signal),
+	RT_CASE(late_replies_to_abandoned_calls_find_receives_beyond_the_grant),
 	RT_CASE(completion_error_with_calls_in_flight_closes_once),
 	RT_CASE(local_disconnect_while_a_reply_is_handled_completes_it),
 	RT_CASE(local_disconnect_before_the_replies_aborts_every_call),
 	RT_CASE(constructed_addr_change_with_calls_in_flight_aborts_them),
 	RT_CASE(destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module),
 	RT_CASE(ctl_call_counts_calls_and_shows_round_trips),
+	RT_CASE(calls_file_prints_a_large_batch_in_page_sized_records),
 	RT_CASE(ctl_call_waiting_for_a_reply_blocks_no_other_command),
 	RT_CASE(device_removal_with_calls_in_flight_aborts_them),
 	{}

@@ -6,6 +6,7 @@
  * host tests, the fuzz targets and cmkit-peer.
  */
 #include "cmkit/rpcrdma_msg.h"
+#include "cmkit/rpcrdma_chunk.h"	/* cmkit_rpcrdma_decode_rpc_{call,reply}() */
 
 static int cmkit_xdr_u32(struct cmkit_xdr_in *x, cmkit_u32 *v)
 {
@@ -263,6 +264,22 @@ static int cmkit_rpcrdma_result_complete(int rc)
 	       (rc <= CMKIT_RPCRDMA_E_ERR_VERS && rc >= CMKIT_RPCRDMA_E_AUTH_ERROR);
 }
 
+/* The RPC half of a reply, and its xid and verifier against the transport's. */
+static int cmkit_rpc_decode_reply_checked(struct cmkit_xdr_in *x, cmkit_u32 rdma_xid,
+					  struct cmkit_rpcrdma_reply *rep)
+{
+	int rc = cmkit_rpc_decode_reply(x, rep);
+
+	if (!cmkit_rpcrdma_result_complete(rc))
+		return rc;
+	if (rep->xid != rdma_xid)
+		return CMKIT_RPCRDMA_E_XID;
+	if (rep->reply_stat == CMKIT_RPC_MSG_ACCEPTED &&
+	    rep->verf_flavor != CMKIT_RPC_AUTH_NONE)
+		return CMKIT_RPCRDMA_E_VERF;
+	return rc;
+}
+
 /**
  * cmkit_rpcrdma_decode_reply - decode a reply to a call that offered no chunks
  * @buf: the received message
@@ -315,15 +332,67 @@ int cmkit_rpcrdma_decode_reply(const void *buf, cmkit_size len,
 	rc = cmkit_rpcrdma_decode_lists(&x, h);
 	if (rc)
 		return rc;
-	rc = cmkit_rpc_decode_reply(&x, rep);
-	if (!cmkit_rpcrdma_result_complete(rc))
+	return cmkit_rpc_decode_reply_checked(&x, h->rdma_xid, rep);
+}
+
+/**
+ * cmkit_rpcrdma_decode_rpc_reply - decode an RPC reply message alone
+ * @buf: the message, from its xid on (a reply chunk's memory, or inline)
+ * @len: its length; nothing past it is read
+ * @rdma_xid: the transport xid the RPC xid must equal
+ * @rep: the decoded reply; @rep->hdr is kept, the rest zeroed first
+ *
+ * What cmkit_rpcrdma_decode_reply() does after the transport header.
+ *
+ * Return: CMKIT_RPCRDMA_OK for an accepted SUCCESS, else a negative
+ * enum cmkit_rpcrdma_result.
+ */
+int cmkit_rpcrdma_decode_rpc_reply(const void *buf, cmkit_size len, cmkit_u32 rdma_xid,
+				   struct cmkit_rpcrdma_reply *rep)
+{
+	struct cmkit_rpcrdma_hdr h;
+	struct cmkit_xdr_in x;
+
+	if (!rep || (len && !buf))
+		return CMKIT_RPCRDMA_E_ARG;
+	cmkit_copy(&h, &rep->hdr, sizeof(h));
+	cmkit_zero(rep, sizeof(*rep));
+	cmkit_copy(&rep->hdr, &h, sizeof(h));
+	cmkit_xdr_init(&x, buf, len);
+	return cmkit_rpc_decode_reply_checked(&x, rdma_xid, rep);
+}
+
+/*
+ * The RPC half of a call, from its xid on: the arguments are the rest; the
+ * xid must equal @call->hdr.rdma_xid.
+ */
+static int cmkit_rpc_decode_call(struct cmkit_xdr_in *x, struct cmkit_rpcrdma_call *call)
+{
+	cmkit_u32 mtype;
+	int rc;
+
+	if (!cmkit_xdr_u32(x, &call->xid) || !cmkit_xdr_u32(x, &mtype))
+		return CMKIT_RPCRDMA_E_SHORT;
+	if (mtype == CMKIT_RPC_REPLY)
+		return CMKIT_RPCRDMA_E_MSG_TYPE;
+	if (mtype != CMKIT_RPC_CALL)
+		return CMKIT_RPCRDMA_E_XDR;
+	if (!cmkit_xdr_u32(x, &call->rpcvers) || !cmkit_xdr_u32(x, &call->prog) ||
+	    !cmkit_xdr_u32(x, &call->vers) || !cmkit_xdr_u32(x, &call->proc))
+		return CMKIT_RPCRDMA_E_SHORT;
+	if (call->rpcvers != CMKIT_RPC_VERSION)
+		return CMKIT_RPCRDMA_E_RPCVERS;
+	rc = cmkit_xdr_auth(x, &call->cred_flavor, &call->cred_len, &call->cred);
+	if (rc)
 		return rc;
-	if (rep->xid != h->rdma_xid)
+	rc = cmkit_xdr_auth(x, &call->verf_flavor, &call->verf_len, &call->verf);
+	if (rc)
+		return rc;
+	call->args = x->p + x->off;
+	call->args_len = x->len - x->off;
+	if (call->xid != call->hdr.rdma_xid)
 		return CMKIT_RPCRDMA_E_XID;
-	if (rep->reply_stat == CMKIT_RPC_MSG_ACCEPTED &&
-	    rep->verf_flavor != CMKIT_RPC_AUTH_NONE)
-		return CMKIT_RPCRDMA_E_VERF;
-	return rc;
+	return CMKIT_RPCRDMA_OK;
 }
 
 /**
@@ -350,7 +419,6 @@ int cmkit_rpcrdma_decode_call(const void *buf, cmkit_size len,
 			      struct cmkit_rpcrdma_call *call)
 {
 	struct cmkit_xdr_in x;
-	cmkit_u32 mtype;
 	int rc;
 
 	if (!call || (len && !buf))
@@ -365,28 +433,34 @@ int cmkit_rpcrdma_decode_call(const void *buf, cmkit_size len,
 	rc = cmkit_rpcrdma_decode_lists(&x, &call->hdr);
 	if (rc)
 		return rc;
-	if (!cmkit_xdr_u32(&x, &call->xid) || !cmkit_xdr_u32(&x, &mtype))
-		return CMKIT_RPCRDMA_E_SHORT;
-	if (mtype == CMKIT_RPC_REPLY)
-		return CMKIT_RPCRDMA_E_MSG_TYPE;
-	if (mtype != CMKIT_RPC_CALL)
-		return CMKIT_RPCRDMA_E_XDR;
-	if (!cmkit_xdr_u32(&x, &call->rpcvers) || !cmkit_xdr_u32(&x, &call->prog) ||
-	    !cmkit_xdr_u32(&x, &call->vers) || !cmkit_xdr_u32(&x, &call->proc))
-		return CMKIT_RPCRDMA_E_SHORT;
-	if (call->rpcvers != CMKIT_RPC_VERSION)
-		return CMKIT_RPCRDMA_E_RPCVERS;
-	rc = cmkit_xdr_auth(&x, &call->cred_flavor, &call->cred_len, &call->cred);
-	if (rc)
-		return rc;
-	rc = cmkit_xdr_auth(&x, &call->verf_flavor, &call->verf_len, &call->verf);
-	if (rc)
-		return rc;
-	call->args = x.p + x.off;
-	call->args_len = x.len - x.off;
-	if (call->xid != call->hdr.rdma_xid)
-		return CMKIT_RPCRDMA_E_XID;
-	return CMKIT_RPCRDMA_OK;
+	return cmkit_rpc_decode_call(&x, call);
+}
+
+/**
+ * cmkit_rpcrdma_decode_rpc_call - decode an RPC call message alone
+ * @buf: the message, from its xid on (a position-zero read chunk's memory,
+ *	or inline)
+ * @len: its length; nothing past it is read
+ * @call: the decoded call; @call->hdr is kept (the RPC xid must equal its
+ *	rdma_xid), the rest zeroed first
+ *
+ * What cmkit_rpcrdma_decode_call() does after the transport header.
+ *
+ * Return: CMKIT_RPCRDMA_OK, or a negative enum cmkit_rpcrdma_result.
+ */
+int cmkit_rpcrdma_decode_rpc_call(const void *buf, cmkit_size len,
+				  struct cmkit_rpcrdma_call *call)
+{
+	struct cmkit_rpcrdma_hdr h;
+	struct cmkit_xdr_in x;
+
+	if (!call || (len && !buf))
+		return CMKIT_RPCRDMA_E_ARG;
+	cmkit_copy(&h, &call->hdr, sizeof(h));
+	cmkit_zero(call, sizeof(*call));
+	cmkit_copy(&call->hdr, &h, sizeof(h));
+	cmkit_xdr_init(&x, buf, len);
+	return cmkit_rpc_decode_call(&x, call);
 }
 
 /**

@@ -146,15 +146,59 @@ static int rpcrdma_wait_result(long t, int cond)
 	return t < 0 ? -EINTR : -ETIMEDOUT;
 }
 
-static int rpcrdma_get_req(struct rpcrdma_buffer *buf, u32 gen, unsigned long deadline,
-			   struct rpcrdma_req **reqp)
+/* A call of a batch in flight (cmkit_rpcrdma_xprt_call()). */
+struct rpcrdma_inflight {
+	struct rpcrdma_req *req;
+	unsigned long deadline;
+};
+
+/* A batch's calls in flight, oldest first: @n from @fifo[@head], a ring of @window. */
+struct rpcrdma_batch {
+	struct rpcrdma_inflight *fifo;
+	unsigned int head;
+	unsigned int n;
+	unsigned int window;
+};
+
+/* The oldest call of batch @b has ended: its req comes back once it is reaped. */
+static bool rpcrdma_batch_head_done(const struct rpcrdma_batch *b)
 {
-	int cond = 0;
+	return b->n && completion_done(&b->fifo[b->head].req->rl_done);
+}
+
+/*
+ * Take a req from the pool for batch @b: 0 with *@reqp set, -EAGAIN when
+ * the pool is empty and @b's oldest call has ended (the caller reaps it,
+ * which gives its req back, and tries again), or the errno of the wait.
+ *
+ * A batch gives its reqs back only as it reaps its calls, oldest first.
+ * Two batches on one transport can hold every req between them, each
+ * with calls whose replies are in: were the wait only for a free req,
+ * each would wait for the other until the deadline.  So the wait also
+ * ends when the batch's own oldest call does (the reply handler and the
+ * abort wake rb_wait after they complete a call).
+ */
+static int rpcrdma_get_req(struct rpcrdma_xprt *r_xprt, u32 gen, unsigned long deadline,
+			   const struct rpcrdma_batch *b, struct rpcrdma_req **reqp)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	bool head_done;
+	int cond;
 	long t;
 
+	cond = rpcrdma_req_try(buf, gen, reqp);
+	if (cond)
+		return rpcrdma_wait_result(0, cond);
+	head_done = rpcrdma_batch_head_done(b);
+	trace_cmkit_rpcrdma_req_wait(r_xprt->rx_xid, b->n, head_done);
+	if (head_done)
+		return -EAGAIN;
 	t = wait_event_killable_timeout(buf->rb_wait,
-					(cond = rpcrdma_req_try(buf, gen, reqp)) != 0,
+					(cond = rpcrdma_req_try(buf, gen, reqp)) != 0 ||
+					rpcrdma_batch_head_done(b),
 					rpcrdma_remaining(deadline));
+	if (!cond && rpcrdma_batch_head_done(b))
+		return -EAGAIN;
 	return rpcrdma_wait_result(t, cond);
 }
 
@@ -279,20 +323,6 @@ out:
 	return rc;
 }
 
-/* A call of a batch in flight (cmkit_rpcrdma_xprt_call()). */
-struct rpcrdma_inflight {
-	struct rpcrdma_req *req;
-	unsigned long deadline;
-};
-
-/* A batch's calls in flight, oldest first: @n from @fifo[@head], a ring of @window. */
-struct rpcrdma_batch {
-	struct rpcrdma_inflight *fifo;
-	unsigned int head;
-	unsigned int n;
-	unsigned int window;
-};
-
 /*
  * The caller runs with its ended call: a reply's round trip ends here, in
  * the thread that waited for it (woken by the reply handler's complete(),
@@ -328,7 +358,7 @@ static void rpcrdma_batch_returned(const struct rpcrdma_batch *b)
 /*
  * Send one NULL call on connection @gen (xprtrdma: xprt_rdma_send_request)
  * for batch @b.  On success *@reqp waits for its reply; on failure nothing
- * is left.
+ * is left.  -EAGAIN: no req, and @b's oldest call has ended: reap it first.
  */
 static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, u32 vers,
 				unsigned long deadline, struct rpcrdma_req **reqp,
@@ -339,7 +369,7 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 	long t;
 	int rc;
 
-	rc = rpcrdma_get_req(buf, gen, deadline, &req);
+	rc = rpcrdma_get_req(r_xprt, gen, deadline, b, &req);
 	if (rc)
 		return rc;
 	rc = rpcrdma_get_credit(r_xprt, gen, deadline, outstanding);
@@ -662,6 +692,14 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 		b.n = n;
 		rc = rpcrdma_send_request(r_xprt, gen, prog, vers, f->deadline, &f->req,
 					  &outstanding, &b);
+		if (rc == -EAGAIN) {
+			/* Every req is taken and our oldest call ended: give its req back. */
+			rc = 0;
+			stop = rpcrdma_calls_reap(r_xprt, &fifo[head], res, &last);
+			head = (head + 1) % window;
+			n--;
+			continue;
+		}
 		if (rc)
 			break;
 		/*

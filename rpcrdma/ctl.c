@@ -19,7 +19,9 @@
  *           then, last, calls=<sent> replies=<accepted> errors=<n>
  *           credits=<now>
  *   calls   one JSON line per transport: its last call command's summary
- *           and round trips (the shape of cmkit-peer call's summary)
+ *           and round trips (the shape of cmkit-peer call's summary), as
+ *           they were when the file was opened: a call command or a
+ *           destroy meanwhile changes what the next open shows
  *   stats   objects made and freed, and CM events by type
  *
  * A connect and a call wait without the control plane's lock (a connecting
@@ -33,6 +35,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/inet.h>
+#include <linux/kref.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -56,8 +59,13 @@ module_param(rpcrdma_call_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(rpcrdma_call_timeout_ms,
 		 "rpcrdma control plane: how long a call waits for its reply, ms (100..600000)");
 
-/* A call command's outcome, as the calls and xprts files show it. */
+/*
+ * A call command's outcome, as the calls file shows it.  Its references:
+ * the transport's (cx->last, until the next call command or the free) and
+ * each open calls file's that listed it.
+ */
 struct rpcrdma_ctl_batch {
+	struct kref ref;
 	struct cmkit_rpcrdma_calls res;
 	u32 prog;
 	u32 vers;
@@ -87,18 +95,25 @@ static int rpcrdma_ctl_size(const char *word, u32 *size)
 	return 0;
 }
 
-static void rpcrdma_ctl_batch_free(struct rpcrdma_ctl_batch *b)
+static void rpcrdma_ctl_batch_release(struct kref *ref)
 {
-	if (!b)
-		return;
+	struct rpcrdma_ctl_batch *b = container_of(ref, struct rpcrdma_ctl_batch, ref);
+
 	kvfree(b->res.rtt_ns);
 	kfree(b);
+}
+
+/* Drop a reference to a batch (none: nothing). */
+static void rpcrdma_ctl_batch_put(struct rpcrdma_ctl_batch *b)
+{
+	if (b)
+		kref_put(&b->ref, rpcrdma_ctl_batch_release);
 }
 
 static void rpcrdma_ctl_free(struct rpcrdma_ctl_xprt *cx)
 {
 	cmkit_rpcrdma_xprt_destroy(cx->xprt);
-	rpcrdma_ctl_batch_free(cx->last);
+	rpcrdma_ctl_batch_put(cx->last);
 	kfree(cx);
 	module_put(THIS_MODULE);
 }
@@ -258,6 +273,7 @@ static int rpcrdma_ctl_call(char *args)
 		kfree(b);
 		return -ENOMEM;
 	}
+	kref_init(&b->ref);	/* cx->last's, once the calls end */
 	b->prog = prog;
 	b->vers = vers;
 	WRITE_ONCE(cx->xprt->rx_call_timeout,
@@ -270,7 +286,7 @@ static int rpcrdma_ctl_call(char *args)
 	mutex_lock(&cmkit_rpcrdma_control.lock);
 
 	swap(cx->last, b);
-	rpcrdma_ctl_batch_free(b);
+	rpcrdma_ctl_batch_put(b);
 	if (!--cx->callers && !cx->listed)
 		rpcrdma_ctl_free(cx);
 	return rc;
@@ -390,8 +406,37 @@ static const char *rpcrdma_ctl_status(const struct cmkit_rpcrdma_calls *res)
 	}
 }
 
-static void rpcrdma_ctl_show_batch(struct seq_file *m, u32 xprt,
-				   const struct rpcrdma_ctl_batch *b)
+/*
+ * The calls file is a seq_file of small records, so that its buffer stays
+ * a page whatever the number of round trips: each transport's line is its
+ * head (up to "latencies_us":[), its round trips RPCRDMA_CTL_CALLS_CHUNK
+ * at a time, and its tail.  Its open takes a reference on each listed
+ * transport's last batch under the control plane's lock; the reads walk
+ * that snapshot without the lock, and the release drops the references.
+ * The open file pins the module (the fops' owner, taken by debugfs's
+ * proxy at open), so rmmod cannot take away the release that drops them.
+ */
+#define RPCRDMA_CTL_CALLS_CHUNK	64
+
+struct rpcrdma_ctl_calls {
+	unsigned int nr;	/* lines */
+	unsigned int line;	/* the cursor: this line's */
+	u32 rec;		/* record */
+	struct {
+		u32 xprt;
+		struct rpcrdma_ctl_batch *batch;	/* a reference */
+	} lines[RPCRDMA_CTL_MAX];
+};
+
+/* One line's records: the head, the round trips' chunks, the tail. */
+static u32 rpcrdma_ctl_calls_records(const struct rpcrdma_ctl_batch *b)
+{
+	return 2 + DIV_ROUND_UP(b->res.nr_rtt, RPCRDMA_CTL_CALLS_CHUNK);
+}
+
+/* A line's head: everything up to its round trips. */
+static void rpcrdma_ctl_show_head(struct seq_file *m, u32 xprt,
+				  const struct rpcrdma_ctl_batch *b)
 {
 	const struct cmkit_rpcrdma_calls *r = &b->res;
 	u32 replies = r->accepted + r->rejected + r->malformed;
@@ -425,38 +470,123 @@ static void rpcrdma_ctl_show_batch(struct seq_file *m, u32 xprt,
 	seq_puts(m, ",\"max\":");
 	rpcrdma_ctl_us(m, b->max_ns);
 	seq_puts(m, "},\"latencies_us\":[");
-	for (i = 0; i < r->nr_rtt; i++) {
-		if (i)
-			seq_putc(m, ',');
-		rpcrdma_ctl_us(m, r->rtt_ns[i]);
-	}
-	seq_puts(m, "]}\n");
 }
 
-/**
- * cmkit_rpcrdma_calls_show - the calls file: each transport's last call command
- * @m: the seq_file
- * @v: unused
- *
+/* Chunk @chunk of a line's round trips, in send order. */
+static void rpcrdma_ctl_show_rtts(struct seq_file *m, const struct rpcrdma_ctl_batch *b,
+				  u32 chunk)
+{
+	u32 i = chunk * RPCRDMA_CTL_CALLS_CHUNK;
+	u32 end = min(b->res.nr_rtt, i + RPCRDMA_CTL_CALLS_CHUNK);
+
+	for (; i < end; i++) {
+		if (i)
+			seq_putc(m, ',');
+		rpcrdma_ctl_us(m, b->res.rtt_ns[i]);
+	}
+}
+
+/* Record *@pos: the line it is in, and which of that line's. */
+static void *rpcrdma_ctl_calls_start(struct seq_file *m, loff_t *pos)
+{
+	struct rpcrdma_ctl_calls *s = m->private;
+	loff_t left = *pos;
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++) {
+		u32 n = rpcrdma_ctl_calls_records(s->lines[i].batch);
+
+		if (left < n) {
+			s->line = i;
+			s->rec = left;
+			return s;
+		}
+		left -= n;
+	}
+	return NULL;
+}
+
+static void *rpcrdma_ctl_calls_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct rpcrdma_ctl_calls *s = v;
+
+	++*pos;
+	if (++s->rec == rpcrdma_ctl_calls_records(s->lines[s->line].batch)) {
+		s->line++;
+		s->rec = 0;
+	}
+	return s->line < s->nr ? s : NULL;
+}
+
+static void rpcrdma_ctl_calls_stop(struct seq_file *m, void *v)
+{
+}
+
+/*
  * One JSON line per listed transport that ran a call command: its counts,
  * its results by name, the round trips' summary (nearest rank) and each
  * round trip in send order, microseconds with one decimal.
- *
- * Return: 0.
  */
-VISIBLE_IF_KUNIT int cmkit_rpcrdma_calls_show(struct seq_file *m, void *v)
+static int rpcrdma_ctl_calls_show(struct seq_file *m, void *v)
 {
+	struct rpcrdma_ctl_calls *s = v;
+	const struct rpcrdma_ctl_batch *b = s->lines[s->line].batch;
+
+	if (!s->rec)
+		rpcrdma_ctl_show_head(m, s->lines[s->line].xprt, b);
+	else if (s->rec < rpcrdma_ctl_calls_records(b) - 1)
+		rpcrdma_ctl_show_rtts(m, b, s->rec - 1);
+	else
+		seq_puts(m, "]}\n");
+	return 0;
+}
+
+static const struct seq_operations rpcrdma_ctl_calls_sops = {
+	.start = rpcrdma_ctl_calls_start,
+	.next = rpcrdma_ctl_calls_next,
+	.stop = rpcrdma_ctl_calls_stop,
+	.show = rpcrdma_ctl_calls_show,
+};
+
+/* The snapshot: each listed transport's last batch, referenced. */
+static int rpcrdma_ctl_calls_open(struct inode *inode, struct file *file)
+{
+	struct rpcrdma_ctl_calls *s;
 	struct rpcrdma_ctl_xprt *cx;
 
+	s = __seq_open_private(file, &rpcrdma_ctl_calls_sops, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
 	mutex_lock(&cmkit_rpcrdma_control.lock);
-	list_for_each_entry(cx, &rpcrdma_ctl_xprts, list)
-		if (cx->last)
-			rpcrdma_ctl_show_batch(m, cx->xprt->rx_xid, cx->last);
+	list_for_each_entry(cx, &rpcrdma_ctl_xprts, list) {
+		/* At most RPCRDMA_CTL_MAX are listed. */
+		if (!cx->last || WARN_ON_ONCE(s->nr == ARRAY_SIZE(s->lines)))
+			continue;
+		kref_get(&cx->last->ref);
+		s->lines[s->nr].xprt = cx->xprt->rx_xid;
+		s->lines[s->nr++].batch = cx->last;
+	}
 	mutex_unlock(&cmkit_rpcrdma_control.lock);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_calls_show);
-DEFINE_SHOW_ATTRIBUTE(cmkit_rpcrdma_calls);
+
+static int rpcrdma_ctl_calls_release(struct inode *inode, struct file *file)
+{
+	struct rpcrdma_ctl_calls *s = ((struct seq_file *)file->private_data)->private;
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		rpcrdma_ctl_batch_put(s->lines[i].batch);
+	return seq_release_private(inode, file);
+}
+
+static const struct file_operations cmkit_rpcrdma_calls_fops = {
+	.owner = THIS_MODULE,
+	.open = rpcrdma_ctl_calls_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = rpcrdma_ctl_calls_release,
+};
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
@@ -519,6 +649,11 @@ static void rpcrdma_stats_show_transport(struct seq_file *m, struct cmkit_rpcrdm
 	seq_printf(m, "sendctx_got %d\nsendctx_put %d\nsendctx_out %d\n",
 		   atomic_read(&s->sendctx_got), atomic_read(&s->sendctx_put),
 		   atomic_read(&s->sendctx_got) - atomic_read(&s->sendctx_put));
+	seq_printf(m, "mrs_created %d\nmrs_freed %d\nmrs_alive %d\nmrs_lent %d\nmrs_remote_inv %d\n",
+		   atomic_read(&s->mrs_created), atomic_read(&s->mrs_freed),
+		   atomic_read(&s->mrs_created) - atomic_read(&s->mrs_freed),
+		   atomic_read(&s->mrs_got) - atomic_read(&s->mrs_put),
+		   atomic_read(&s->mrs_remote_inv));
 	for (i = 0; i < ARRAY_SIZE(counts); i++)
 		seq_printf(m, "%s %d\n", counts[i].name, atomic_read(counts[i].v));
 }
@@ -555,7 +690,10 @@ static const struct cmkit_ctl_file rpcrdma_ctl_files[] = {
 	{ "stats", &cmkit_rpcrdma_stats_fops },
 };
 
-/* cmkit/rpcrdma/: the control plane core/main.c brings up and down. */
+/*
+ * cmkit/rpcrdma/: the control plane core/main.c brings up and down (its
+ * lock is a KUnit case's to try).
+ */
 struct cmkit_ctl cmkit_rpcrdma_control = {
 	.name = "rpcrdma",
 	.lock = __MUTEX_INITIALIZER(cmkit_rpcrdma_control.lock),
@@ -564,3 +702,4 @@ struct cmkit_ctl cmkit_rpcrdma_control = {
 	.nr_files = ARRAY_SIZE(rpcrdma_ctl_files),
 	.fault = &cmkit_rpcrdma_fault_points,
 };
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_control);

@@ -29,6 +29,10 @@ const char * const cmkit_rpcrdma_fault_steps[RPCRDMA_FAULT_NR] = {
 	[RPCRDMA_FAULT_REGBUF_MAP] = "regbuf_map",
 	[RPCRDMA_FAULT_SENDCTX] = "sendctx",
 	[RPCRDMA_FAULT_POST_SEND] = "post_send",
+	[RPCRDMA_FAULT_MR_ALLOC] = "mr_alloc",
+	[RPCRDMA_FAULT_MR_MAP] = "mr_map",
+	[RPCRDMA_FAULT_MR_REG] = "mr_reg",
+	[RPCRDMA_FAULT_MR_INV] = "mr_inv",
 };
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_fault_steps);
 

@@ -48,13 +48,24 @@
  * lowered when the device's queues are shorter.
  */
 #define RPCRDMA_MAX_REQUESTS		32U
-/* Receives are replenished once this many are missing (or one is needed now). */
-#define RPCRDMA_RECV_BATCH		4U
+/*
+ * Receives posted beyond the grant, as xprtrdma's: replies the server
+ * still owes to calls abandoned on a fatal signal (their credits are back)
+ * find a Receive instead of meeting RNR, and Receives are replenished
+ * once the posted ones fall to the grant, up to this many beyond it.
+ */
+#define RPCRDMA_MAX_RECV_BATCH		7U
 /*
  * Backchannel requests cmkit serves: none (no NFSv4.1 callback service).
  * Upstream's receive target is the grant plus twice this allowance.
  */
 #define RPCRDMA_BC_MAX_REQUESTS		0U
+
+/* The pages one MR maps at most (xprtrdma's RPCRDMA_MAX_DATA_SEGS): 1 MiB. */
+#define RPCRDMA_MAX_DATA_SEGS		256U
+/* MRs made at a time (at connect, and when the pool runs dry), and at most. */
+#define RPCRDMA_MR_BATCH		8U
+#define RPCRDMA_MAX_MRS			32U
 
 /* Inline thresholds a transport may ask for (linux/sunrpc/xprtrdma.h). */
 #define RPCRDMA_MIN_INLINE		1024U
@@ -88,6 +99,13 @@ enum {
  *	connect fails with -ENOTCONN)
  * @RPCRDMA_FAULT_POST_SEND: ib_post_send() of a call (-ENOTCONN; the
  *	connection is closed)
+ * @RPCRDMA_FAULT_MR_ALLOC: ib_alloc_mr() (no MR: at connect, the connect
+ *	fails with -ENOTCONN when none could be made)
+ * @RPCRDMA_FAULT_MR_MAP: the DMA mapping of an MR's pages (-EIO)
+ * @RPCRDMA_FAULT_MR_REG: the post of an MR's registration (-EIO; the
+ *	connection is closed)
+ * @RPCRDMA_FAULT_MR_INV: the post of an MR's invalidation (-EIO; the
+ *	connection is closed)
  * @RPCRDMA_FAULT_NR: number of steps
  */
 enum rpcrdma_fault {
@@ -106,6 +124,10 @@ enum rpcrdma_fault {
 	RPCRDMA_FAULT_REGBUF_MAP,
 	RPCRDMA_FAULT_SENDCTX,
 	RPCRDMA_FAULT_POST_SEND,
+	RPCRDMA_FAULT_MR_ALLOC,
+	RPCRDMA_FAULT_MR_MAP,
+	RPCRDMA_FAULT_MR_REG,
+	RPCRDMA_FAULT_MR_INV,
 	RPCRDMA_FAULT_NR,
 };
 
@@ -178,6 +200,47 @@ struct rpcrdma_sendctx {
 	struct ib_cqe sc_cqe;
 	struct rpcrdma_xprt *sc_xprt;
 	struct rpcrdma_req *sc_req;
+};
+
+/**
+ * struct rpcrdma_mr - a memory region registered with FRWR (frwr.c)
+ * @mr_list: on the pool's free list, its stale list, or a caller's list
+ * @mr_all: on the pool's list of every MR of the connection
+ * @mr_xprt: the transport
+ * @mr_xid: the transport's number, for traces
+ * @mr_ibmr: the verbs MR; NULL once deregistered
+ * @mr_device: the device its pages are DMA-mapped on, or NULL
+ * @mr_sg: the pages' scatterlist, re_max_fr_depth entries
+ * @mr_nents: entries in use
+ * @mr_dir: their DMA direction
+ * @mr_regwr: its registration work request
+ * @mr_invwr: its invalidation work request
+ * @mr_cqe: completion entry of either
+ * @mr_linv_done: completed by the signaled completion a caller waits for
+ * @mr_handle: rkey, as a chunk's segment advertises it
+ * @mr_length: bytes mapped
+ * @mr_offset: the address the rkey names them by
+ * @mr_stale: a registration or invalidation completed in error, or could
+ *	not be posted: never reused
+ */
+struct rpcrdma_mr {
+	struct list_head mr_list;
+	struct list_head mr_all;
+	struct rpcrdma_xprt *mr_xprt;
+	u32 mr_xid;
+	struct ib_mr *mr_ibmr;
+	struct ib_device *mr_device;
+	struct scatterlist *mr_sg;
+	int mr_nents;
+	enum dma_data_direction mr_dir;
+	struct ib_reg_wr mr_regwr;
+	struct ib_send_wr mr_invwr;
+	struct ib_cqe mr_cqe;
+	struct completion mr_linv_done;
+	u32 mr_handle;
+	u32 mr_length;
+	u64 mr_offset;
+	bool mr_stale;
 };
 
 /**
@@ -276,6 +339,13 @@ struct rpcrdma_rep {
  * @rb_sc_head: last context handed out; under the transport's send lock
  * @rb_sc_tail: last context released; by Send completions only
  * @rb_reqs: reqs in the pool
+ * @rb_mrs: the connection's idle MRs (under rb_lock, as the MR lists below)
+ * @rb_all_mrs: every MR of the connection
+ * @rb_mrs_stale: MRs whose work requests could not all be posted, released
+ *	after the drain
+ * @rb_mrs_count: MRs on @rb_all_mrs, or being made
+ * @rb_mrs_lent: MRs callers hold
+ * @rb_mrs_open: the connection's pool may grow (until its end)
  */
 struct rpcrdma_buffer {
 	spinlock_t rb_lock;	/* lists, credits, counts */
@@ -306,6 +376,13 @@ struct rpcrdma_buffer {
 	unsigned long rb_sc_head;
 	unsigned long rb_sc_tail;
 	unsigned int rb_reqs;
+
+	struct list_head rb_mrs;
+	struct list_head rb_all_mrs;
+	struct list_head rb_mrs_stale;
+	unsigned int rb_mrs_count;
+	unsigned int rb_mrs_lent;
+	bool rb_mrs_open;
 };
 
 /**
@@ -329,6 +406,7 @@ struct rpcrdma_buffer {
  * @re_peer_cmp: the peer sent a valid RFC 8797 private message
  * @re_receives_posted: Receives were posted (the drain drops their reference)
  * @re_max_requests: the receive ring: credits asked for, the most allowed
+ * @re_max_fr_depth: pages one MR maps
  * @re_send_batch: Sends posted unsignaled between two signaled ones
  * @re_send_count: unsignaled Sends left before the next signaled one
  * @re_pd: protection domain
@@ -356,6 +434,7 @@ struct rpcrdma_ep {
 	bool re_peer_cmp;
 	bool re_receives_posted;
 	u32 re_max_requests;
+	u32 re_max_fr_depth;
 	u32 re_send_batch;
 	u32 re_send_count;
 	struct ib_pd *re_pd;
@@ -479,6 +558,11 @@ struct rpcrdma_xprt {
  * @credit_waits: calls that waited for a credit
  * @call_timeouts: calls that got no reply in time
  * @calls_aborted: calls ended by the end of their connection
+ * @mrs_created: MRs allocated
+ * @mrs_freed: MRs deregistered and freed
+ * @mrs_got: MRs taken from a pool by a caller
+ * @mrs_put: MRs a caller gave back
+ * @mrs_remote_inv: MRs the peer invalidated with its reply
  * @events: CM events the handler saw, by type
  */
 struct cmkit_rpcrdma_stats {
@@ -518,6 +602,11 @@ struct cmkit_rpcrdma_stats {
 	atomic_t credit_waits;
 	atomic_t call_timeouts;
 	atomic_t calls_aborted;
+	atomic_t mrs_created;
+	atomic_t mrs_freed;
+	atomic_t mrs_got;
+	atomic_t mrs_put;
+	atomic_t mrs_remote_inv;
 	atomic_t events[24];
 };
 
@@ -604,6 +693,20 @@ void cmkit_rpcrdma_recvs_close(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_xprt_clear_connected(struct rpcrdma_xprt *r_xprt);
 
+/* Memory registration (frwr.c). */
+int cmkit_rpcrdma_mrs_create(struct rpcrdma_xprt *r_xprt);
+unsigned int cmkit_rpcrdma_mrs_refresh(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_mrs_destroy(struct rpcrdma_xprt *r_xprt);
+struct rpcrdma_mr *cmkit_rpcrdma_mr_get(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_mr_put(struct rpcrdma_mr *mr);
+int cmkit_rpcrdma_frwr_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_mr *mr,
+			   struct page **pages, unsigned int offset, u32 len, bool writing);
+struct ib_send_wr *cmkit_rpcrdma_frwr_reg_wrs(struct list_head *mrs, struct ib_send_wr *next,
+					      bool signal_last);
+int cmkit_rpcrdma_frwr_reg_sync(struct rpcrdma_xprt *r_xprt, struct list_head *mrs);
+bool cmkit_rpcrdma_frwr_remote_inv(struct list_head *mrs, u32 rkey);
+int cmkit_rpcrdma_frwr_unmap_sync(struct rpcrdma_xprt *r_xprt, struct list_head *mrs);
+
 /* Calls (rpcrdma_call.c). */
 void cmkit_rpcrdma_reply_handler(struct rpcrdma_rep *rep);
 void cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt);
@@ -615,7 +718,6 @@ struct seq_file;
 int cmkit_rpcrdma_ctl_exec(const char *cmd);
 #if IS_ENABLED(CONFIG_KUNIT)	/* static without KUnit */
 int cmkit_rpcrdma_xprts_show(struct seq_file *m, void *v);
-int cmkit_rpcrdma_calls_show(struct seq_file *m, void *v);
 #endif
 
 #endif /* CMKIT_RPCRDMA_H */

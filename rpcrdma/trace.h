@@ -225,6 +225,94 @@ TRACE_EVENT(cmkit_rpcrdma_credit_wait,
 		      __entry->xprt, __entry->outstanding, __entry->credits, __entry->receives)
 );
 
+TRACE_EVENT(cmkit_rpcrdma_mr_alloc,
+	    TP_PROTO(u32 xprt, long rc),
+	    TP_ARGS(xprt, rc),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(long, rc)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->rc = rc;),
+	    TP_printk("xprt=%u an MR could not be allocated: %ld", __entry->xprt, __entry->rc)
+);
+
+TRACE_EVENT(cmkit_rpcrdma_mrs_refresh,
+	    TP_PROTO(u32 xprt, unsigned int added, unsigned int count),
+	    TP_ARGS(xprt, added, count),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(unsigned int, added)
+			     __field(unsigned int, count)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->added = added;
+			   __entry->count = count;),
+	    TP_printk("xprt=%u %u MRs made, %u in the pool", __entry->xprt, __entry->added,
+		      __entry->count)
+);
+
+DECLARE_EVENT_CLASS(cmkit_rpcrdma_mr_class,
+		    TP_PROTO(u32 xprt, u32 handle, int rc),
+		    TP_ARGS(xprt, handle, rc),
+		    TP_STRUCT__entry(__field(u32, xprt)
+				     __field(u32, handle)
+				     __field(int, rc)),
+		    TP_fast_assign(__entry->xprt = xprt;
+				   __entry->handle = handle;
+				   __entry->rc = rc;),
+		    TP_printk("xprt=%u rkey=0x%08x rc=%d", __entry->xprt, __entry->handle,
+			      __entry->rc)
+);
+
+DEFINE_EVENT(cmkit_rpcrdma_mr_class, cmkit_rpcrdma_mr_reg,
+	     TP_PROTO(u32 xprt, u32 handle, int rc), TP_ARGS(xprt, handle, rc));
+DEFINE_EVENT(cmkit_rpcrdma_mr_class, cmkit_rpcrdma_mr_localinv,
+	     TP_PROTO(u32 xprt, u32 handle, int rc), TP_ARGS(xprt, handle, rc));
+DEFINE_EVENT(cmkit_rpcrdma_mr_class, cmkit_rpcrdma_mr_dereg,
+	     TP_PROTO(u32 xprt, u32 handle, int rc), TP_ARGS(xprt, handle, rc));
+
+TRACE_EVENT(cmkit_rpcrdma_mr_map,
+	    TP_PROTO(u32 xprt, u32 handle, u32 length, bool writing),
+	    TP_ARGS(xprt, handle, length, writing),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, handle)
+			     __field(u32, length)
+			     __field(bool, writing)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->handle = handle;
+			   __entry->length = length;
+			   __entry->writing = writing;),
+	    TP_printk("xprt=%u rkey=0x%08x %u bytes for the peer to %s (0: not mapped)",
+		      __entry->xprt, __entry->handle, __entry->length,
+		      __entry->writing ? "write" : "read")
+);
+
+TRACE_EVENT(cmkit_rpcrdma_wc_mr,
+	    TP_PROTO(u32 xprt, u32 handle, int status, bool inv),
+	    TP_ARGS(xprt, handle, status, inv),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, handle)
+			     __field(int, status)
+			     __field(bool, inv)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->handle = handle;
+			   __entry->status = status;
+			   __entry->inv = inv;),
+	    TP_printk("xprt=%u rkey=0x%08x %s completed: status %d", __entry->xprt,
+		      __entry->handle, __entry->inv ? "LOCAL_INV" : "REG_MR", __entry->status)
+);
+
+TRACE_EVENT(cmkit_rpcrdma_req_wait,
+	    TP_PROTO(u32 xprt, u32 unreaped, bool head_done),
+	    TP_ARGS(xprt, unreaped, head_done),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, unreaped)
+			     __field(bool, head_done)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->unreaped = unreaped;
+			   __entry->head_done = head_done;),
+	    TP_printk("xprt=%u the req pool is empty: a call waits, its batch holding %u calls (oldest %s)",
+		      __entry->xprt, __entry->unreaped,
+		      __entry->head_done ? "ended" : "in flight")
+);
+
 TRACE_EVENT(cmkit_rpcrdma_sendctx_exhausted,
 	    TP_PROTO(u32 xprt, u32 outstanding),
 	    TP_ARGS(xprt, outstanding),

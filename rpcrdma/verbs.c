@@ -27,15 +27,17 @@
  *    signaled every re_send_batch Sends, and whenever the ring or the req
  *    pool would otherwise have nothing left to hand out, so that a waiter
  *    always has a completion coming;
- *  - Receives: never more posted than the credit grant plus the
- *    backchannel allowance (none here), replenished in batches of
- *    RPCRDMA_RECV_BATCH, or at once when the next call would have no
- *    Receive for its reply.
+ *  - Receives: the credit grant plus the backchannel allowance (none
+ *    here), and RPCRDMA_MAX_RECV_BATCH beyond them, as xprtrdma's
+ *    rpcrdma_post_recvs(): once no more than the grant are posted, they
+ *    are topped up to the grant and the batch; the receive queue is sized
+ *    for it.  A reply the server still owes to a call abandoned on a fatal
+ *    signal takes one of the extra Receives, not one a call in flight
+ *    counts on.
  *
- * cmkit registers no memory: its calls offer no chunks and it never
- * advertises an rkey, so there are no MRs, and nothing for upstream's
- * rpcrdma_mrs_refresh() (which replaces MRs a flush left unusable) to act
- * on.
+ *  - MRs (frwr.c): a pool on the connection's protection domain, made when
+ *    the connection is set up and grown when it runs dry, every MR
+ *    deregistered once the QP is drained.
  */
 #define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
 
@@ -435,6 +437,9 @@ int cmkit_rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt)
 	INIT_LIST_HEAD(&buf->rb_free_reps);
 	INIT_LIST_HEAD(&buf->rb_all_reps);
 	INIT_LIST_HEAD(&buf->rb_pending);
+	INIT_LIST_HEAD(&buf->rb_mrs);
+	INIT_LIST_HEAD(&buf->rb_all_mrs);
+	INIT_LIST_HEAD(&buf->rb_mrs_stale);
 	init_waitqueue_head(&buf->rb_wait);
 	buf->rb_bc_srv_max_requests = RPCRDMA_BC_MAX_REQUESTS;
 	buf->rb_max_requests = RPCRDMA_MAX_REQUESTS;
@@ -750,21 +755,16 @@ static void rpcrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * How many Receives to post now, for a target of @target posted, or 0.
- * A batch at a time, unless the next call would find no Receive for its
- * reply (then at once).  Under rb_lock.
+ * How many Receives to post now, for a target of @target posted, or 0:
+ * none while more than the target are posted, else up to the target and
+ * RPCRDMA_MAX_RECV_BATCH beyond it (xprtrdma's rpcrdma_post_recvs()).
+ * Under rb_lock.
  */
 static u32 rpcrdma_recvs_wanted(struct rpcrdma_buffer *buf, u32 target)
 {
-	u32 deficit;
-
-	if (buf->rb_receive_count >= target)
+	if (buf->rb_receive_count > target)
 		return 0;
-	deficit = target - buf->rb_receive_count;
-	if (deficit < min(RPCRDMA_RECV_BATCH, target) &&
-	    buf->rb_receive_count > buf->rb_outstanding)
-		return 0;
-	return deficit;
+	return target - buf->rb_receive_count + RPCRDMA_MAX_RECV_BATCH;
 }
 
 /* Take @n reps to post: free ones first, then new ones.  Unlocked. */
@@ -800,8 +800,8 @@ static unsigned int rpcrdma_reps_take(struct rpcrdma_xprt *r_xprt, struct list_h
  * @needed: how many Receives should be posted: the credit grant plus the
  *	backchannel allowance; never more than the ring
  *
- * Posts in one chain what is missing, once a batch is missing or the next
- * call would have no Receive for its reply.  One poster at a time: a
+ * Once no more than @needed are posted, posts in one chain what is missing
+ * to @needed and RPCRDMA_MAX_RECV_BATCH beyond it.  One poster at a time: a
  * concurrent call returns at once (the poster covers it).  Does nothing
  * once the connection's drain has begun.
  *

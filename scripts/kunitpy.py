@@ -43,8 +43,8 @@ PURE = os.path.join(TOP, "kunit", "pure")
 SUITES = ("cmkit_pure_crc32c", "cmkit_pure_mpa", "cmkit_pure_srp", "cmkit_pure_rpcrdma")
 # Further .c files (paths from the top of the checkout, e.g. "lib/mpa.c")
 # compiled into the suites' object: the shared layer's out-of-line bodies.
-LIB_SOURCES = ["lib/crc32c.c", "lib/mpa.c", "lib/mpa_fpdu.c", "lib/rpcrdma_cmp.c",
-               "lib/rpcrdma_msg.c", "lib/srp.c", "lib/srp_iu.c"]
+LIB_SOURCES = ["lib/crc32c.c", "lib/mpa.c", "lib/mpa_fpdu.c", "lib/rpcrdma_chunk.c",
+               "lib/rpcrdma_cmp.c", "lib/rpcrdma_msg.c", "lib/srp.c", "lib/srp_iu.c"]
 OPTION = "CONFIG_CMKIT_PURE_KUNIT_TEST"
 DIRNAME = "cmkit_pure"
 

@@ -6,8 +6,9 @@ moved from a canned apt answer, and how a stock leg reports itself.
 
 DkmsBuild runs `dkms add`, `dkms build` and `dkms install` of the repo
 against Debian's pinned linux-headers of each stock leg whose headers are in
-the cache (`make test` fetches them before the host checks; `make check`
-alone skips it, with that reason, on a machine that never fetched them).
+the cache (`make test` fetches them before the harness's tests; `make
+check` alone skips it, with that reason, on a machine that never fetched
+them).
 The stock legs' "modules" phase then uses that build again."""
 
 import json

@@ -42,8 +42,10 @@
  *
  * Opaque auth bodies are at most 400 bytes.  A NULL call with AUTH_NONE
  * credential and verifier is 28 + 40 = 68 bytes; its SUCCESS reply 28 + 24
- * = 52.  The client here offers no chunks, so every chunk list of a reply it
- * decodes must be empty; the server here takes calls without chunks only.
+ * = 52.  cmkit_rpcrdma_decode_reply() is for a call that offered no chunks,
+ * so every chunk list of the reply must be empty; cmkit_rpcrdma_decode_call()
+ * takes calls without chunks only.  Calls and replies with chunks are
+ * include/cmkit/rpcrdma_chunk.h's.
  *
  * Credits (RFC 8166, sections 3.3.1 and 3.3.3).  A call's rdma_credit asks
  * for a number of outstanding calls, a reply's grants one; a requester must
@@ -186,7 +188,8 @@ extern "C" {
  * @CMKIT_RPCRDMA_E_PROC: an rdma_proc not expected here
  * @CMKIT_RPCRDMA_E_XDR: a value outside its XDR type (a discriminator not
  *	0 or 1, a status no RFC defines)
- * @CMKIT_RPCRDMA_E_CHUNKS: a chunk list that is not empty
+ * @CMKIT_RPCRDMA_E_CHUNKS: a chunk list that is not empty (rpcrdma_chunk.h:
+ *	one over its bounds, or against the offer)
  * @CMKIT_RPCRDMA_E_XID: an RPC xid other than rdma_xid
  * @CMKIT_RPCRDMA_E_MSG_TYPE: a call where a reply belongs, or the reverse
  * @CMKIT_RPCRDMA_E_AUTH_LEN: an opaque_auth body over 400 bytes

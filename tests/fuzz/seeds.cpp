@@ -8,6 +8,7 @@
 
 #include "cmkit/mpa.h"
 #include "cmkit/mpa_fpdu.h"
+#include "cmkit/rpcrdma_chunk.h"
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/rpcrdma_msg.h"
 #include "cmkit/scsi.h"
@@ -121,6 +122,77 @@ bool RpcrdmaMsg(const std::string &root)
 	} else {
 		ok = false;
 	}
+	return ok;
+}
+
+// fuzz_rpcrdma_chunk: calls and replies with every list shape, and the RPC
+// messages a position-zero read chunk and a reply chunk hold.
+bool RpcrdmaChunk(const std::string &root)
+{
+	SeedDir d(root, "rpcrdma_chunk");
+	std::vector<cmkit_u8> buf(4096);
+	const cmkit_u8 data[16] = { 0, 0, 0, 12, 'c', 'm', 'k', 'i', 't', ' ', 'c', 'h', 'u', 'n',
+				    'k', 's' };
+	bool ok = true;
+	auto write = [&](int n) { return n > 0 && d.Write(buf.data(), n); };
+	auto seg = [](cmkit_u32 i) {
+		struct cmkit_rpcrdma_seg s = { 0x100 + i, 4096, 0x7f0000000000ULL + 4096ULL * i };
+		return s;
+	};
+
+	// Calls: inline; a read chunk at the end of the arguments (position
+	// 44) with a write chunk and a reply chunk; RDMA_NOMSG with a
+	// position-zero chunk, and the call that chunk holds.
+	struct cmkit_rpcrdma_chunks ch {};
+	ok = write(cmkit_rpcrdma_encode_call(buf.data(), buf.size(), 1, 64, 0x2000c4b1, 1, 1, &ch,
+					     data, sizeof(data))) && ok;
+	ch.nr_read = 2;
+	ch.read_pos[0] = ch.read_pos[1] = 44;
+	ch.read[0] = seg(0);
+	ch.read[1] = seg(1);
+	ch.nr_write = 1;
+	ch.write_segs = 3;
+	for (cmkit_u32 i = 0; i < 3; i++)
+		ch.write[i] = seg(10 + i);
+	ch.has_reply = 1;
+	ch.reply_segs = 1;
+	ch.reply[0] = seg(20);
+	ok = write(cmkit_rpcrdma_encode_call(buf.data(), buf.size(), 2, 64, 0x2000c4b1, 1, 1, &ch,
+					     data, 4)) && ok;
+	struct cmkit_rpcrdma_chunks pz {};
+	pz.nr_read = 1;
+	pz.read[0] = seg(30);
+	pz.has_reply = 1;
+	pz.reply_segs = 2;
+	pz.reply[0] = seg(31);
+	pz.reply[1] = seg(32);
+	ok = write(cmkit_rpcrdma_encode_hdr(buf.data(), buf.size(), 3, CMKIT_RPCRDMA_VERSION, 64,
+					    CMKIT_RPCRDMA_NOMSG, &pz)) && ok;
+	ok = write(cmkit_rpcrdma_encode_rpc_call(buf.data(), buf.size(), 3, 0x2000c4b1, 1, 3,
+						 data, sizeof(data))) && ok;
+
+	// Replies: the bulk in an 8-segment write chunk, results inline; the
+	// reply in the reply chunk (RDMA_NOMSG), and the reply that chunk holds.
+	struct cmkit_rpcrdma_reply r {};
+	r.hdr.rdma_xid = 4;
+	r.hdr.rdma_credit = 64;
+	struct cmkit_rpcrdma_chunks w {};
+	w.nr_write = 1;
+	w.write_segs = CMKIT_RPCRDMA_MAX_SEGS;
+	for (cmkit_u32 i = 0; i < CMKIT_RPCRDMA_MAX_SEGS; i++)
+		w.write[i] = seg(40 + i);
+	w.write[7].length = 5;
+	ok = write(cmkit_rpcrdma_encode_reply_chunks(buf.data(), buf.size(), &r, &w, data, 4)) && ok;
+	struct cmkit_rpcrdma_chunks rc {};
+	rc.has_reply = 1;
+	rc.reply_segs = 1;
+	rc.reply[0] = seg(50);
+	rc.reply[0].length = CMKIT_RPCRDMA_RPC_REPLY_LEN + sizeof(data);
+	r.hdr.rdma_proc = CMKIT_RPCRDMA_NOMSG;
+	ok = write(cmkit_rpcrdma_encode_reply_chunks(buf.data(), buf.size(), &r, &rc, nullptr, 0)) &&
+	     ok;
+	ok = write(cmkit_rpcrdma_encode_rpc_reply(buf.data(), buf.size(), &r, data,
+						  sizeof(data))) && ok;
 	return ok;
 }
 
@@ -397,6 +469,7 @@ int main(int argc, char **argv)
 	ok = MpaFpdu(root) && ok;
 	ok = Srp(root) && ok;
 	ok = RpcrdmaMsg(root) && ok;
+	ok = RpcrdmaChunk(root) && ok;
 	ok = SrpIu(root) && ok;
 	ok = Scsi(root) && ok;
 	return ok ? 0 : 1;

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * cmkit's RPC test program: procedures that move N bytes each way, so a
+ * client's chunks can be exercised end to end against cmkit's in-kernel
+ * test server and cmkit-peer serve --rpc, with the data checked.
+ *
+ *   program CMKIT_RPC_TESTPROG, version 1 (a number in RFC 5531's range
+ *   0x20000000-0x3fffffff, "defined by user"):
+ *
+ *   proc 0 NULL:  void -> void
+ *   proc 1 ECHO:  opaque data<> -> opaque data<>   (the same bytes)
+ *   proc 2 FILL:  unsigned len, unsigned seed -> opaque data<len>
+ *                 (data[i] = cmkit_rpc_testprog_byte(seed, i))
+ *   proc 3 SINK:  opaque data<> -> unsigned len, unsigned crc32c
+ *                 (of the bytes received; crc32c as include/cmkit/crc32c.h)
+ *
+ * opaque<> is XDR's: a length word, the bytes, zero padding to 4.  Each
+ * data<> is the procedure's bulk (DDP-eligible) part: an ECHO or SINK
+ * argument may travel in a read chunk, an ECHO or FILL result in a write
+ * chunk (RFC 8166, section 6).
+ */
+#ifndef CMKIT_RPC_TESTPROG_H
+#define CMKIT_RPC_TESTPROG_H
+
+#include "cmkit/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CMKIT_RPC_TESTPROG		0x2000c4b1U
+#define CMKIT_RPC_TESTPROG_VERS		1
+#define CMKIT_RPC_TESTPROG_NULL		0
+#define CMKIT_RPC_TESTPROG_ECHO		1
+#define CMKIT_RPC_TESTPROG_FILL		2
+#define CMKIT_RPC_TESTPROG_SINK		3
+/* The largest data<> a procedure takes or gives: 1 MiB. */
+#define CMKIT_RPC_TESTPROG_MAX		(1U << 20)
+
+/* The FILL pattern: byte @i of the data for @seed. */
+static inline cmkit_u8 cmkit_rpc_testprog_byte(cmkit_u32 seed, cmkit_u32 i)
+{
+	/* The seed multiplied in too: a small seed moves the high bits. */
+	cmkit_u32 x = (i + 1) * 0x9e3779b1U ^ seed * 0x85ebca6bU;
+
+	return (cmkit_u8)((x >> 24) ^ (x >> 13) ^ i);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CMKIT_RPC_TESTPROG_H */
