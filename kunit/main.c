@@ -202,6 +202,88 @@ unsigned long cmkit_test_timeout(void)
 	return msecs_to_jiffies(timeout_ms);
 }
 
+/* One work request a test posts and waits for. */
+struct cmkit_test_wr {
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+};
+
+static void cmkit_test_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct cmkit_test_wr *w = container_of(wc->wr_cqe, struct cmkit_test_wr, cqe);
+
+	w->status = wc->status;
+	complete(&w->done);
+}
+
+/**
+ * cmkit_test_post_wait - post one signaled work request of @data and wait for it
+ * @qp: the QP
+ * @lkey: the local DMA lkey of @qp's PD
+ * @wr: the request: its opcode (and, in its containing ib_rdma_wr, the
+ *	remote address and rkey) set; its SGE, cqe and flags are set here
+ * @data: the bytes it carries (copied)
+ * @len: how many
+ * @status: the completion's status, on return 0
+ *
+ * If the completion never comes, the QP is moved to the error state to
+ * flush it; if even the flush never comes, the buffer is left to the HCA
+ * (leaked) rather than freed under it.
+ *
+ * Return: 0 and the completion's status in @status, or a negative errno.
+ */
+int cmkit_test_post_wait(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
+			 const void *data, u32 len, enum ib_wc_status *status)
+{
+	struct ib_device *dev = qp->device;
+	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
+	struct cmkit_test_wr *w;
+	struct ib_sge sge;
+	void *buf;
+	u64 dma;
+	int ret;
+
+	w = kzalloc_obj(*w, GFP_KERNEL);
+	buf = kmemdup(data, len, GFP_KERNEL);
+	if (!w || !buf) {
+		kfree(w);
+		kfree(buf);
+		return -ENOMEM;
+	}
+	init_completion(&w->done);
+	w->cqe.done = cmkit_test_wr_done;
+	dma = ib_dma_map_single(dev, buf, len, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(dev, dma)) {
+		ret = -EIO;
+		goto free;
+	}
+	sge = (struct ib_sge){ .addr = dma, .length = len, .lkey = lkey };
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	wr->send_flags = IB_SEND_SIGNALED;
+	wr->wr_cqe = &w->cqe;
+	wr->next = NULL;
+	ret = ib_post_send(qp, wr, NULL);
+	if (ret)
+		goto unmap;
+	if (!wait_for_completion_timeout(&w->done, cmkit_test_timeout())) {
+		ib_modify_qp(qp, &err, IB_QP_STATE);
+		if (!wait_for_completion_timeout(&w->done, cmkit_test_timeout())) {
+			pr_err("cmkit_test: a work request never completed, not even flushed\n");
+			return -ETIMEDOUT;
+		}
+		ret = -ETIMEDOUT;
+	}
+	*status = w->status;
+unmap:
+	ib_dma_unmap_single(dev, dma, len, DMA_TO_DEVICE);
+free:
+	kfree(buf);
+	kfree(w);
+	return ret;
+}
+
 /**
  * cmkit_test_port - a port no earlier test of this load used
  *

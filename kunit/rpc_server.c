@@ -28,6 +28,7 @@
 #define RPC_SRV_SEND_LEN	512	/* >= CMKIT_RPCRDMA_MAX_REPLY_LEN */
 #define RPC_SRV_DEFAULT_GRANT	32
 #define RPC_SRV_EXTRA_XID	0x5a5a5a5aU
+#define RPC_SRV_WRITE_LEN	(64U << 10)	/* an RDMA Write of cmkit_rpc_srv_rdma_write() */
 
 struct rpc_srv_buf {
 	struct ib_cqe cqe;
@@ -549,6 +550,20 @@ void cmkit_rpc_srv_hold(struct cmkit_rpc_srv *s)
 	spin_unlock(&s->lock);
 }
 
+/* Send every reply of @list, taken off the held list: how many. */
+static unsigned int rpc_srv_send_list(struct cmkit_rpc_srv *s, struct list_head *list)
+{
+	struct rpc_srv_reply *r, *tmp;
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(r, tmp, list, list) {
+		list_del(&r->list);
+		rpc_srv_send(s, r);
+		n++;
+	}
+	return n;
+}
+
 /**
  * cmkit_rpc_srv_release - stop holding, and send the held replies in order
  * @s: the server
@@ -557,8 +572,6 @@ void cmkit_rpc_srv_hold(struct cmkit_rpc_srv *s)
  */
 unsigned int cmkit_rpc_srv_release(struct cmkit_rpc_srv *s)
 {
-	struct rpc_srv_reply *r, *tmp;
-	unsigned int n = 0;
 	LIST_HEAD(held);
 
 	spin_lock(&s->lock);
@@ -566,12 +579,26 @@ unsigned int cmkit_rpc_srv_release(struct cmkit_rpc_srv *s)
 	list_splice_init(&s->held, &held);
 	s->counts.held = 0;
 	spin_unlock(&s->lock);
-	list_for_each_entry_safe(r, tmp, &held, list) {
+	return rpc_srv_send_list(s, &held);
+}
+
+/* Take the oldest (or newest) held reply and send it; 1 if one was held. */
+static unsigned int rpc_srv_release_end(struct cmkit_rpc_srv *s, bool newest)
+{
+	struct rpc_srv_reply *r = NULL;
+
+	spin_lock(&s->lock);
+	if (!list_empty(&s->held)) {
+		r = newest ? list_last_entry(&s->held, struct rpc_srv_reply, list) :
+			list_first_entry(&s->held, struct rpc_srv_reply, list);
 		list_del(&r->list);
-		rpc_srv_send(s, r);
-		n++;
+		s->counts.held--;
 	}
-	return n;
+	spin_unlock(&s->lock);
+	if (!r)
+		return 0;
+	rpc_srv_send(s, r);
+	return 1;
 }
 
 /**
@@ -582,19 +609,7 @@ unsigned int cmkit_rpc_srv_release(struct cmkit_rpc_srv *s)
  */
 unsigned int cmkit_rpc_srv_release_one(struct cmkit_rpc_srv *s)
 {
-	struct rpc_srv_reply *r;
-
-	spin_lock(&s->lock);
-	r = list_first_entry_or_null(&s->held, struct rpc_srv_reply, list);
-	if (r) {
-		list_del(&r->list);
-		s->counts.held--;
-	}
-	spin_unlock(&s->lock);
-	if (!r)
-		return 0;
-	rpc_srv_send(s, r);
-	return 1;
+	return rpc_srv_release_end(s, false);
 }
 
 /**
@@ -605,19 +620,7 @@ unsigned int cmkit_rpc_srv_release_one(struct cmkit_rpc_srv *s)
  */
 unsigned int cmkit_rpc_srv_release_newest(struct cmkit_rpc_srv *s)
 {
-	struct rpc_srv_reply *r;
-
-	spin_lock(&s->lock);
-	r = list_empty(&s->held) ? NULL : list_last_entry(&s->held, struct rpc_srv_reply, list);
-	if (r) {
-		list_del(&r->list);
-		s->counts.held--;
-	}
-	spin_unlock(&s->lock);
-	if (!r)
-		return 0;
-	rpc_srv_send(s, r);
-	return 1;
+	return rpc_srv_release_end(s, true);
 }
 
 /**
@@ -630,8 +633,7 @@ unsigned int cmkit_rpc_srv_release_newest(struct cmkit_rpc_srv *s)
  */
 unsigned int cmkit_rpc_srv_release_all_but_oldest(struct cmkit_rpc_srv *s)
 {
-	struct rpc_srv_reply *r, *tmp;
-	unsigned int n = 0;
+	struct rpc_srv_reply *r;
 	LIST_HEAD(held);
 
 	spin_lock(&s->lock);
@@ -642,30 +644,8 @@ unsigned int cmkit_rpc_srv_release_all_but_oldest(struct cmkit_rpc_srv *s)
 		s->counts.held = 1;
 	}
 	spin_unlock(&s->lock);
-	list_for_each_entry_safe(r, tmp, &held, list) {
-		list_del(&r->list);
-		rpc_srv_send(s, r);
-		n++;
-	}
-	return n;
+	return rpc_srv_send_list(s, &held);
 }
-
-/* One RDMA Write of the server's, waited for. */
-struct rpc_srv_write {
-	struct ib_cqe cqe;
-	struct completion done;
-	enum ib_wc_status status;
-};
-
-static void rpc_srv_write_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rpc_srv_write *w = container_of(wc->wr_cqe, struct rpc_srv_write, cqe);
-
-	w->status = wc->status;
-	complete(&w->done);
-}
-
-#define RPC_SRV_WRITE_LEN	(64U << 10)
 
 /**
  * cmkit_rpc_srv_rdma_write - RDMA Write the test program's FILL data to the client
@@ -678,12 +658,13 @@ static void rpc_srv_write_done(struct ib_cq *cq, struct ib_wc *wc)
  * In writes of at most 64 KiB, each waited for.
  *
  * Return: 0; -EIO if a write completed in error (the connection is then
- * broken); -ENOTCONN; -ENOMEM; -ETIMEDOUT if a write never completed.
+ * broken); -ENOTCONN; -ENOMEM; -ETIMEDOUT if a write never completed (the
+ * QP is then moved to the error state).
  */
 int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 len, u32 seed)
 {
-	struct rpc_srv_write w = { .cqe.done = rpc_srv_write_done };
 	u8 *data = kmalloc(RPC_SRV_WRITE_LEN, GFP_KERNEL);
+	enum ib_wc_status status;
 	u32 off = 0, i;
 	int rc = 0;
 
@@ -692,34 +673,17 @@ int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 le
 	while (!rc && off < len) {
 		u32 this = min(len - off, RPC_SRV_WRITE_LEN);
 		struct ib_rdma_wr wr = {
-			.wr = { .opcode = IB_WR_RDMA_WRITE, .send_flags = IB_SEND_SIGNALED,
-				.num_sge = 1, .wr_cqe = &w.cqe },
+			.wr.opcode = IB_WR_RDMA_WRITE,
 			.remote_addr = addr + off,
 			.rkey = rkey,
 		};
-		struct ib_sge sge;
-		u64 dma;
 
 		for (i = 0; i < this; i++)
 			data[i] = cmkit_rpc_testprog_byte(seed, off + i);
-		dma = ib_dma_map_single(s->dev, data, this, DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(s->dev, dma)) {
-			rc = -EIO;
-			break;
-		}
-		sge = (struct ib_sge){ .addr = dma, .length = this, .lkey = s->lkey };
-		wr.wr.sg_list = &sge;
-		init_completion(&w.done);
-		spin_lock(&s->lock);
-		rc = s->live ? ib_post_send(s->qp, &wr.wr, NULL) : -ENOTCONN;
-		spin_unlock(&s->lock);
-		if (!rc && !wait_for_completion_timeout(&w.done, cmkit_test_timeout())) {
-			/* The completion may still come: never free what it uses. */
-			wait_for_completion(&w.done);
-			rc = -ETIMEDOUT;
-		}
-		ib_dma_unmap_single(s->dev, dma, this, DMA_TO_DEVICE);
-		if (!rc && w.status != IB_WC_SUCCESS)
+		rc = READ_ONCE(s->live) ?
+			cmkit_test_post_wait(s->qp, s->lkey, &wr.wr, data, this, &status) :
+			-ENOTCONN;
+		if (!rc && status != IB_WC_SUCCESS)
 			rc = -EIO;
 		off += this;
 	}

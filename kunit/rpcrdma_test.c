@@ -2483,12 +2483,6 @@ struct rt_pages {
 	struct page *p[];
 };
 
-static int rt_pages_init(struct kunit_resource *res, void *context)
-{
-	res->data = context;
-	return 0;
-}
-
 static void rt_pages_free(struct kunit_resource *res)
 {
 	struct rt_pages *pg = res->data;
@@ -2509,7 +2503,7 @@ static struct page **rt_pages(struct kunit *test, unsigned int n)
 		if (!pg->p[pg->n])
 			break;
 	}
-	if (!kunit_alloc_resource(test, rt_pages_init, rt_pages_free, GFP_KERNEL, pg)) {
+	if (!kunit_alloc_resource(test, rt_res_init, rt_pages_free, GFP_KERNEL, pg)) {
 		rt_pages_free(&(struct kunit_resource){ .data = pg });
 		KUNIT_ASSERT_TRUE_MSG(test, false, "cannot track the pages");
 	}
@@ -2731,11 +2725,12 @@ static void remote_disconnect_with_calls_in_flight_aborts_each_call(struct kunit
 	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 1U);
 }
 
-/* Calls on a kthread that takes SIGTERM, so that a case can signal them. */
+/* Calls on a kthread that takes @sig, so that a case can signal them. */
 struct rt_sig_calls {
 	struct rpcrdma_xprt *xprt;
 	struct cmkit_rpcrdma_calls res;
 	struct completion done;
+	int sig;
 	u32 count;
 	int rc;
 };
@@ -2744,7 +2739,7 @@ static int rt_sig_calls_thread(void *data)
 {
 	struct rt_sig_calls *a = data;
 
-	allow_signal(SIGTERM);
+	allow_signal(a->sig);
 	a->rc = cmkit_rpcrdma_xprt_call(a->xprt, RT_PROG, RT_VERS, a->count, &a->res);
 	complete(&a->done);
 	return 0;
@@ -2758,7 +2753,7 @@ static int rt_sig_calls_thread(void *data)
  */
 static void calls_in_flight_outlive_a_handled_signal(struct kunit *test)
 {
-	struct rt_sig_calls a = { .count = RT_IN_FLIGHT };
+	struct rt_sig_calls a = { .count = RT_IN_FLIGHT, .sig = SIGTERM };
 	struct task_struct *task;
 	struct rt_ctx c;
 	bool held, ended;
@@ -2790,16 +2785,6 @@ static void calls_in_flight_outlive_a_handled_signal(struct kunit *test)
 	rt_expect_all_released(&c);
 }
 
-static int rt_kill_calls_thread(void *data)
-{
-	struct rt_sig_calls *a = data;
-
-	allow_signal(SIGKILL);
-	a->rc = cmkit_rpcrdma_xprt_call(a->xprt, RT_PROG, RT_VERS, a->count, &a->res);
-	complete(&a->done);
-	return 0;
-}
-
 /*
  * Calls abandoned on a fatal signal give their credits back while the
  * server still owes their replies: the next calls can then have more
@@ -2814,7 +2799,7 @@ static int rt_kill_calls_thread(void *data)
  */
 static void late_replies_to_abandoned_calls_find_receives_beyond_the_grant(struct kunit *test)
 {
-	struct rt_sig_calls x = { .count = 2 };
+	struct rt_sig_calls x = { .count = 2, .sig = SIGKILL };
 	struct cmkit_rpc_counts srv;
 	struct task_struct *task;
 	struct rt_calls *y;
@@ -2833,7 +2818,7 @@ static void late_replies_to_abandoned_calls_find_receives_beyond_the_grant(struc
 	cmkit_rpc_srv_hold(c.rpc);
 	x.xprt = c.xprt;
 	init_completion(&x.done);
-	task = kthread_run(rt_kill_calls_thread, &x, "rt_kill_calls");
+	task = kthread_run(rt_sig_calls_thread, &x, "rt_kill_calls");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, x.count), 0);
 	send_sig(SIGKILL, task, 1);

@@ -415,79 +415,13 @@ int srpt_ibcm_wait(struct srpt_ibcm *ini, u32 mask)
 
 /* ---- one Send from an initiator's QP --------------------------------- */
 
-struct srpt_send {
-	struct ib_cqe cqe;
-	struct completion done;
-	enum ib_wc_status status;
-};
-
-static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct srpt_send *snd = container_of(wc->wr_cqe, struct srpt_send, cqe);
-
-	snd->status = wc->status;
-	complete(&snd->done);
-}
-
-/*
- * Send @len bytes of @data on @qp and wait for the Send's completion.  If it
- * never comes, the QP is moved to the error state to flush it; if even the
- * flush never comes, the buffer is left to the HCA (leaked) rather than
- * freed under it.
- *
- * Return: 0 and the completion's status in @status, or a negative errno.
- */
+/* Send @len bytes of @data on @qp and wait for the Send's completion. */
 static int srpt_qp_send(struct ib_qp *qp, struct ib_pd *pd, const void *data,
 			u32 len, enum ib_wc_status *status)
 {
-	struct ib_device *dev = qp->device;
-	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
-	struct srpt_send *snd;
-	struct ib_sge sge;
-	struct ib_send_wr wr = {
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
-	};
-	void *buf;
-	u64 dma;
-	int ret;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
 
-	snd = kzalloc_obj(*snd, GFP_KERNEL);
-	buf = kmemdup(data, len, GFP_KERNEL);
-	if (!snd || !buf) {
-		kfree(snd);
-		kfree(buf);
-		return -ENOMEM;
-	}
-	init_completion(&snd->done);
-	snd->cqe.done = srpt_send_done;
-	dma = ib_dma_map_single(dev, buf, len, DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(dev, dma)) {
-		ret = -EIO;
-		goto free;
-	}
-	sge = (struct ib_sge){ .addr = dma, .length = len, .lkey = pd->local_dma_lkey };
-	wr.wr_cqe = &snd->cqe;
-	ret = ib_post_send(qp, &wr, NULL);
-	if (ret)
-		goto unmap;
-	if (!wait_for_completion_timeout(&snd->done, cmkit_test_timeout())) {
-		ib_modify_qp(qp, &err, IB_QP_STATE);
-		if (!wait_for_completion_timeout(&snd->done, cmkit_test_timeout())) {
-			pr_err("cmkit_test: a Send never completed, not even flushed\n");
-			return -ETIMEDOUT;
-		}
-		ret = -ETIMEDOUT;
-	}
-	*status = snd->status;
-unmap:
-	ib_dma_unmap_single(dev, dma, len, DMA_TO_DEVICE);
-free:
-	kfree(buf);
-	kfree(snd);
-	return ret;
+	return cmkit_test_post_wait(qp, pd->local_dma_lkey, &wr, data, len, status);
 }
 
 static int srpt_relay_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *ev)

@@ -182,17 +182,13 @@ static int rpcrdma_get_req(struct rpcrdma_xprt *r_xprt, u32 gen, unsigned long d
 			   const struct rpcrdma_batch *b, struct rpcrdma_req **reqp)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
-	bool head_done;
 	int cond;
 	long t;
 
 	cond = rpcrdma_req_try(buf, gen, reqp);
 	if (cond)
 		return rpcrdma_wait_result(0, cond);
-	head_done = rpcrdma_batch_head_done(b);
-	trace_cmkit_rpcrdma_req_wait(r_xprt->rx_xid, b->n, head_done);
-	if (head_done)
-		return -EAGAIN;
+	trace_cmkit_rpcrdma_req_wait(r_xprt->rx_xid, b->n, rpcrdma_batch_head_done(b));
 	t = wait_event_killable_timeout(buf->rb_wait,
 					(cond = rpcrdma_req_try(buf, gen, reqp)) != 0 ||
 					rpcrdma_batch_head_done(b),

@@ -279,7 +279,6 @@ void cmkit_rpcrdma_mrs_destroy(struct rpcrdma_xprt *r_xprt)
 	spin_lock(&buf->rb_lock);
 	list_splice_init(&buf->rb_all_mrs, &all);
 	INIT_LIST_HEAD(&buf->rb_mrs);
-	INIT_LIST_HEAD(&buf->rb_mrs_stale);
 	buf->rb_mrs_count = 0;
 	spin_unlock(&buf->rb_lock);
 	list_for_each_entry_safe(mr, tmp, &all, mr_all) {
@@ -290,23 +289,23 @@ void cmkit_rpcrdma_mrs_destroy(struct rpcrdma_xprt *r_xprt)
 
 /*
  * Work requests of @mrs could not all be posted: some may still complete
- * (flushed) and use the MRs.  Take them from the caller and leave them to
- * cmkit_rpcrdma_mrs_destroy(), after the drain; the connection closes.
+ * (flushed) and use the MRs.  Take them from the caller and leave them on
+ * the connection's list of every MR, to cmkit_rpcrdma_mrs_destroy() after
+ * the drain; the connection closes.
  */
 static void rpcrdma_mrs_post_failed(struct rpcrdma_xprt *r_xprt, struct list_head *mrs)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
-	struct rpcrdma_mr *mr;
-
+	struct rpcrdma_mr *mr, *tmp;
 	unsigned int n = 0;
 
-	list_for_each_entry(mr, mrs, mr_list) {
+	list_for_each_entry_safe(mr, tmp, mrs, mr_list) {
+		list_del_init(&mr->mr_list);
 		WRITE_ONCE(mr->mr_stale, true);
 		atomic_inc(&cmkit_rpcrdma_stats.mrs_put);
 		n++;
 	}
 	spin_lock(&buf->rb_lock);
-	list_splice_init(mrs, &buf->rb_mrs_stale);
 	buf->rb_mrs_lent -= n;
 	spin_unlock(&buf->rb_lock);
 	wake_up_all(&buf->rb_wait);

@@ -204,7 +204,7 @@ struct rpcrdma_sendctx {
 
 /**
  * struct rpcrdma_mr - a memory region registered with FRWR (frwr.c)
- * @mr_list: on the pool's free list, its stale list, or a caller's list
+ * @mr_list: on the pool's free list or a caller's list
  * @mr_all: on the pool's list of every MR of the connection
  * @mr_xprt: the transport
  * @mr_xid: the transport's number, for traces
@@ -341,8 +341,6 @@ struct rpcrdma_rep {
  * @rb_reqs: reqs in the pool
  * @rb_mrs: the connection's idle MRs (under rb_lock, as the MR lists below)
  * @rb_all_mrs: every MR of the connection
- * @rb_mrs_stale: MRs whose work requests could not all be posted, released
- *	after the drain
  * @rb_mrs_count: MRs on @rb_all_mrs, or being made
  * @rb_mrs_lent: MRs callers hold
  * @rb_mrs_open: the connection's pool may grow (until its end)
@@ -379,7 +377,6 @@ struct rpcrdma_buffer {
 
 	struct list_head rb_mrs;
 	struct list_head rb_all_mrs;
-	struct list_head rb_mrs_stale;
 	unsigned int rb_mrs_count;
 	unsigned int rb_mrs_lent;
 	bool rb_mrs_open;

@@ -439,7 +439,6 @@ int cmkit_rpcrdma_buffer_create(struct rpcrdma_xprt *r_xprt)
 	INIT_LIST_HEAD(&buf->rb_pending);
 	INIT_LIST_HEAD(&buf->rb_mrs);
 	INIT_LIST_HEAD(&buf->rb_all_mrs);
-	INIT_LIST_HEAD(&buf->rb_mrs_stale);
 	init_waitqueue_head(&buf->rb_wait);
 	buf->rb_bc_srv_max_requests = RPCRDMA_BC_MAX_REQUESTS;
 	buf->rb_max_requests = RPCRDMA_MAX_REQUESTS;

@@ -34,8 +34,6 @@ extern "C" {
 #define CMKIT_RPC_TESTPROG_ECHO		1
 #define CMKIT_RPC_TESTPROG_FILL		2
 #define CMKIT_RPC_TESTPROG_SINK		3
-/* The largest data<> a procedure takes or gives: 1 MiB. */
-#define CMKIT_RPC_TESTPROG_MAX		(1U << 20)
 
 /* The FILL pattern: byte @i of the data for @seed. */
 static inline cmkit_u8 cmkit_rpc_testprog_byte(cmkit_u32 seed, cmkit_u32 i)
