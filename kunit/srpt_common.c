@@ -679,14 +679,17 @@ int srpt_ini_connect(struct srpt_ini *ini, int len)
 			.private_data_len = len,
 			.responder_resources = 1,
 			.initiator_depth = 1,
-			.retry_count = SRPT_TEST_RDMA_CM_RETRY,
+			.retry_count = SRPT_TEST_IO_RETRY,
 			.rnr_retry_count = SRPT_TEST_RNR_RETRY,
 		};
 
+		ini->retry = SRPT_TEST_IO_RETRY;
 		return rdma_connect(ini->peer->id, &cp);
 	}
-	if (ini->rdma_cm)
+	if (ini->rdma_cm) {
+		ini->retry = SRPT_TEST_RDMA_CM_RETRY;
 		return cmkit_peer_connect(ini->peer, len ? buf : NULL, len);
+	}
 
 	param.primary_path = &route->path_rec[0];
 	param.primary_path_inbound = route->path_rec_inbound;
@@ -709,6 +712,7 @@ int srpt_ini_connect(struct srpt_ini *ini, int len)
 					  ini->ib->hold_rep ? 20 : 18;
 	param.flow_control = 1;
 	param.retry_count = SRPT_TEST_IB_CM_RETRY;
+	ini->retry = SRPT_TEST_IB_CM_RETRY;
 	param.rnr_retry_count = SRPT_TEST_RNR_RETRY;
 	param.max_cm_retries = ini->ib->ignore_rep ? 1 : 15;
 	return ib_send_cm_req(ini->ib->cm_id, &param);
@@ -907,7 +911,7 @@ static void srpt_expect_qp_match(struct kunit *test, struct srpt_ini *ini)
 	struct ib_qp *qp = srpt_ini_qp(ini);
 	struct ib_qp_init_attr init;
 	struct ib_qp_attr *t, *i;
-	u8 retry = ini->rdma_cm ? SRPT_TEST_RDMA_CM_RETRY : SRPT_TEST_IB_CM_RETRY;
+	u8 retry = ini->retry;
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	i = kunit_kzalloc(test, sizeof(*i), GFP_KERNEL);
@@ -1420,8 +1424,9 @@ void srpt_io_expect_idle(struct kunit *test)
 /*
  * Keep the target's send queue waiting, with the initiator's receive ring
  * held back (srpt_io_login_opt(..., true)): a TEST UNIT READY whose SRP_RSP
- * meets an RNR NAK.  The initiator's RNR retries are unlimited, so the
- * target retries that Send until cmkit_srp_peer_post_rx(), and an RDMA
+ * meets an RNR NAK.  The target's RNR retries and its retries are
+ * unlimited (SRPT_TEST_IO_RETRY), so it retries that Send until
+ * cmkit_srp_peer_post_rx(), however slow the host, and an RDMA
  * Read the target posts meanwhile cannot complete: the initiator's QP
  * answers requests in PSN order only, and the Send comes first.  This is
  * what pins "an RDMA Read is outstanding" for as long as a case needs,

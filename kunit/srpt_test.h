@@ -29,6 +29,16 @@
 /* What the rdma_cm test peer asks for (kunit/cm_peer.c), and the raw one. */
 #define SRPT_TEST_RDMA_CM_RETRY	6
 
+/*
+ * What an SRP I/O login asks for in either form: 7, which rxe takes as
+ * unlimited (rxe_comp.c, as it does rnr_retry 7).  srpt_io_stall() keeps
+ * an RDMA Read queued behind a Send the initiator answers with RNR NAKs;
+ * every RNR round trip also draws a PSN sequence NAK for that Read, and
+ * each one costs the target's QP a retry: with 6, a host slower than
+ * six RNR timers (0.66 s each) ended the QP with RETRY_EXC_ERR mid-case.
+ */
+#define SRPT_TEST_IO_RETRY	7
+
 #define SRPT_TEST_IB_CM_RETRY	7
 
 #define SRPT_TEST_RNR_RETRY	7
@@ -213,6 +223,7 @@ struct srpt_ctx {
 struct srpt_ini {
 	struct srpt_ctx *ctx;
 	bool rdma_cm;
+	u8 retry;
 	struct cmkit_peer *peer;
 	struct srpt_ibcm *ib;
 	u64 service_id;
