@@ -535,8 +535,10 @@ int cmkit_rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	/*
 	 * No flag: RFC 8797's Remote Invalidation bit tells the server it may
 	 * reply with Send With Invalidate on an rkey the client advertised in
-	 * the RPC's chunk lists.  cmkit registers no memory and advertises no
-	 * rkey, so it does not claim to process remote invalidation.
+	 * the RPC's chunk lists.  cmkit fences every MR of a call with
+	 * LOCAL_INV once the reply is in and does not look for a Send With
+	 * Invalidate (rpcrdma/proc.c), so it does not claim to process remote
+	 * invalidation.
 	 */
 	cmkit_rpcrdma_cmp_encode(ep->re_cm_private, 0, ep->re_inline_send,
 				 ep->re_inline_recv);

@@ -11,6 +11,8 @@
 
 #include "cmkit/mpa.h"
 #include "cmkit/mpa_fpdu.h"
+#include "cmkit/crc32c.h"
+#include "cmkit/rpcrdma_chunk.h"
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/rpcrdma_msg.h"
 #include "cmkit/srp.h"
@@ -41,6 +43,13 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_decode_call);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_encode_reply);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_credit_limit);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_result_name);
+
+/* The RPC test server's chunks (kunit/rpc_server.c). */
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_decode_call_chunks);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_encode_reply_chunks);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_read_len);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_write_len);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_crc32c);
 
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req_rdma);

@@ -178,6 +178,10 @@ int cmkit_peer_check_data(struct kunit *test, struct cmkit_peer *cli,
  *	its transport xid
  * @CMKIT_RPC_SRV_EXTRA_UNKNOWN: first a SUCCESS reply to an xid no one sent,
  *	then the SUCCESS reply
+ * @CMKIT_RPC_SRV_WRITE_LONGER: a test-program reply whose write chunk
+ *	says 4 bytes more than the server wrote (and the result's length)
+ * @CMKIT_RPC_SRV_WRITE_SHORTER: one whose write chunk says 4 bytes fewer
+ *	than the result's length (the server wrote them all)
  */
 enum cmkit_rpc_action {
 	CMKIT_RPC_SRV_ANSWER,
@@ -190,6 +194,8 @@ enum cmkit_rpc_action {
 	CMKIT_RPC_SRV_BAD_VERS,
 	CMKIT_RPC_SRV_XID_MISMATCH,
 	CMKIT_RPC_SRV_EXTRA_UNKNOWN,
+	CMKIT_RPC_SRV_WRITE_LONGER,
+	CMKIT_RPC_SRV_WRITE_SHORTER,
 };
 
 /**
@@ -208,6 +214,9 @@ enum cmkit_rpc_action {
  * @recv_flushed: the server's Receives that completed in error
  * @sends_done: the server's Sends that completed, successfully or not
  * @send_errors: the server's Sends that completed in error
+ * @procs: calls of the test program served (ECHO, FILL, SINK)
+ * @read_bytes: bytes the server RDMA-read from read chunks
+ * @written_bytes: bytes the server RDMA-wrote into write chunks
  * @last_xid: the last call's xid
  * @last_prog: its program
  * @last_vers: its version
@@ -224,6 +233,9 @@ struct cmkit_rpc_counts {
 	unsigned int recv_flushed;
 	unsigned int sends_done;
 	unsigned int send_errors;
+	unsigned int procs;
+	u64 read_bytes;
+	u64 written_bytes;
 	u32 last_xid;
 	u32 last_prog;
 	u32 last_vers;

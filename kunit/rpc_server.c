@@ -16,16 +16,19 @@
  * many calls outstanding as it was granted is an overrun.
  */
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "cmkit_test.h"
+#include <cmkit/crc32c.h>
+#include <cmkit/rpcrdma_chunk.h>
 #include <cmkit/rpcrdma_msg.h>
 #include <cmkit/rpc_testprog.h>
 
 #define RPC_SRV_RECVS		40	/* above the client's ring (32) */
 #define RPC_SRV_SENDS		40
 #define RPC_SRV_RECV_LEN	1024
-#define RPC_SRV_SEND_LEN	512	/* >= CMKIT_RPCRDMA_MAX_REPLY_LEN */
+#define RPC_SRV_SEND_LEN	1024	/* the client's inline receive size without RFC 8797 */
 #define RPC_SRV_DEFAULT_GRANT	32
 #define RPC_SRV_EXTRA_XID	0x5a5a5a5aU
 #define RPC_SRV_WRITE_LEN	(64U << 10)	/* an RDMA Write of cmkit_rpc_srv_rdma_write() */
@@ -40,12 +43,30 @@ struct rpc_srv_buf {
 	bool mapped;
 };
 
+/*
+ * A call of the test program (ECHO, FILL, SINK): served in the server's
+ * work, which moves its chunks' data with RDMA Read and Write and then
+ * queues its reply (results inline, the write list's lengths).
+ */
+struct rpc_srv_proc {
+	u32 proc;
+	u32 args_len;
+	u8 args[RPC_SRV_RECV_LEN];
+	struct cmkit_rpcrdma_chunks ch;		/* what the call offered */
+	struct cmkit_rpcrdma_chunks wrote;	/* the reply's lists */
+	bool served;				/* the work answered it */
+	bool err_chunk;				/* answer RDMA_ERROR ERR_CHUNK */
+	u32 results_len;
+	u8 results[RPC_SRV_SEND_LEN];
+};
+
 /* A reply to send: held, waiting for a Send buffer, or on its way. */
 struct rpc_srv_reply {
 	struct list_head list;
 	u32 xid;
 	enum cmkit_rpc_action action;
 	bool extra;		/* the reply to an xid no one sent */
+	struct rpc_srv_proc *proc;
 };
 
 /**
@@ -70,6 +91,8 @@ struct rpc_srv_reply {
  * @backlog: replies waiting for a Send buffer
  * @conn_calls: calls received on this connection
  * @conn_replied: calls answered on this connection
+ * @procs: test-program calls waiting for @proc_work
+ * @proc_work: serves them, one at a time
  * @counts: what the tests read
  */
 struct cmkit_rpc_srv {
@@ -93,11 +116,20 @@ struct cmkit_rpc_srv {
 	struct list_head backlog;
 	u32 conn_calls;
 	u32 conn_replied;
+	struct list_head procs;
+	struct work_struct proc_work;
 	struct cmkit_rpc_counts counts;
 };
 
 static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void rpc_srv_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+static void rpc_srv_reply_free(struct rpc_srv_reply *r)
+{
+	if (r)
+		kfree(r->proc);
+	kfree(r);
+}
 
 /* Post a Receive, unless the connection is being torn down.  Under s->lock. */
 static int rpc_srv_post_recv(struct cmkit_rpc_srv *s, struct rpc_srv_buf *b)
@@ -149,6 +181,17 @@ static int rpc_srv_encode(struct cmkit_rpc_srv *s, struct rpc_srv_buf *b,
 			break;
 		default:
 			break;
+		}
+	}
+	if (r->proc && r->proc->served && !r->extra) {
+		if (r->proc->err_chunk) {
+			rep.hdr.rdma_proc = CMKIT_RPCRDMA_ERROR;
+			rep.rdma_err = CMKIT_RPCRDMA_ERR_CHUNK;
+		} else {
+			return cmkit_rpcrdma_encode_reply_chunks(p, RPC_SRV_SEND_LEN, &rep,
+								 &r->proc->wrote,
+								 r->proc->results,
+								 r->proc->results_len);
 		}
 	}
 	len = cmkit_rpcrdma_encode_reply(p, RPC_SRV_SEND_LEN, &rep);
@@ -205,7 +248,7 @@ static void rpc_srv_send(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r)
 	}
 	spin_unlock(&s->lock);
 	wake_up_all(&s->wait);
-	kfree(r);
+	rpc_srv_reply_free(r);
 }
 
 /* Send @r, or hold it. */
@@ -221,6 +264,286 @@ static void rpc_srv_queue(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r)
 	}
 	spin_unlock(&s->lock);
 	rpc_srv_send(s, r);
+}
+
+/* ---- the test program's procedures, with chunks ------------------------ */
+
+static bool rpc_srv_is_proc(const struct cmkit_rpcrdma_call *call)
+{
+	return call->prog == CMKIT_RPC_TESTPROG && call->vers == CMKIT_RPC_TESTPROG_VERS &&
+	       (call->proc == CMKIT_RPC_TESTPROG_ECHO || call->proc == CMKIT_RPC_TESTPROG_FILL ||
+		call->proc == CMKIT_RPC_TESTPROG_SINK);
+}
+
+/* A call with chunk lists: RDMA_MSG only (no position-zero read chunk). */
+static int rpc_srv_decode_proc(const void *buf, u32 len, struct cmkit_rpcrdma_call *call,
+			       struct rpc_srv_reply *r)
+{
+	int rc;
+
+	r->proc = kzalloc_obj(*r->proc, GFP_KERNEL);
+	if (!r->proc)
+		return CMKIT_RPCRDMA_E_ARG;
+	rc = cmkit_rpcrdma_decode_call_chunks(buf, len, call, &r->proc->ch);
+	if (rc == CMKIT_RPCRDMA_OK && call->hdr.rdma_proc != CMKIT_RPCRDMA_MSG)
+		rc = CMKIT_RPCRDMA_E_PROC;
+	return rc;
+}
+
+/* Keep a test-program call's procedure and inline arguments; 0 or -ENOMEM. */
+static int rpc_srv_proc_args(struct rpc_srv_reply *r, const struct cmkit_rpcrdma_call *call)
+{
+	if (!r->proc)
+		r->proc = kzalloc_obj(*r->proc, GFP_KERNEL);
+	if (!r->proc)
+		return -ENOMEM;
+	r->proc->proc = call->proc;
+	r->proc->args_len = min_t(size_t, call->args_len, sizeof(r->proc->args));
+	memcpy(r->proc->args, call->args, r->proc->args_len);
+	return 0;
+}
+
+struct rpc_srv_wr {
+	struct ib_cqe cqe;
+	struct completion done;
+	enum ib_wc_status status;
+};
+
+static void rpc_srv_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rpc_srv_wr *w = container_of(wc->wr_cqe, struct rpc_srv_wr, cqe);
+
+	w->status = wc->status;
+	complete(&w->done);
+}
+
+/* RDMA Read @len bytes at @rkey/@addr into @buf (at most RPC_SRV_WRITE_LEN), waited for. */
+static int rpc_srv_rdma_read(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, void *buf, u32 len)
+{
+	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
+	struct rpc_srv_wr w = { .cqe.done = rpc_srv_wr_done };
+	struct ib_sge sge = { .length = len, .lkey = s->lkey };
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_READ,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+		.wr.wr_cqe = &w.cqe,
+		.remote_addr = addr,
+		.rkey = rkey,
+	};
+	u64 dma;
+	int rc;
+
+	if (!READ_ONCE(s->live))
+		return -ENOTCONN;
+	init_completion(&w.done);
+	dma = ib_dma_map_single(s->dev, buf, len, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(s->dev, dma))
+		return -EIO;
+	sge.addr = dma;
+	rc = ib_post_send(s->qp, &wr.wr, NULL);
+	if (!rc && !wait_for_completion_timeout(&w.done, cmkit_test_timeout())) {
+		/* Flushed now; the teardown's drain cannot pass it either. */
+		ib_modify_qp(s->qp, &err, IB_QP_STATE);
+		wait_for_completion(&w.done);
+		rc = -ETIMEDOUT;
+	}
+	ib_dma_unmap_single(s->dev, dma, len, DMA_FROM_DEVICE);
+	if (!rc && w.status != IB_WC_SUCCESS)
+		rc = -EIO;
+	return rc;
+}
+
+/*
+ * Where byte @pos of a chunk's data lies: its segment's index in @seg
+ * (@n of them) and the bytes left in it from there, in *@left.  -1 past
+ * the last.
+ */
+static int rpc_srv_seg_at(const struct cmkit_rpcrdma_seg *seg, u32 n, u32 pos, u32 *left,
+			  u64 *addr)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (pos < seg[i].length) {
+			*left = seg[i].length - pos;
+			*addr = seg[i].offset + pos;
+			return i;
+		}
+		pos -= seg[i].length;
+	}
+	return -1;
+}
+
+/* The read chunk at the argument's position: its segments in @ch->read from *@first. */
+static u32 rpc_srv_read_chunk(const struct cmkit_rpcrdma_chunks *ch, u32 *first)
+{
+	u32 i, n = 0;
+
+	*first = 0;
+	for (i = 0; i < ch->nr_read && i < CMKIT_RPCRDMA_MAX_SEGS; i++) {
+		if (ch->read_pos[i] != CMKIT_RPCRDMA_RPC_CALL_LEN + 4)
+			continue;
+		if (!n)
+			*first = i;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Serve one test-program call: its argument's bytes from the read chunk
+ * (RDMA Read) or inline, its result's bytes into the write chunk (RDMA
+ * Write) or inline, piece by piece.  A call whose chunks cannot carry
+ * what it says is answered RDMA_ERROR ERR_CHUNK, as svcrdma answers one.
+ */
+static void rpc_srv_serve(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r, u8 *piece)
+{
+	struct rpc_srv_proc *p = r->proc;
+	const struct cmkit_rpcrdma_chunks *ch = &p->ch;
+	u32 len, seed = 0, off, rfirst = 0, rn, crc = CMKIT_CRC32C_SEED;
+	bool echo = p->proc == CMKIT_RPC_TESTPROG_ECHO;
+	bool fill = p->proc == CMKIT_RPC_TESTPROG_FILL;
+	bool write = ch->nr_write && (echo || fill);
+	u64 read_bytes = 0, written = 0;
+	int rc = 0;
+
+	p->served = true;
+	if (p->args_len < (fill ? 8U : 4U))
+		goto bad;
+	len = cmkit_get_be32(p->args);
+	if (fill)
+		seed = cmkit_get_be32(p->args + 4);
+	rn = fill ? 0 : rpc_srv_read_chunk(ch, &rfirst);
+	if (rn && cmkit_rpcrdma_read_len(ch, CMKIT_RPCRDMA_RPC_CALL_LEN + 4) != len)
+		goto bad;
+	if (!rn && !fill && p->args_len < 4 + round_up(len, 4))
+		goto bad;
+	if (write && cmkit_rpcrdma_write_len(ch) < len)
+		goto bad;
+	if ((echo || fill) && !write && 4 + round_up(len, 4) > RPC_SRV_SEND_LEN - 128)
+		goto bad;
+
+	for (off = 0; !rc && off < len; ) {
+		u32 n = min_t(u32, len - off, RPC_SRV_WRITE_LEN), left, i;
+		u64 addr;
+
+		if (rn) {
+			int seg = rpc_srv_seg_at(&ch->read[rfirst], rn, off, &left, &addr);
+
+			if (seg < 0)
+				goto bad;
+			n = min(n, left);
+			rc = rpc_srv_rdma_read(s, ch->read[rfirst + seg].handle, addr, piece, n);
+			read_bytes += n;
+		} else if (fill) {
+			for (i = 0; i < n; i++)
+				piece[i] = cmkit_rpc_testprog_byte(seed, off + i);
+		} else {
+			memcpy(piece, p->args + 4 + off, n);
+		}
+		if (rc)
+			break;
+		if (p->proc == CMKIT_RPC_TESTPROG_SINK) {
+			crc = cmkit_crc32c(crc, piece, n);
+		} else if (write) {
+			enum ib_wc_status status;
+			int seg = rpc_srv_seg_at(ch->write, ch->write_segs, off, &left, &addr);
+			struct ib_rdma_wr wr = {
+				.wr.opcode = IB_WR_RDMA_WRITE,
+				.remote_addr = addr,
+			};
+
+			if (seg < 0)
+				goto bad;
+			n = min(n, left);
+			wr.rkey = ch->write[seg].handle;
+			rc = READ_ONCE(s->live) ?
+				cmkit_test_post_wait(s->qp, s->lkey, &wr.wr, piece, n, &status) :
+				-ENOTCONN;
+			if (!rc && status != IB_WC_SUCCESS)
+				rc = -EIO;
+			written += n;
+		} else {
+			memcpy(p->results + 4 + off, piece, n);
+		}
+		off += n;
+	}
+	spin_lock(&s->lock);
+	s->counts.read_bytes += read_bytes;
+	s->counts.written_bytes += written;
+	s->counts.procs++;
+	spin_unlock(&s->lock);
+	if (rc) {
+		/* The connection is broken: no reply. */
+		rpc_srv_reply_free(r);
+		return;
+	}
+
+	if (p->proc == CMKIT_RPC_TESTPROG_SINK) {
+		cmkit_put_be32(p->results, len);
+		cmkit_put_be32(p->results + 4, ~crc);
+		p->results_len = 8;
+	} else {
+		cmkit_put_be32(p->results, len);
+		p->results_len = 4;
+		if (!write) {
+			memset(p->results + 4 + len, 0, round_up(len, 4) - len);
+			p->results_len += round_up(len, 4);
+		}
+	}
+	if (write) {
+		u32 left = len, i;
+
+		/* The write list echoes the offer, each segment's length what it holds. */
+		p->wrote.nr_write = 1;
+		p->wrote.write_segs = ch->write_segs;
+		for (i = 0; i < ch->write_segs; i++) {
+			p->wrote.write[i] = ch->write[i];
+			p->wrote.write[i].length = min(left, ch->write[i].length);
+			left -= p->wrote.write[i].length;
+		}
+		i = ch->write_segs - 1;
+		if (r->action == CMKIT_RPC_SRV_WRITE_LONGER) {
+			p->wrote.write[i].length += 4;
+			cmkit_put_be32(p->results, len + 4);
+		} else if (r->action == CMKIT_RPC_SRV_WRITE_SHORTER) {
+			p->wrote.write[i].length -= min(4U, p->wrote.write[i].length);
+		}
+	}
+	rpc_srv_queue(s, r);
+	return;
+
+bad:
+	p->err_chunk = true;
+	rpc_srv_queue(s, r);
+}
+
+static void rpc_srv_proc_work(struct work_struct *work)
+{
+	struct cmkit_rpc_srv *s = container_of(work, struct cmkit_rpc_srv, proc_work);
+	struct rpc_srv_reply *r;
+	u8 *piece = kmalloc(RPC_SRV_WRITE_LEN, GFP_KERNEL);
+
+	for (;;) {
+		spin_lock(&s->lock);
+		r = list_first_entry_or_null(&s->procs, struct rpc_srv_reply, list);
+		if (r)
+			list_del(&r->list);
+		spin_unlock(&s->lock);
+		if (!r)
+			break;
+		if (!piece) {
+			/* No memory to serve it: answered as a server in trouble would. */
+			r->proc->served = true;
+			r->proc->err_chunk = true;
+			rpc_srv_queue(s, r);
+			continue;
+		}
+		rpc_srv_serve(s, r, piece);
+	}
+	kfree(piece);
 }
 
 static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -241,15 +564,20 @@ static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	ib_dma_sync_single_for_cpu(s->dev, b->dma, RPC_SRV_RECV_LEN, DMA_FROM_DEVICE);
-	rc = cmkit_rpcrdma_decode_call(b->data, wc->byte_len, &call);
 	r = kzalloc_obj(*r, GFP_KERNEL);
+	rc = cmkit_rpcrdma_decode_call(b->data, wc->byte_len, &call);
+	if (rc == CMKIT_RPCRDMA_E_CHUNKS && r)
+		rc = rpc_srv_decode_proc(b->data, wc->byte_len, &call, r);
+	/* Its arguments copied before the buffer takes the next call. */
+	if (rc == CMKIT_RPCRDMA_OK && r && rpc_srv_is_proc(&call) && rpc_srv_proc_args(r, &call))
+		rc = CMKIT_RPCRDMA_E_ARG;
 
 	spin_lock(&s->lock);
 	if (rc != CMKIT_RPCRDMA_OK || !r) {
 		s->counts.bad_calls++;
 		rpc_srv_post_recv(s, b);
 		spin_unlock(&s->lock);
-		kfree(r);
+		rpc_srv_reply_free(r);
 		wake_up_all(&s->wait);
 		return;
 	}
@@ -273,12 +601,20 @@ static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock(&s->lock);
 
 	if (action == CMKIT_RPC_SRV_DROP) {
-		kfree(r);
+		rpc_srv_reply_free(r);
 		wake_up_all(&s->wait);
 		return;
 	}
 	r->xid = call.xid;
 	r->action = action;
+	if (r->proc && (action == CMKIT_RPC_SRV_ANSWER || action == CMKIT_RPC_SRV_WRITE_LONGER ||
+			action == CMKIT_RPC_SRV_WRITE_SHORTER)) {
+		spin_lock(&s->lock);
+		list_add_tail(&r->list, &s->procs);
+		spin_unlock(&s->lock);
+		queue_work(system_unbound_wq, &s->proc_work);
+		return;
+	}
 	if (action == CMKIT_RPC_SRV_EXTRA_UNKNOWN) {
 		extra = kmemdup(r, sizeof(*r), GFP_KERNEL);
 		if (extra) {
@@ -332,7 +668,7 @@ static void rpc_srv_free_list(struct list_head *list)
 
 	list_for_each_entry_safe(r, tmp, list, list) {
 		list_del(&r->list);
-		kfree(r);
+		rpc_srv_reply_free(r);
 	}
 }
 
@@ -426,9 +762,16 @@ void cmkit_rpc_srv_destroy_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id)
 	s->counts.held = 0;
 	spin_unlock(&s->lock);
 	if (id->qp) {
+		/* The drain flushes what the work posted; then it has nothing left to post. */
 		ib_drain_qp(id->qp);
+		flush_work(&s->proc_work);
 		rdma_destroy_qp(id);
 	}
+	spin_lock(&s->lock);
+	list_splice_init(&s->procs, &drop);
+	list_splice_init(&s->held, &drop);
+	list_splice_init(&s->backlog, &drop);
+	spin_unlock(&s->lock);
 	if (s->cq)
 		ib_free_cq(s->cq);
 	s->cq = NULL;
@@ -453,6 +796,8 @@ void cmkit_rpc_srv_free(struct cmkit_rpc_srv *s)
 		kfree(s->recv[i].data);
 	for (i = 0; i < RPC_SRV_SENDS; i++)
 		kfree(s->send[i].data);
+	cancel_work_sync(&s->proc_work);
+	rpc_srv_free_list(&s->procs);
 	rpc_srv_free_list(&s->held);
 	rpc_srv_free_list(&s->backlog);
 	kfree(s);
@@ -497,6 +842,8 @@ struct cmkit_rpc_srv *cmkit_rpc_srv_attach(struct kunit *test, struct cmkit_peer
 	INIT_LIST_HEAD(&s->free_sends);
 	INIT_LIST_HEAD(&s->held);
 	INIT_LIST_HEAD(&s->backlog);
+	INIT_LIST_HEAD(&s->procs);
+	INIT_WORK(&s->proc_work, rpc_srv_proc_work);
 	s->grant = RPC_SRV_DEFAULT_GRANT;
 	s->action = CMKIT_RPC_SRV_ANSWER;
 	if (rpc_srv_bufs_init(s, s->recv, RPC_SRV_RECVS, RPC_SRV_RECV_LEN, DMA_FROM_DEVICE,

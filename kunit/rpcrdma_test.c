@@ -44,6 +44,7 @@
 #include <rdma/ib_cm.h>
 
 #include "cmkit_test.h"
+#include <cmkit/crc32c.h>
 #include <cmkit/rpc_testprog.h>
 #include "core/cmkit.h"
 #include "rpcrdma/rpcrdma.h"
@@ -2690,6 +2691,177 @@ static void mr_failure_at_each_step_leaves_nothing(struct kunit *test)
 
 #define RT_IN_FLIGHT	8
 
+/* ---- test-program calls with chunks ----------------------------------- */
+
+/* Fill @len bytes of @pages with the FILL pattern of @seed. */
+static void rt_pages_fill(struct page **pages, u32 len, u32 seed)
+{
+	u32 off;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		u32 i, this = min_t(u32, len - off, PAGE_SIZE);
+		u8 *p = kmap_local_page(pages[off / PAGE_SIZE]);
+
+		for (i = 0; i < this; i++)
+			p[i] = cmkit_rpc_testprog_byte(seed, off + i);
+		kunmap_local(p);
+	}
+}
+
+/* The crc32c of @len bytes of @pages, as the test program's SINK gives it. */
+static u32 rt_pages_crc(struct page **pages, u32 len)
+{
+	u32 crc = CMKIT_CRC32C_SEED, off;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		u32 this = min_t(u32, len - off, PAGE_SIZE);
+		u8 *p = kmap_local_page(pages[off / PAGE_SIZE]);
+
+		crc = cmkit_crc32c(crc, p, this);
+		kunmap_local(p);
+	}
+	return ~crc;
+}
+
+struct rt_proc_size {
+	u32 len;
+	enum cmkit_rpcrdma_chunktype arg, res;	/* ECHO's */
+};
+
+/*
+ * ECHO, FILL and SINK of 256 bytes to 1 MiB against the in-kernel server,
+ * with the client's inline sizes (1 KiB each way: the server sends no
+ * RFC 8797 message): 256 bytes go inline both ways; from 4 KiB on the
+ * argument goes in a read chunk the server RDMA-reads and the result in a
+ * write chunk it RDMA-writes.  The data that comes back is the data sent
+ * (ECHO), the pattern asked for (FILL), the length and crc32c of what was
+ * sent (SINK); the server read and wrote exactly the chunked bytes; every
+ * MR is back in the pool after each call, and freed with the connection.
+ */
+static void test_program_calls_move_their_data_inline_and_in_chunks(struct kunit *test)
+{
+	static const struct rt_proc_size sizes[] = {
+		{ 256, CMKIT_RPCRDMA_NOCH, CMKIT_RPCRDMA_NOCH },
+		{ 4096, CMKIT_RPCRDMA_READCH, CMKIT_RPCRDMA_WRITECH },
+		{ 65536, CMKIT_RPCRDMA_READCH, CMKIT_RPCRDMA_WRITECH },
+		{ 1U << 20, CMKIT_RPCRDMA_READCH, CMKIT_RPCRDMA_WRITECH },
+	};
+	const u32 max = 1U << 20;
+	struct page **arg = rt_pages(test, max / PAGE_SIZE);
+	struct page **res = rt_pages(test, max / PAGE_SIZE);
+	struct cmkit_rpc_counts before, after;
+	struct cmkit_rpcrdma_proc p;
+	struct rt_counts now;
+	struct rt_ctx c;
+	unsigned int i;
+	u32 differ, chunked;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		u32 len = sizes[i].len;
+
+		chunked = sizes[i].arg == CMKIT_RPCRDMA_READCH ? len : 0;
+		rt_pages_fill(arg, len, i + 1);
+		before = cmkit_rpc_srv_counts(c.rpc);
+		p = (struct cmkit_rpcrdma_proc){
+			.proc = CMKIT_RPC_TESTPROG_ECHO, .arg = arg, .arg_len = len,
+			.res = res, .res_max = max,
+		};
+		KUNIT_ASSERT_EQ_MSG(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), 0,
+				    "ECHO of %u", len);
+		after = cmkit_rpc_srv_counts(c.rpc);
+		KUNIT_EXPECT_EQ(test, p.res_len, len);
+		KUNIT_EXPECT_EQ(test, p.m.rtype, sizes[i].arg);
+		KUNIT_EXPECT_EQ(test, p.m.wtype, sizes[i].res);
+		KUNIT_EXPECT_EQ(test, p.write_len, chunked);
+		KUNIT_EXPECT_EQ(test, after.read_bytes - before.read_bytes, (u64)chunked);
+		KUNIT_EXPECT_EQ(test, after.written_bytes - before.written_bytes, (u64)chunked);
+		differ = rt_pages_differ(res, len, i + 1);
+		KUNIT_EXPECT_EQ_MSG(test, differ, len, "ECHO of %u differs at byte %u",
+				    len, differ);
+
+		before = after;
+		p = (struct cmkit_rpcrdma_proc){
+			.proc = CMKIT_RPC_TESTPROG_FILL, .fill_len = len, .fill_seed = 0x100 + i,
+			.res = res, .res_max = max,
+		};
+		KUNIT_ASSERT_EQ_MSG(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), 0,
+				    "FILL of %u", len);
+		after = cmkit_rpc_srv_counts(c.rpc);
+		KUNIT_EXPECT_EQ(test, p.res_len, len);
+		KUNIT_EXPECT_EQ(test, p.m.rtype, CMKIT_RPCRDMA_NOCH);
+		KUNIT_EXPECT_EQ(test, p.m.wtype, sizes[i].res);
+		KUNIT_EXPECT_EQ(test, after.written_bytes - before.written_bytes, (u64)chunked);
+		differ = rt_pages_differ(res, len, 0x100 + i);
+		KUNIT_EXPECT_EQ_MSG(test, differ, len, "FILL of %u differs at byte %u",
+				    len, differ);
+
+		before = after;
+		p = (struct cmkit_rpcrdma_proc){
+			.proc = CMKIT_RPC_TESTPROG_SINK, .arg = arg, .arg_len = len,
+		};
+		KUNIT_ASSERT_EQ_MSG(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), 0,
+				    "SINK of %u", len);
+		after = cmkit_rpc_srv_counts(c.rpc);
+		KUNIT_EXPECT_EQ(test, p.m.rtype, sizes[i].arg);
+		KUNIT_EXPECT_EQ(test, p.m.wtype, CMKIT_RPCRDMA_NOCH);
+		KUNIT_EXPECT_EQ(test, p.sink_len, len);
+		KUNIT_EXPECT_EQ(test, p.sink_crc, rt_pages_crc(arg, len));
+		KUNIT_EXPECT_EQ(test, after.read_bytes - before.read_bytes, (u64)chunked);
+		KUNIT_EXPECT_EQ(test, after.written_bytes - before.written_bytes, 0ULL);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
+	}
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).procs,
+			3 * (unsigned int)ARRAY_SIZE(sizes));
+	now = rt_counts_now();
+	/* One MR per chunk: ECHO two, FILL and SINK one each, for every chunked size. */
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_got), 4 * ((int)ARRAY_SIZE(sizes) - 1));
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * The server's write list says more than it wrote (beyond what the call
+ * offered), or less than the result's own length: the client refuses
+ * either reply (-EPROTO) and reads nothing past what it can trust; its
+ * MRs come back and the connection carries the next call.
+ */
+static void write_chunk_lengths_that_break_the_offer_are_refused(struct kunit *test)
+{
+	static const enum cmkit_rpc_action lies[] = {
+		CMKIT_RPC_SRV_WRITE_LONGER, CMKIT_RPC_SRV_WRITE_SHORTER,
+	};
+	const u32 len = 8192;
+	struct page **res = rt_pages(test, len / PAGE_SIZE);
+	struct cmkit_rpcrdma_proc p;
+	struct rt_ctx c;
+	unsigned int i;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	for (i = 0; i < ARRAY_SIZE(lies); i++) {
+		/* The connection's calls so far, then the lie, then the truth. */
+		cmkit_rpc_srv_set(c.rpc, lies[i], cmkit_rpc_srv_counts(c.rpc).calls + 1, 1);
+		p = (struct cmkit_rpcrdma_proc){
+			.proc = CMKIT_RPC_TESTPROG_FILL, .fill_len = len, .fill_seed = 7,
+			.res = res, .res_max = len,
+		};
+		KUNIT_EXPECT_EQ_MSG(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), -EPROTO,
+				    "a write list with %s lengths was followed",
+				    i ? "shorter" : "longer");
+		KUNIT_EXPECT_EQ(test, p.res_len, 0U);
+		KUNIT_EXPECT_EQ(test, p.m.wtype, CMKIT_RPCRDMA_WRITECH);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
+		p.fill_seed = 8;
+		KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), 0);
+		KUNIT_EXPECT_EQ(test, p.res_len, len);
+		KUNIT_EXPECT_EQ(test, rt_pages_differ(res, len, 8), len);
+	}
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
 /*
  * The server disconnects while 8 calls wait for their held replies: the
  * handler's DISCONNECTED (not the last put: the transport holds one) closes
@@ -3379,6 +3551,8 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(mrs_made_with_the_connection_grow_to_their_bound_and_are_freed),
 	RT_CASE(registered_mr_takes_the_peers_write_and_local_inv_fences_it),
 	RT_CASE(mr_failure_at_each_step_leaves_nothing),
+	RT_CASE(test_program_calls_move_their_data_inline_and_in_chunks),
+	RT_CASE(write_chunk_lengths_that_break_the_offer_are_refused),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(calls_in_flight_outlive_a_handled_signal),
 	RT_CASE(late_replies_to_abandoned_calls_find_receives_beyond_the_grant),

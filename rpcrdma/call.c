@@ -223,9 +223,9 @@ static int rpcrdma_get_credit(struct rpcrdma_xprt *r_xprt, u32 gen, unsigned lon
 	return rpcrdma_wait_result(t, cond);
 }
 
-/* Write the NULL call into the req's send buffer. */
+/* Write the call, a NULL call unless @msg says otherwise, into the req's send buffer. */
 static int rpcrdma_marshal_req(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
-			       u32 prog, u32 vers)
+			       u32 prog, u32 vers, const struct rpcrdma_msg *msg)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	u32 credits;
@@ -236,12 +236,19 @@ static int rpcrdma_marshal_req(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *
 	credits = buf->rb_max_requests;
 	spin_unlock(&buf->rb_lock);
 	/* xprtrdma asks for its whole ring in every call. */
-	len = cmkit_rpcrdma_encode_null_call(rdmab_data(req->rl_sendbuf),
-					     rdmab_length(req->rl_sendbuf), req->rl_xid, credits,
-					     prog, vers);
+	if (msg)
+		len = cmkit_rpcrdma_encode_call(rdmab_data(req->rl_sendbuf),
+						rdmab_length(req->rl_sendbuf), req->rl_xid,
+						credits, prog, vers, msg->proc, msg->ch,
+						msg->args, msg->args_len);
+	else
+		len = cmkit_rpcrdma_encode_null_call(rdmab_data(req->rl_sendbuf),
+						     rdmab_length(req->rl_sendbuf), req->rl_xid,
+						     credits, prog, vers);
 	if (len < 0)
 		return -EMSGSIZE;
 	req->rl_len = len;
+	req->rl_msg = msg;
 	return 0;
 }
 
@@ -262,7 +269,7 @@ static bool rpcrdma_sendctx_ready(struct rpcrdma_buffer *buf, u32 gen)
  * Return 0, -EAGAIN if the ring is full, or the errno of the failure.
  */
 static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req, u32 gen,
-			     u32 prog, u32 vers)
+			     u32 prog, u32 vers, const struct rpcrdma_msg *msg)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_sendctx *sc;
@@ -282,7 +289,7 @@ static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 		rc = -EAGAIN;
 		goto out;
 	}
-	rc = rpcrdma_marshal_req(r_xprt, req, prog, vers);
+	rc = rpcrdma_marshal_req(r_xprt, req, prog, vers, msg);
 	if (rc) {
 		cmkit_rpcrdma_sendctx_unget_locked(r_xprt, sc);
 		goto out;
@@ -352,13 +359,15 @@ static void rpcrdma_batch_returned(const struct rpcrdma_batch *b)
 }
 
 /*
- * Send one NULL call on connection @gen (xprtrdma: xprt_rdma_send_request)
- * for batch @b.  On success *@reqp waits for its reply; on failure nothing
- * is left.  -EAGAIN: no req, and @b's oldest call has ended: reap it first.
+ * Send one call (@msg, or a NULL call) on connection @gen (xprtrdma:
+ * xprt_rdma_send_request) for batch @b.  On success *@reqp waits for its
+ * reply; on failure nothing is left.  -EAGAIN: no req, and @b's oldest
+ * call has ended: reap it first.
  */
 static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, u32 vers,
-				unsigned long deadline, struct rpcrdma_req **reqp,
-				u32 *outstanding, const struct rpcrdma_batch *b)
+				const struct rpcrdma_msg *msg, unsigned long deadline,
+				struct rpcrdma_req **reqp, u32 *outstanding,
+				const struct rpcrdma_batch *b)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_req *req = NULL;
@@ -374,7 +383,7 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 		goto out_req;
 	if (r_xprt->rx_ops && r_xprt->rx_ops->send)
 		r_xprt->rx_ops->send(r_xprt, req);
-	while ((rc = rpcrdma_post_call(r_xprt, req, gen, prog, vers)) == -EAGAIN) {
+	while ((rc = rpcrdma_post_call(r_xprt, req, gen, prog, vers, msg)) == -EAGAIN) {
 		/* Too few Send completions lately: wait for one. */
 		t = wait_event_killable_timeout(buf->rb_wait, rpcrdma_sendctx_ready(buf, gen),
 						rpcrdma_remaining(deadline));
@@ -409,6 +418,27 @@ static struct rpcrdma_req *rpcrdma_lookup_req(struct rpcrdma_buffer *buf, u32 xi
 static void rpcrdma_complete_rqst(struct rpcrdma_req *req)
 {
 	complete(&req->rl_done);
+}
+
+/*
+ * A reply to a call that offered chunks: its result, as the caller will
+ * take it (the RPC reply of an RDMA_NOMSG reply is in the reply chunk,
+ * which cmkit does not offer yet: such a reply is malformed).  The lists
+ * are checked against the offer by the caller (proc.c).
+ */
+static int rpcrdma_decode_chunked(const void *data, u32 len, struct cmkit_rpcrdma_reply *reply)
+{
+	struct cmkit_rpcrdma_chunks *got;
+	int rc;
+
+	got = kmalloc_obj(*got, GFP_KERNEL);
+	if (!got)
+		return CMKIT_RPCRDMA_E_ARG;
+	rc = cmkit_rpcrdma_decode_reply_chunks(data, len, reply, got);
+	if (rc == CMKIT_RPCRDMA_OK && reply->hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG)
+		rc = CMKIT_RPCRDMA_E_CHUNKS;
+	kfree(got);
+	return rc;
 }
 
 /**
@@ -469,7 +499,10 @@ void cmkit_rpcrdma_reply_handler(struct rpcrdma_rep *rep)
 		trace_cmkit_rpcrdma_credits(r_xprt->rx_xid, old, credits, grant);
 
 	req->rl_reply = rep;
-	req->rl_result = cmkit_rpcrdma_decode_reply(data, rep->rr_len, &reply);
+	if (req->rl_msg && req->rl_msg->ch)
+		req->rl_result = rpcrdma_decode_chunked(data, rep->rr_len, &reply);
+	else
+		req->rl_result = cmkit_rpcrdma_decode_reply(data, rep->rr_len, &reply);
 	/* From the Send to here; the round trip ends in the caller. */
 	trace_cmkit_rpcrdma_reply(r_xprt->rx_xid, xid, grant, credits, req->rl_result,
 				  req->rl_sent);
@@ -686,7 +719,7 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 		f->deadline = jiffies + READ_ONCE(r_xprt->rx_call_timeout);
 		b.head = head;
 		b.n = n;
-		rc = rpcrdma_send_request(r_xprt, gen, prog, vers, f->deadline, &f->req,
+		rc = rpcrdma_send_request(r_xprt, gen, prog, vers, NULL, f->deadline, &f->req,
 					  &outstanding, &b);
 		if (rc == -EAGAIN) {
 			/* Every req is taken and our oldest call ended: give its req back. */
@@ -735,3 +768,49 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 	return res->status;
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_call, CMKIT_NS);
+
+/**
+ * cmkit_rpcrdma_call_one - send one call and wait for its end
+ * @r_xprt: a connected transport
+ * @prog: RPC program
+ * @vers: program version
+ * @msg: the call: procedure, inline arguments, chunks offered
+ * @reqp: the ended call, with its reply (rl_reply) if one came; the
+ *	caller reads it and gives the req back with cmkit_rpcrdma_buffer_put()
+ *
+ * As one call of cmkit_rpcrdma_xprt_call(): a req, a credit, the Send, the
+ * wait for the reply until the call timeout, which starts at the Send.
+ *
+ * Return: 0 with *@reqp set (the call's own errno, from its reply or its
+ * end, is rpcrdma_call_end()'s: returned as the call's result), or the
+ * errno of a call that could not be sent (*@reqp NULL): -ENOTCONN,
+ * -ECONNABORTED, -ETIMEDOUT, -EINTR, -ENOMEM, -EMSGSIZE.
+ */
+int cmkit_rpcrdma_call_one(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers,
+			   const struct rpcrdma_msg *msg, struct rpcrdma_req **reqp)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	struct rpcrdma_inflight f = { };
+	struct rpcrdma_batch b = { .fifo = &f, .window = 1 };
+	u32 outstanding, gen;
+	bool connected;
+	int rc;
+
+	*reqp = NULL;
+	spin_lock(&buf->rb_lock);
+	connected = buf->rb_connected;
+	gen = buf->rb_gen;
+	spin_unlock(&buf->rb_lock);
+	if (!connected)
+		return -ENOTCONN;
+	f.deadline = jiffies + READ_ONCE(r_xprt->rx_call_timeout);
+	rc = rpcrdma_send_request(r_xprt, gen, prog, vers, msg, f.deadline, &f.req,
+				  &outstanding, &b);
+	if (rc)
+		return rc;
+	f.deadline = jiffies + READ_ONCE(r_xprt->rx_call_timeout);
+	rpcrdma_call_wait(r_xprt, f.req, f.deadline);
+	rc = rpcrdma_call_end(r_xprt, f.req);
+	*reqp = f.req;
+	return rc;
+}

@@ -23,6 +23,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include <cmkit/rpcrdma_chunk.h>
 #include <cmkit/rpcrdma_cmp.h>
 #include <cmkit/rpcrdma_msg.h>
 
@@ -265,6 +266,7 @@ struct rpcrdma_mr {
  *	from the credit wait of its next call (not the reply handler's match:
  *	the interval cmkit-peer call measures); 0 without a reply
  * @rl_done: completed when the reply is matched or the connection ends
+ * @rl_msg: the procedure call it carries (proc.c), or NULL for a NULL call
  */
 struct rpcrdma_req {
 	struct list_head rl_list;
@@ -282,6 +284,25 @@ struct rpcrdma_req {
 	ktime_t rl_sent;
 	u64 rl_rtt_ns;
 	struct completion rl_done;
+	const struct rpcrdma_msg *rl_msg;
+};
+
+/**
+ * struct rpcrdma_msg - a procedure call as proc.c marshalled it
+ * @proc: the RPC procedure
+ * @args: its inline arguments (XDR)
+ * @args_len: their length
+ * @ch: the chunks offered (registered memory), or NULL for none
+ *
+ * The reply handler decodes a reply to a call that offered chunks with
+ * cmkit_rpcrdma_decode_reply_chunks(); the caller checks what the server
+ * says it wrote against @ch before it reads anything.
+ */
+struct rpcrdma_msg {
+	u32 proc;
+	const void *args;
+	u32 args_len;
+	const struct cmkit_rpcrdma_chunks *ch;
 };
 
 /**
@@ -709,6 +730,42 @@ void cmkit_rpcrdma_reply_handler(struct rpcrdma_rep *rep);
 void cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32 count,
 			    struct cmkit_rpcrdma_calls *res);
+int cmkit_rpcrdma_call_one(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers,
+			   const struct rpcrdma_msg *msg, struct rpcrdma_req **reqp);
+
+/**
+ * struct cmkit_rpcrdma_proc - one call of cmkit's RPC test program (proc.c)
+ * @proc: CMKIT_RPC_TESTPROG_ECHO, _FILL or _SINK
+ * @arg: ECHO's and SINK's data: @arg_len bytes from the start of these
+ *	pages (a read chunk maps them as they are)
+ * @arg_len: its length, a multiple of 4
+ * @fill_len: FILL's length
+ * @fill_seed: FILL's seed
+ * @res: where ECHO's and FILL's data goes: room for @res_max bytes (a
+ *	write chunk maps these pages as they are)
+ * @res_max: its room, bytes
+ * @res_len: out: the result's length (ECHO, FILL)
+ * @sink_len: out: SINK's count of the bytes it received
+ * @sink_crc: out: SINK's crc32c of them
+ * @m: out: how the call and its reply travelled
+ * @write_len: out: the bytes the server said it wrote in the write chunk
+ */
+struct cmkit_rpcrdma_proc {
+	u32 proc;
+	struct page **arg;
+	u32 arg_len;
+	u32 fill_len;
+	u32 fill_seed;
+	struct page **res;
+	u32 res_max;
+	u32 res_len;
+	u32 sink_len;
+	u32 sink_crc;
+	struct cmkit_rpcrdma_marshal m;
+	u32 write_len;
+};
+
+int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_proc *p);
 
 /* The control plane (rpcrdma_ctl.c), as its KUnit cases reach it. */
 struct seq_file;

@@ -394,6 +394,49 @@ TRACE_EVENT(cmkit_rpcrdma_call_timeout,
 		      __entry->xprt, __entry->xid)
 );
 
+TRACE_EVENT(cmkit_rpcrdma_marshal,
+	    TP_PROTO(u32 xprt, u32 proc, u32 arg_len, u32 res_len, int rtype, int wtype),
+	    TP_ARGS(xprt, proc, arg_len, res_len, rtype, wtype),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, proc)
+			     __field(u32, arg_len)
+			     __field(u32, res_len)
+			     __field(int, rtype)
+			     __field(int, wtype)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->proc = proc;
+			   __entry->arg_len = arg_len;
+			   __entry->res_len = res_len;
+			   __entry->rtype = rtype;
+			   __entry->wtype = wtype;),
+	    TP_printk("xprt=%u proc=%u args %u bytes (%s), result %u bytes (%s)",
+		      __entry->xprt, __entry->proc, __entry->arg_len,
+		      __print_symbolic(__entry->rtype, { 0, "inline" }, { 1, "read chunk" },
+				       { 2, "position-zero read chunk" }),
+		      __entry->res_len,
+		      __print_symbolic(__entry->wtype, { 0, "inline" }, { 3, "write chunk" },
+				       { 4, "reply chunk" }))
+);
+
+/* The server's reply broke the terms of the call's chunks: not followed. */
+TRACE_EVENT(cmkit_rpcrdma_reply_chunks_bad,
+	    TP_PROTO(u32 xprt, u32 xid, int result, u32 write_len, u32 expected),
+	    TP_ARGS(xprt, xid, result, write_len, expected),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, xid)
+			     __field(int, result)
+			     __field(u32, write_len)
+			     __field(u32, expected)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->xid = xid;
+			   __entry->result = result;
+			   __entry->write_len = write_len;
+			   __entry->expected = expected;),
+	    TP_printk("xprt=%u xid=0x%08x reply refused (%d): write chunk %u bytes, the result says %u",
+		      __entry->xprt, __entry->xid, __entry->result, __entry->write_len,
+		      __entry->expected)
+);
+
 /* rc: how many waiting calls the connection's end completed */
 DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_calls_aborted);
 /* rc: Receives posted when the drain begins */

@@ -287,6 +287,7 @@ struct rpcrdma_req *cmkit_rpcrdma_buffer_get(struct rpcrdma_buffer *buffers)
 	req->rl_result = CMKIT_RPCRDMA_OK;
 	req->rl_status = 0;
 	req->rl_rtt_ns = 0;
+	req->rl_msg = NULL;
 	reinit_completion(&req->rl_done);
 	atomic_inc(&cmkit_rpcrdma_stats.reqs_got);
 	return req;

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmkit rpcrdma: calls of cmkit's RPC test program (include/cmkit/rpc_testprog.h)
+ * with their bulk data in chunks, after net/sunrpc/xprtrdma/rpc_rdma.c's
+ * rpcrdma_marshal_req() and the reply handler's chunk checks.
+ *
+ * A call
+ *  1. decides how its arguments and its reply travel
+ *     (cmkit_rpcrdma_choose(), the connection's inline sizes): inline, or
+ *     the bulk argument (ECHO's and SINK's data) in a read chunk, the bulk
+ *     result (ECHO's and FILL's data) in a write chunk;
+ *  2. registers the caller's pages for each chunk (one MR each, FRWR),
+ *     before the call is sent;
+ *  3. is sent and waited for as a NULL call is (cmkit_rpcrdma_call_one());
+ *  4. checks the reply's lists against what it offered
+ *     (cmkit_rpcrdma_check_reply_chunks()) and the write chunk's length
+ *     against the result's own, so a server's bad length is refused, never
+ *     followed;
+ *  5. fences its MRs (LOCAL_INV) before it reads the result, whatever the
+ *     call's end: the server can no longer reach the pages.
+ *
+ * Not yet: a call that does not fit inline even without its bulk argument
+ * (a position-zero read chunk) or a reply that may not fit even without its
+ * bulk result (a reply chunk); the test program never needs them at the
+ * sizes cmkit negotiates, and such a call fails with -EMSGSIZE.
+ */
+#define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
+
+#include <linux/highmem.h>
+#include <linux/slab.h>
+
+#include <cmkit/rpc_testprog.h>
+
+#include "core/cmkit.h"
+#include "rpcrdma/rpcrdma.h"
+#include "rpcrdma/trace.h"
+
+/*
+ * The room kept for the transport header: the longest one a call of the
+ * test program sends, a read list of one entry and a write list of one
+ * one-segment chunk, and an empty reply chunk (76 bytes).
+ */
+#define RPCRDMA_PROC_HDR_LEN						\
+	(CMKIT_RPCRDMA_FIXED_LEN + CMKIT_RPCRDMA_READ_ENTRY_LEN + 4 +	\
+	 8 + CMKIT_RPCRDMA_SEG_LEN + 4 + 4)
+
+/* The position of an opaque<> argument's bytes: after the RPC call header and the length. */
+#define RPCRDMA_PROC_BULK_POS		(CMKIT_RPCRDMA_RPC_CALL_LEN + 4)
+
+static u32 rpcrdma_xdr_pad(u32 len)
+{
+	return round_up(len, 4);
+}
+
+/* Copy @len bytes between @pages and @buf: to the pages if @to_pages. */
+static void rpcrdma_pages_copy(struct page **pages, void *buf, u32 len, bool to_pages)
+{
+	u32 off = 0;
+
+	while (off < len) {
+		u32 n = min_t(u32, len - off, PAGE_SIZE);
+
+		if (to_pages)
+			memcpy_to_page(pages[off / PAGE_SIZE], 0, buf + off, n);
+		else
+			memcpy_from_page(buf + off, pages[off / PAGE_SIZE], 0, n);
+		off += n;
+	}
+}
+
+/* Take an MR and map @len bytes of @pages into it; on @mrs. */
+static int rpcrdma_proc_map(struct rpcrdma_xprt *r_xprt, struct list_head *mrs,
+			    struct page **pages, u32 len, bool writing,
+			    struct cmkit_rpcrdma_seg *seg)
+{
+	struct rpcrdma_mr *mr;
+	int rc;
+
+	mr = cmkit_rpcrdma_mr_get(r_xprt);
+	if (!mr && cmkit_rpcrdma_mrs_refresh(r_xprt))
+		mr = cmkit_rpcrdma_mr_get(r_xprt);
+	if (!mr)
+		return -EAGAIN;
+	rc = cmkit_rpcrdma_frwr_map(r_xprt, mr, pages, 0, len, writing);
+	if (rc) {
+		cmkit_rpcrdma_mr_put(mr);
+		return rc;
+	}
+	list_add_tail(&mr->mr_list, mrs);
+	seg->handle = mr->mr_handle;
+	seg->length = mr->mr_length;
+	seg->offset = mr->mr_offset;
+	return 0;
+}
+
+/* Give back MRs that were mapped but never registered. */
+static void rpcrdma_proc_unmap(struct list_head *mrs)
+{
+	struct rpcrdma_mr *mr, *tmp;
+
+	list_for_each_entry_safe(mr, tmp, mrs, mr_list) {
+		list_del_init(&mr->mr_list);
+		cmkit_rpcrdma_mr_put(mr);
+	}
+}
+
+/* What the call's arguments and its largest reply are, and their bulk parts. */
+static int rpcrdma_proc_sizes(const struct cmkit_rpcrdma_proc *p, u32 *call_len, u32 *bulk_arg,
+			      u32 *reply_len, u32 *bulk_res)
+{
+	switch (p->proc) {
+	case CMKIT_RPC_TESTPROG_ECHO:
+		*bulk_arg = p->arg_len;
+		*bulk_res = p->arg_len;
+		*reply_len = CMKIT_RPCRDMA_RPC_REPLY_LEN + 4 + rpcrdma_xdr_pad(p->arg_len);
+		break;
+	case CMKIT_RPC_TESTPROG_SINK:
+		*bulk_arg = p->arg_len;
+		*bulk_res = 0;
+		*reply_len = CMKIT_RPCRDMA_RPC_REPLY_LEN + 8;
+		break;
+	case CMKIT_RPC_TESTPROG_FILL:
+		*bulk_arg = 0;
+		*bulk_res = p->fill_len;
+		*reply_len = CMKIT_RPCRDMA_RPC_REPLY_LEN + 4 + rpcrdma_xdr_pad(p->fill_len);
+		*call_len = CMKIT_RPCRDMA_RPC_CALL_LEN + 8;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+	if (p->arg_len % 4)
+		return -EINVAL;
+	*call_len = CMKIT_RPCRDMA_RPC_CALL_LEN + 4 + p->arg_len;
+	return 0;
+}
+
+/*
+ * The call's inline arguments (XDR) in @args: FILL's two words, or the
+ * opaque's length and, when the argument goes inline, its bytes.
+ */
+static u32 rpcrdma_proc_args(const struct cmkit_rpcrdma_proc *p, bool bulk_inline, u8 *args)
+{
+	if (p->proc == CMKIT_RPC_TESTPROG_FILL) {
+		cmkit_put_be32(args, p->fill_len);
+		cmkit_put_be32(args + 4, p->fill_seed);
+		return 8;
+	}
+	cmkit_put_be32(args, p->arg_len);
+	if (!bulk_inline)
+		return 4;
+	rpcrdma_pages_copy(p->arg, args + 4, p->arg_len, false);
+	return 4 + p->arg_len;
+}
+
+/*
+ * The results of a reply: SINK's two words, or ECHO's and FILL's data,
+ * inline (copied to the caller's pages) or already in them (the write
+ * chunk, whose length must be what the result's own length says).
+ */
+static int rpcrdma_proc_results(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+				struct cmkit_rpcrdma_proc *p,
+				const struct cmkit_rpcrdma_chunks *offered)
+{
+	const struct rpcrdma_rep *rep = req->rl_reply;
+	struct cmkit_rpcrdma_chunks *got;
+	struct cmkit_rpcrdma_reply reply;
+	u32 write_len = 0, len;
+	int rc;
+
+	got = kmalloc_obj(*got, GFP_KERNEL);
+	if (!got)
+		return -ENOMEM;
+	rc = cmkit_rpcrdma_decode_reply_chunks(rdmab_data(rep->rr_rdmabuf), rep->rr_len,
+					       &reply, got);
+	if (rc == CMKIT_RPCRDMA_OK)
+		rc = cmkit_rpcrdma_check_reply_chunks(offered, got, &write_len, NULL);
+	kfree(got);
+	if (rc != CMKIT_RPCRDMA_OK)
+		goto bad;
+	p->write_len = write_len;
+	if (p->proc == CMKIT_RPC_TESTPROG_SINK) {
+		if (reply.results_len != 8 || write_len)
+			goto bad;
+		p->sink_len = cmkit_get_be32(reply.results);
+		p->sink_crc = cmkit_get_be32(reply.results + 4);
+		return 0;
+	}
+	if (reply.results_len < 4)
+		goto bad;
+	len = cmkit_get_be32(reply.results);
+	if (len > p->res_max)
+		goto bad;
+	if (offered->nr_write) {
+		/* The data is in the write chunk: all of it, and nothing inline. */
+		if (write_len != len || reply.results_len != 4)
+			goto bad;
+	} else {
+		if (write_len || reply.results_len < 4 + (u64)rpcrdma_xdr_pad(len))
+			goto bad;
+		rpcrdma_pages_copy(p->res, (void *)reply.results + 4, len, true);
+	}
+	p->res_len = len;
+	return 0;
+
+bad:
+	trace_cmkit_rpcrdma_reply_chunks_bad(r_xprt->rx_xid, req->rl_xid, rc, write_len,
+					     reply.results_len >= 4 ?
+					     cmkit_get_be32(reply.results) : 0);
+	return -EPROTO;
+}
+
+/**
+ * cmkit_rpcrdma_xprt_proc - call a procedure of cmkit's RPC test program
+ * @r_xprt: a connected transport
+ * @p: the procedure, its argument and room for its result; on return what
+ *	it gave and how it travelled
+ *
+ * Registers the pages of a read chunk (the argument) and of a write chunk
+ * (the result) when they do not fit inline, sends the call, waits for its
+ * reply, and fences the MRs before it looks at the result.
+ *
+ * Return: 0 when the server answered and the reply kept to the terms of
+ * the call (the result in @p); -EPROTO for a reply that did not (rejected,
+ * malformed, or a chunk length not to be followed); -EMSGSIZE for a call
+ * that needs a chunk cmkit does not offer yet, or data larger than one MR
+ * maps; -EAGAIN when no MR was free; -EINVAL for an unknown procedure or a
+ * length not a multiple of 4; -EIO when an MR could not be registered or
+ * fenced (the connection is closing); else the call's errno
+ * (cmkit_rpcrdma_call_one()).
+ */
+int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_proc *p)
+{
+	u32 call_len, bulk_arg, reply_len, bulk_res, inline_send, inline_recv, max_mr;
+	struct cmkit_rpcrdma_chunks *ch;
+	struct rpcrdma_msg msg = { .proc = p->proc };
+	struct rpcrdma_req *req;
+	struct rpcrdma_ep *ep;
+	LIST_HEAD(mrs);
+	u8 *args = NULL;
+	int rc, inv;
+
+	p->res_len = 0;
+	p->sink_len = 0;
+	p->sink_crc = 0;
+	p->write_len = 0;
+	rc = rpcrdma_proc_sizes(p, &call_len, &bulk_arg, &reply_len, &bulk_res);
+	if (rc)
+		return rc;
+	mutex_lock(&r_xprt->rx_lock);
+	ep = r_xprt->rx_ep;
+	if (!ep || rpcrdma_ep_status(ep) != 1) {
+		mutex_unlock(&r_xprt->rx_lock);
+		return -ENOTCONN;
+	}
+	inline_send = ep->re_inline_send;
+	inline_recv = ep->re_inline_recv;
+	max_mr = ep->re_max_fr_depth * PAGE_SIZE;
+	mutex_unlock(&r_xprt->rx_lock);
+	if (cmkit_rpcrdma_choose(call_len, bulk_arg, reply_len, bulk_res, inline_send,
+				 inline_recv, RPCRDMA_PROC_HDR_LEN, &p->m))
+		return -EINVAL;
+	trace_cmkit_rpcrdma_marshal(r_xprt->rx_xid, p->proc, bulk_arg, bulk_res, p->m.rtype,
+				    p->m.wtype);
+	if (p->m.rtype == CMKIT_RPCRDMA_AREADCH || p->m.wtype == CMKIT_RPCRDMA_REPLYCH)
+		return -EMSGSIZE;
+	if ((p->m.rtype == CMKIT_RPCRDMA_READCH && bulk_arg > max_mr) ||
+	    (p->m.wtype == CMKIT_RPCRDMA_WRITECH && bulk_res > max_mr))
+		return -EMSGSIZE;
+	if (bulk_res > p->res_max)
+		return -EINVAL;
+
+	ch = kzalloc_obj(*ch, GFP_KERNEL);
+	args = kmalloc(call_len, GFP_KERNEL);
+	if (!ch || !args) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	if (p->m.rtype == CMKIT_RPCRDMA_READCH) {
+		rc = rpcrdma_proc_map(r_xprt, &mrs, p->arg, bulk_arg, false, &ch->read[0]);
+		if (rc)
+			goto out_free;
+		ch->nr_read = 1;
+		ch->read_pos[0] = RPCRDMA_PROC_BULK_POS;
+	}
+	if (p->m.wtype == CMKIT_RPCRDMA_WRITECH) {
+		rc = rpcrdma_proc_map(r_xprt, &mrs, p->res, bulk_res, true, &ch->write[0]);
+		if (rc) {
+			rpcrdma_proc_unmap(&mrs);
+			goto out_free;
+		}
+		ch->nr_write = 1;
+		ch->write_segs = 1;
+	}
+	/* xprtrdma chains the registrations before the Send; cmkit waits for them first. */
+	rc = cmkit_rpcrdma_frwr_reg_sync(r_xprt, &mrs);
+	if (rc) {
+		rpcrdma_proc_unmap(&mrs);
+		goto out_free;
+	}
+	msg.args = args;
+	msg.args_len = rpcrdma_proc_args(p, p->m.rtype == CMKIT_RPCRDMA_NOCH, args);
+	msg.ch = ch;
+
+	rc = cmkit_rpcrdma_call_one(r_xprt, CMKIT_RPC_TESTPROG, CMKIT_RPC_TESTPROG_VERS, &msg,
+				    &req);
+	/* Fenced before anything is read, whatever the call's end. */
+	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, &mrs);
+	if (req) {
+		if (!rc && !inv)
+			rc = rpcrdma_proc_results(r_xprt, req, p, ch);
+		cmkit_rpcrdma_buffer_put(&r_xprt->rx_buf, req);
+	}
+	if (!rc && inv)
+		rc = inv;
+out_free:
+	kfree(args);
+	kfree(ch);
+	return rc;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_xprt_proc);
