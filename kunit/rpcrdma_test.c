@@ -3218,6 +3218,60 @@ static void destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module(s
 }
 
 /*
+ * The control plane's proc command: its syntax and errnos, and what xprts
+ * shows once it ran: the calls whose data came back right, the bytes in
+ * read and write chunks.  A server that lies about its write chunk makes
+ * the command fail (-EPROTO), counted as a proc error.
+ */
+static void ctl_proc_checks_the_data_and_counts_the_chunks(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"", "%u", "%u echo", "%u echo x", "%u echo 6", "%u echo 1048580",
+		"%u copy 4", "%u echo 4 4",
+	};
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char fmt[40], want[96];
+	struct rt_ctx c;
+	u32 nr;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
+				     ntohs(c.addr.sin_port)), 0);
+	rt_xprts(buf, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(buf, &nr, 1), 1U);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(fmt, sizeof(fmt), "proc %s", bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, rt_ctl(fmt, nr), -EINVAL, "'%s'", fmt);
+	}
+	KUNIT_EXPECT_EQ(test, rt_ctl("proc 4000000000 echo 4"), -ENOENT);
+	KUNIT_EXPECT_NULL_MSG(test, strstr(buf, "procs="), "xprts: '%s'", buf);
+
+	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u echo 65536", nr), 0);
+	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u fill 4096", nr), 0);
+	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u sink 1048576", nr), 0);
+	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u echo 512", nr), 0);
+	rt_xprts(buf, PAGE_SIZE);
+	snprintf(want, sizeof(want), " procs=4 proc_errors=0 read_chunk=%u write_chunk=%u calls=",
+		 65536 + 1048576, 65536 + 4096);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "xprts: '%s'", buf);
+
+	cmkit_rpc_srv_set(c.rpc, CMKIT_RPC_SRV_WRITE_LONGER, 5, 1);
+	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u fill 8192", nr), -EPROTO);
+	rt_xprts(buf, PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " procs=4 proc_errors=1 "), "xprts: '%s'",
+				  buf);
+	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u fill 8192", nr), 0);
+
+	KUNIT_EXPECT_EQ(test, rt_ctl("disconnect %u", nr), 0);
+	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u echo 4", nr), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, rt_ctl("destroy all"), 0);
+	c.xprt = NULL;
+	rt_expect_all_released(&c);
+}
+
+/*
  * The control plane's call command: its syntax, its errnos, and what xprts
  * and calls then show.
  */
@@ -3562,6 +3616,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(constructed_addr_change_with_calls_in_flight_aborts_them),
 	RT_CASE(destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module),
 	RT_CASE(ctl_call_counts_calls_and_shows_round_trips),
+	RT_CASE(ctl_proc_checks_the_data_and_counts_the_chunks),
 	RT_CASE(calls_file_prints_a_large_batch_in_page_sized_records),
 	RT_CASE(ctl_call_waiting_for_a_reply_blocks_no_other_command),
 	RT_CASE(device_removal_with_calls_in_flight_aborts_them),

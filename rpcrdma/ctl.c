@@ -12,12 +12,23 @@
  *                                  0 if every call got an accepted reply,
  *                                  else -EPROTO (rejected or malformed),
  *                                  -ETIMEDOUT, -ECONNABORTED, -ENOTCONN
+ *             proc <n> echo|fill|sink <bytes>
+ *                                  one call of cmkit's RPC test program
+ *                                  (include/cmkit/rpc_testprog.h) moving
+ *                                  <bytes> (a multiple of 4, at most 1 MiB)
+ *                                  inline or in chunks, its data checked
+ *                                  here: 0 if it came back right, -EILSEQ
+ *                                  if not, else the call's errno
+ *                                  (cmkit_rpcrdma_xprt_proc())
  *             disconnect <n>       disconnect transport n (it stays listed)
  *             destroy <n>|all      disconnect and forget transport n, or all
  *           a failed command fails the write with its errno
  *   xprts   one line per transport: its number, server, state, inline sizes,
- *           then, last, calls=<sent> replies=<accepted> errors=<n>
- *           credits=<now>
+ *           once a proc command ran procs=<right> proc_errors=<n>
+ *           read_chunk=<bytes> write_chunk=<bytes> (calls whose data came
+ *           back right, the others, and the bytes their read and write
+ *           chunks carried), then, last, calls=<sent> replies=<accepted>
+ *           errors=<n> credits=<now>
  *   calls   one JSON line per transport: its last call command's summary
  *           and round trips (the shape of cmkit-peer call's summary), as
  *           they were when the file was opened: a call command or a
@@ -34,6 +45,7 @@
 #define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/highmem.h>
 #include <linux/inet.h>
 #include <linux/kref.h>
 #include <linux/module.h>
@@ -41,6 +53,9 @@
 #include <linux/slab.h>
 #include <linux/math64.h>
 #include <linux/sort.h>
+
+#include <cmkit/crc32c.h>
+#include <cmkit/rpc_testprog.h>
 
 #include "core/cmkit.h"
 #include "rpcrdma/rpcrdma.h"
@@ -79,6 +94,11 @@ struct rpcrdma_ctl_xprt {
 	bool listed;		/* on rpcrdma_ctl_xprts */
 	unsigned int callers;	/* call commands running without cmkit_rpcrdma_control.lock */
 	struct rpcrdma_ctl_batch *last;	/* the last call command's */
+	u32 proc_seed;		/* the next proc command's pattern */
+	u64 procs;		/* proc commands whose data came back right */
+	u64 proc_errors;	/* the others */
+	u64 read_chunk;		/* bytes their read chunks carried */
+	u64 write_chunk;	/* bytes their write chunks carried */
 };
 
 /* Under cmkit_rpcrdma_control.lock. */
@@ -292,6 +312,158 @@ static int rpcrdma_ctl_call(char *args)
 	return rc;
 }
 
+/* @n pages for @len bytes, their contents the test program's pattern of @seed. */
+static struct page **rpcrdma_ctl_pages(u32 len, u32 seed)
+{
+	u32 n = DIV_ROUND_UP(len, PAGE_SIZE) ?: 1, i, j;
+	struct page **pages = kcalloc(n, sizeof(*pages), GFP_KERNEL);
+
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		u8 *p;
+
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!pages[i])
+			goto fail;
+		p = kmap_local_page(pages[i]);
+		for (j = 0; j < PAGE_SIZE && i * PAGE_SIZE + j < len; j++)
+			p[j] = cmkit_rpc_testprog_byte(seed, i * PAGE_SIZE + j);
+		kunmap_local(p);
+	}
+	return pages;
+fail:
+	while (i--)
+		__free_page(pages[i]);
+	kfree(pages);
+	return NULL;
+}
+
+static void rpcrdma_ctl_pages_free(struct page **pages, u32 len)
+{
+	u32 n = DIV_ROUND_UP(len, PAGE_SIZE) ?: 1, i;
+
+	if (!pages)
+		return;
+	for (i = 0; i < n; i++)
+		__free_page(pages[i]);
+	kfree(pages);
+}
+
+/*
+ * Are @len bytes of @pages the pattern of @seed (@crc NULL), or is *@crc
+ * their crc32c as SINK gives it?
+ */
+static bool rpcrdma_ctl_pages_check(struct page **pages, u32 len, u32 seed, const u32 *crc)
+{
+	u32 off, i, c = CMKIT_CRC32C_SEED;
+	bool ok = true;
+
+	for (off = 0; ok && off < len; off += PAGE_SIZE) {
+		u32 this = min_t(u32, len - off, PAGE_SIZE);
+		u8 *p = kmap_local_page(pages[off / PAGE_SIZE]);
+
+		if (crc)
+			c = cmkit_crc32c(c, p, this);
+		for (i = 0; !crc && i < this; i++)
+			ok = p[i] == cmkit_rpc_testprog_byte(seed, off + i);
+		kunmap_local(p);
+	}
+	return crc ? ~c == *crc : ok;
+}
+
+/* Run one proc command's call and check its data: 0, -EILSEQ or the call's errno. */
+static int rpcrdma_ctl_proc_run(struct rpcrdma_xprt *x, u32 proc, u32 len, u32 seed,
+				struct cmkit_rpcrdma_proc *p)
+{
+	struct page **arg = NULL, **res = NULL;
+	int rc = -ENOMEM;
+
+	*p = (struct cmkit_rpcrdma_proc){ .proc = proc, .arg_len = len, .fill_len = len,
+					  .fill_seed = seed, .res_max = len };
+	if (proc != CMKIT_RPC_TESTPROG_FILL) {
+		arg = rpcrdma_ctl_pages(len, seed);
+		if (!arg)
+			goto out;
+		p->arg = arg;
+	}
+	if (proc != CMKIT_RPC_TESTPROG_SINK) {
+		/* Not the pattern: a result that never arrives is seen. */
+		res = rpcrdma_ctl_pages(len, ~seed);
+		if (!res)
+			goto out;
+		p->res = res;
+	}
+	rc = cmkit_rpcrdma_xprt_proc(x, p);
+	if (rc)
+		goto out;
+	if (proc == CMKIT_RPC_TESTPROG_SINK)
+		rc = p->sink_len == len && rpcrdma_ctl_pages_check(arg, len, 0, &p->sink_crc) ?
+			0 : -EILSEQ;
+	else
+		rc = p->res_len == len && rpcrdma_ctl_pages_check(res, len, seed, NULL) ?
+			0 : -EILSEQ;
+out:
+	rpcrdma_ctl_pages_free(arg, len);
+	rpcrdma_ctl_pages_free(res, len);
+	return rc;
+}
+
+/*
+ * proc <n> echo|fill|sink <bytes>: as a call command, without the control
+ * plane's lock (called with it held, it drops and retakes it).
+ */
+static int rpcrdma_ctl_proc(char *args)
+	__must_hold(&cmkit_rpcrdma_control.lock)
+{
+	char *n = strsep(&args, " "), *name = strsep(&args, " ");
+	struct cmkit_rpcrdma_proc *p;
+	struct rpcrdma_ctl_xprt *cx;
+	u32 len, proc, seed;
+	int rc;
+
+	if (!n || !name || rpcrdma_ctl_u32(strsep(&args, " "), &len) || args ||
+	    len % 4 || len > RPCRDMA_MAX_DATA_SEGS * PAGE_SIZE)
+		return -EINVAL;
+	if (!strcmp(name, "echo"))
+		proc = CMKIT_RPC_TESTPROG_ECHO;
+	else if (!strcmp(name, "fill"))
+		proc = CMKIT_RPC_TESTPROG_FILL;
+	else if (!strcmp(name, "sink"))
+		proc = CMKIT_RPC_TESTPROG_SINK;
+	else
+		return -EINVAL;
+	cx = rpcrdma_ctl_find(n);
+	if (!cx)
+		return -ENOENT;
+	if (cx->connecting)
+		return -ENOTCONN;
+	p = kzalloc_obj(*p, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	seed = ++cx->proc_seed;
+	WRITE_ONCE(cx->xprt->rx_call_timeout,
+		   msecs_to_jiffies(clamp(READ_ONCE(rpcrdma_call_timeout_ms), 100U, 600000U)));
+	cx->callers++;
+
+	mutex_unlock(&cmkit_rpcrdma_control.lock);
+	rc = rpcrdma_ctl_proc_run(cx->xprt, proc, len, seed, p);
+	mutex_lock(&cmkit_rpcrdma_control.lock);
+
+	if (rc) {
+		cx->proc_errors++;
+	} else {
+		cx->procs++;
+		if (p->m.rtype == CMKIT_RPCRDMA_READCH)
+			cx->read_chunk += len;
+		cx->write_chunk += p->write_len;
+	}
+	kfree(p);
+	if (!--cx->callers && !cx->listed)
+		rpcrdma_ctl_free(cx);
+	return rc;
+}
+
 static int rpcrdma_ctl_command(char *line)
 {
 	char *verb = strsep(&line, " ");
@@ -301,6 +473,8 @@ static int rpcrdma_ctl_command(char *line)
 		return rpcrdma_ctl_connect(line);
 	if (!strcmp(verb, "call"))
 		return rpcrdma_ctl_call(line);
+	if (!strcmp(verb, "proc"))
+		return rpcrdma_ctl_proc(line);
 	if (!strcmp(verb, "destroy") && line && !strcmp(line, "all")) {
 		rpcrdma_ctl_destroy_all();
 		return 0;
@@ -341,6 +515,10 @@ static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *
 	errors = buf->rb_errors;
 	credits = buf->rb_connected ? buf->rb_credits : 0;
 	spin_unlock(&buf->rb_lock);
+	/* Only once a proc command ran: the lines of call commands stay as they were. */
+	if (cx->procs || cx->proc_errors)
+		seq_printf(m, " procs=%llu proc_errors=%llu read_chunk=%llu write_chunk=%llu",
+			   cx->procs, cx->proc_errors, cx->read_chunk, cx->write_chunk);
 	/* The line ends here: scripts read credits= as its last field. */
 	seq_printf(m, " calls=%llu replies=%llu errors=%llu credits=%u\n", calls, replies,
 		   errors, credits);
