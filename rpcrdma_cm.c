@@ -533,15 +533,13 @@ int cmkit_rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 		goto out_destroy;
 
 	/*
-	 * No flag: RFC 8797's Remote Invalidation bit tells the server it may
-	 * reply with Send With Invalidate on an rkey the client advertised in
-	 * the RPC's chunk lists.  cmkit fences every MR of a call with
-	 * LOCAL_INV once the reply is in and does not look for a Send With
-	 * Invalidate (rpcrdma/proc.c), so it does not claim to process remote
-	 * invalidation.
+	 * RFC 8797's Remote Invalidation bit, as xprtrdma sets it with FRWR:
+	 * the server may reply with Send With Invalidate on an rkey the call
+	 * advertised; the reply's Receive says which (rr_inv_rkey), and
+	 * rpcrdma/proc.c fences only the call's other MRs with LOCAL_INV.
 	 */
-	cmkit_rpcrdma_cmp_encode(ep->re_cm_private, 0, ep->re_inline_send,
-				 ep->re_inline_recv);
+	cmkit_rpcrdma_cmp_encode(ep->re_cm_private, CMKIT_RPCRDMA_CMP_F_SND_W_INV_OK,
+				 ep->re_inline_send, ep->re_inline_recv);
 	ep->re_remote_cma.private_data = ep->re_cm_private;
 	ep->re_remote_cma.private_data_len = sizeof(ep->re_cm_private);
 	ep->re_remote_cma.initiator_depth = 0;

@@ -217,6 +217,7 @@ enum cmkit_rpc_action {
  * @procs: calls of the test program served (ECHO, FILL, SINK)
  * @read_bytes: bytes the server RDMA-read from read chunks
  * @written_bytes: bytes the server RDMA-wrote into write chunks
+ * @send_inv: replies sent with Send With Invalidate
  * @last_xid: the last call's xid
  * @last_prog: its program
  * @last_vers: its version
@@ -236,6 +237,7 @@ struct cmkit_rpc_counts {
 	unsigned int procs;
 	u64 read_bytes;
 	u64 written_bytes;
+	unsigned int send_inv;
 	u32 last_xid;
 	u32 last_prog;
 	u32 last_vers;
@@ -258,6 +260,7 @@ int cmkit_rpc_srv_wait_calls(struct cmkit_rpc_srv *s, unsigned int calls);
 int cmkit_rpc_srv_wait_held(struct cmkit_rpc_srv *s, unsigned int held);
 int cmkit_rpc_srv_wait_sends(struct cmkit_rpc_srv *s, unsigned int sends);
 int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 len, u32 seed);
+void cmkit_rpc_srv_no_send_inv(struct cmkit_rpc_srv *s);
 int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, struct ib_pd *pd);
 void cmkit_rpc_srv_destroy_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id);
 void cmkit_rpc_srv_free(struct cmkit_rpc_srv *s);

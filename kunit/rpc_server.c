@@ -22,6 +22,7 @@
 #include "cmkit_test.h"
 #include <cmkit/crc32c.h>
 #include <cmkit/rpcrdma_chunk.h>
+#include <cmkit/rpcrdma_cmp.h>
 #include <cmkit/rpcrdma_msg.h>
 #include <cmkit/rpc_testprog.h>
 
@@ -55,6 +56,8 @@ struct rpc_srv_proc {
 	struct cmkit_rpcrdma_chunks ch;		/* what the call offered */
 	struct cmkit_rpcrdma_chunks wrote;	/* the reply's lists */
 	bool served;				/* the work answered it */
+	bool send_inv;				/* reply with Send With Invalidate */
+	u32 inv_rkey;				/* of this rkey */
 	bool err_chunk;				/* answer RDMA_ERROR ERR_CHUNK */
 	u32 results_len;
 	u8 results[RPC_SRV_SEND_LEN];
@@ -91,6 +94,8 @@ struct rpc_srv_reply {
  * @backlog: replies waiting for a Send buffer
  * @conn_calls: calls received on this connection
  * @conn_replied: calls answered on this connection
+ * @send_inv_ok: the client's RFC 8797 message allows Send With Invalidate
+ * @no_send_inv: never use it (cmkit_rpc_srv_no_send_inv())
  * @procs: test-program calls waiting for @proc_work
  * @proc_work: serves them, one at a time
  * @counts: what the tests read
@@ -116,6 +121,8 @@ struct cmkit_rpc_srv {
 	struct list_head backlog;
 	u32 conn_calls;
 	u32 conn_replied;
+	bool send_inv_ok;
+	bool no_send_inv;
 	struct list_head procs;
 	struct work_struct proc_work;
 	struct cmkit_rpc_counts counts;
@@ -233,6 +240,11 @@ static void rpc_srv_send(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r)
 	if (s->live) {
 		list_del(&b->list);
 		len = rpc_srv_encode(s, b, r, s->grant);
+		if (r->proc && r->proc->send_inv && !r->proc->err_chunk) {
+			wr.opcode = IB_WR_SEND_WITH_INV;
+			wr.ex.invalidate_rkey = r->proc->inv_rkey;
+			s->counts.send_inv++;
+		}
 		ib_dma_sync_single_for_device(s->dev, b->dma, RPC_SRV_SEND_LEN, DMA_TO_DEVICE);
 		sge = (struct ib_sge){ .addr = b->dma, .length = len, .lkey = s->lkey };
 		wr.sg_list = &sge;
@@ -376,6 +388,27 @@ static int rpc_srv_seg_at(const struct cmkit_rpcrdma_seg *seg, u32 n, u32 pos, u
 	return -1;
 }
 
+/*
+ * Does the call advertise exactly one rkey (all its segments in one MR)?
+ * Then, as svcrdma, the reply may invalidate it; with more, it cannot
+ * invalidate them all, and sends a plain Send.
+ */
+static bool rpc_srv_one_rkey(const struct cmkit_rpcrdma_chunks *ch, u32 *rkey)
+{
+	const struct cmkit_rpcrdma_seg *segs[2] = { ch->read, ch->write };
+	u32 n[2] = { ch->nr_read, ch->nr_write ? ch->write_segs : 0 }, i, j;
+	bool any = false;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < n[i] && j < CMKIT_RPCRDMA_MAX_SEGS; j++) {
+			if (any && segs[i][j].handle != *rkey)
+				return false;
+			*rkey = segs[i][j].handle;
+			any = true;
+		}
+	return any;
+}
+
 /* The read chunk at the argument's position: its segments in @ch->read from *@first. */
 static u32 rpc_srv_read_chunk(const struct cmkit_rpcrdma_chunks *ch, u32 *first)
 {
@@ -512,6 +545,7 @@ static void rpc_srv_serve(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r, u8 *
 			p->wrote.write[i].length -= min(4U, p->wrote.write[i].length);
 		}
 	}
+	p->send_inv = READ_ONCE(s->send_inv_ok) && rpc_srv_one_rkey(ch, &p->inv_rkey);
 	rpc_srv_queue(s, r);
 	return;
 
@@ -672,6 +706,31 @@ static void rpc_srv_free_list(struct list_head *list)
 	}
 }
 
+/*
+ * The client's RFC 8797 message, in the CONNECT_REQUEST the peer recorded
+ * last (before its handler made this QP): may replies invalidate?
+ */
+static bool rpc_srv_client_inv_ok(struct cmkit_rpc_srv *s)
+{
+	struct cmkit_peer *p = s->peer;
+	struct cmkit_rpcrdma_cmp cmp;
+	bool ok = false;
+	int i;
+
+	spin_lock(&p->lock);
+	for (i = (int)p->nr - 1; i >= 0; i--) {
+		const struct cmkit_cm_record *r = &p->rec[i];
+
+		if (r->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+			continue;
+		ok = cmkit_rpcrdma_cmp_decode(r->pdata, r->pdata_len, &cmp) == 1 &&
+		     (cmp.flags & CMKIT_RPCRDMA_CMP_F_SND_W_INV_OK);
+		break;
+	}
+	spin_unlock(&p->lock);
+	return ok;
+}
+
 /**
  * cmkit_rpc_srv_create_qp - the QP of a server's accepted connection
  * @s: the server
@@ -695,6 +754,7 @@ int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, stru
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 	};
+	bool inv_ok;
 	int i, rc;
 
 	s->cq = ib_alloc_cq(id->device, s, RPC_SRV_RECVS + RPC_SRV_SENDS + 2, 0,
@@ -727,9 +787,11 @@ int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, stru
 		if (rc)
 			goto out;
 	}
+	inv_ok = rpc_srv_client_inv_ok(s);
 	spin_lock(&s->lock);
 	s->conn_calls = 0;
 	s->conn_replied = 0;
+	s->send_inv_ok = inv_ok && !s->no_send_inv;
 	s->live = true;
 	for (i = 0; i < RPC_SRV_RECVS && !rc; i++)
 		rc = rpc_srv_post_recv(s, &s->recv[i]);
@@ -1036,6 +1098,20 @@ int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 le
 	}
 	kfree(data);
 	return rc;
+}
+
+/**
+ * cmkit_rpc_srv_no_send_inv - never reply with Send With Invalidate
+ * @s: the server, before the client connects
+ *
+ * As a server that ignores the client's RFC 8797 Remote Invalidation bit:
+ * the client fences every MR itself.
+ */
+void cmkit_rpc_srv_no_send_inv(struct cmkit_rpc_srv *s)
+{
+	spin_lock(&s->lock);
+	s->no_send_inv = true;
+	spin_unlock(&s->lock);
 }
 
 /**

@@ -184,7 +184,7 @@ struct rt_counts {
 	int sendctx_got, sendctx_put, recvs_posted, recvs_done, recvs_flushed, recvs_twice;
 	int sends_posted, sends_signaled, unknown_xid, replies_short, replies_bad_vers;
 	int credit_waits, call_timeouts;
-	int mrs_created, mrs_freed, mrs_got, mrs_put;
+	int mrs_created, mrs_freed, mrs_got, mrs_put, mrs_remote_inv;
 	unsigned int module_refs;
 };
 
@@ -221,6 +221,7 @@ static struct rt_counts rt_counts_now(void)
 		.mrs_freed = atomic_read(&s->mrs_freed),
 		.mrs_got = atomic_read(&s->mrs_got),
 		.mrs_put = atomic_read(&s->mrs_put),
+		.mrs_remote_inv = atomic_read(&s->mrs_remote_inv),
 		.module_refs = cmkit_rpcrdma_module_refs(),
 	};
 }
@@ -627,20 +628,21 @@ static void connect_with_rfc8797_data_lowers_sizes_then_remote_disconnect(struct
 
 	/*
 	 * What we sent, byte for byte: version 1, our sizes (4 KiB: 3 in 1 KiB
-	 * units minus one), and no flag.  RFC 8797's Remote Invalidation bit
-	 * says the sender can process Send With Invalidate of memory it
-	 * registered and advertised; cmkit registers none, so it must not set it.
+	 * units minus one), and RFC 8797's Remote Invalidation bit: cmkit
+	 * registers the memory of its chunks with FRWR and takes a Send With
+	 * Invalidate of one of them (rpcrdma/proc.c), as xprtrdma does.
 	 */
 	KUNIT_ASSERT_EQ(test, cmkit_peer_wait(c.srv, RDMA_CM_EVENT_CONNECT_REQUEST, &r), 0);
 	KUNIT_ASSERT_GE(test, r.pdata_len, (u8)CMKIT_RPCRDMA_CMP_LEN);
 	KUNIT_EXPECT_EQ(test, r.pdata[4], 1);
-	KUNIT_EXPECT_EQ_MSG(test, r.pdata[5], 0, "flags byte: remote invalidation advertised");
+	KUNIT_EXPECT_EQ_MSG(test, r.pdata[5], CMKIT_RPCRDMA_CMP_F_SND_W_INV_OK,
+			    "flags byte: remote invalidation not advertised");
 	KUNIT_EXPECT_EQ(test, r.pdata[6], 3);
 	KUNIT_EXPECT_EQ(test, r.pdata[7], 3);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_cmp_decode(r.pdata, r.pdata_len, &ours), 1);
 	KUNIT_EXPECT_EQ(test, ours.send_size, RT_INLINE);
 	KUNIT_EXPECT_EQ(test, ours.recv_size, RT_INLINE);
-	KUNIT_EXPECT_EQ(test, ours.flags, 0);
+	KUNIT_EXPECT_EQ(test, ours.flags, CMKIT_RPCRDMA_CMP_F_SND_W_INV_OK);
 
 	rt_calls_ok(&c, 1);
 	rt_remote_disconnect_and_check(&c);
@@ -2812,11 +2814,19 @@ static void test_program_calls_move_their_data_inline_and_in_chunks(struct kunit
 		KUNIT_EXPECT_EQ(test, after.written_bytes - before.written_bytes, 0ULL);
 		KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
 	}
-	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).procs,
-			3 * (unsigned int)ARRAY_SIZE(sizes));
+	after = cmkit_rpc_srv_counts(c.rpc);
+	KUNIT_EXPECT_EQ(test, after.procs, 3 * (unsigned int)ARRAY_SIZE(sizes));
 	now = rt_counts_now();
 	/* One MR per chunk: ECHO two, FILL and SINK one each, for every chunked size. */
 	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_got), 4 * ((int)ARRAY_SIZE(sizes) - 1));
+	/*
+	 * The client advertised Remote Invalidation: a call with one MR
+	 * (FILL, SINK) has it invalidated by the server's Send With
+	 * Invalidate; ECHO's two are fenced by LOCAL_INV.
+	 */
+	KUNIT_EXPECT_EQ(test, after.send_inv, 2 * ((unsigned int)ARRAY_SIZE(sizes) - 1));
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_remote_inv),
+			2 * ((int)ARRAY_SIZE(sizes) - 1));
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
@@ -2835,10 +2845,13 @@ static void write_chunk_lengths_that_break_the_offer_are_refused(struct kunit *t
 	const u32 len = 8192;
 	struct page **res = rt_pages(test, len / PAGE_SIZE);
 	struct cmkit_rpcrdma_proc p;
+	struct rt_counts now;
 	struct rt_ctx c;
 	unsigned int i;
 
 	rt_setup(test, &c, true);
+	/* A server that never invalidates: the client's LOCAL_INV fences every MR. */
+	cmkit_rpc_srv_no_send_inv(c.rpc);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
 	for (i = 0; i < ARRAY_SIZE(lies); i++) {
 		/* The connection's calls so far, then the lie, then the truth. */
@@ -2858,6 +2871,9 @@ static void write_chunk_lengths_that_break_the_offer_are_refused(struct kunit *t
 		KUNIT_EXPECT_EQ(test, p.res_len, len);
 		KUNIT_EXPECT_EQ(test, rt_pages_differ(res, len, 8), len);
 	}
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).send_inv, 0U);
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_remote_inv), 0);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }

@@ -16,8 +16,10 @@
  *     (cmkit_rpcrdma_check_reply_chunks()) and the write chunk's length
  *     against the result's own, so a server's bad length is refused, never
  *     followed;
- *  5. fences its MRs (LOCAL_INV) before it reads the result, whatever the
- *     call's end: the server can no longer reach the pages.
+ *  5. fences its MRs before it reads the result, whatever the call's end:
+ *     the one the server invalidated with its Send With Invalidate (RFC
+ *     8797, advertised at connect) is put as it is, the others get
+ *     LOCAL_INV; the server can no longer reach the pages.
  *
  * Not yet: a call that does not fit inline even without its bulk argument
  * (a position-zero read chunk) or a reply that may not fit even without its
@@ -303,7 +305,15 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 
 	rc = cmkit_rpcrdma_call_one(r_xprt, CMKIT_RPC_TESTPROG, CMKIT_RPC_TESTPROG_VERS, &msg,
 				    &req);
-	/* Fenced before anything is read, whatever the call's end. */
+	/*
+	 * Fenced before anything is read, whatever the call's end: the MR the
+	 * server invalidated with its reply is put as it is, the rest by
+	 * LOCAL_INV.  An rkey the call did not advertise fences nothing here:
+	 * the reply is refused below.
+	 */
+	if (req && req->rl_reply && req->rl_reply->rr_remote_inv &&
+	    !cmkit_rpcrdma_frwr_remote_inv(&mrs, req->rl_reply->rr_inv_rkey) && !rc)
+		rc = -EPROTO;
 	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, &mrs);
 	if (req) {
 		if (!rc && !inv)

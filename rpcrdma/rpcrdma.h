@@ -316,6 +316,8 @@ struct rpcrdma_msg {
  * @rr_recv_wr: its Receive work request
  * @rr_len: bytes received (the completion's byte_len)
  * @rr_posted: posted and not yet completed (a second completion is a bug)
+ * @rr_remote_inv: the server's Send With Invalidate invalidated an rkey
+ * @rr_inv_rkey: that rkey
  */
 struct rpcrdma_rep {
 	struct ib_cqe rr_cqe;
@@ -326,6 +328,8 @@ struct rpcrdma_rep {
 	struct ib_recv_wr rr_recv_wr;
 	u32 rr_len;
 	bool rr_posted;
+	bool rr_remote_inv;
+	u32 rr_inv_rkey;
 };
 
 /**

@@ -750,6 +750,8 @@ static void rpcrdma_wc_receive(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	atomic_inc(&cmkit_rpcrdma_stats.recvs_done);
 	rep->rr_len = min(wc->byte_len, rdmab_length(rb));
+	rep->rr_remote_inv = wc->wc_flags & IB_WC_WITH_INVALIDATE;
+	rep->rr_inv_rkey = rep->rr_remote_inv ? wc->ex.invalidate_rkey : 0;
 	ib_dma_sync_single_for_cpu(rb->rg_device, rdmab_addr(rb), rep->rr_len, DMA_FROM_DEVICE);
 	cmkit_rpcrdma_reply_handler(rep);
 }
