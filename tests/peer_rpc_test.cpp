@@ -3,12 +3,18 @@
 // cmkit-peer's RPC-over-RDMA logic without a device: the client's credit
 // window and xid matching (tools/peer/rpc_window.cpp), its send ring,
 // completion tally and latency summary, and serve --rpc's answers
-// (rpc_responder.cpp) fed to the client as they would arrive.
+// (rpc_responder.cpp) fed to the client as they would arrive, the RPC
+// test program's with their chunks among them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
+#include "cmkit/crc32c.h"
+#include "cmkit/rpc_testprog.h"
+#include "cmkit/rpcrdma_chunk.h"
 #include "cmkit/rpcrdma_msg.h"
 #include "options.h"
 #include "rpc_responder.h"
@@ -352,7 +358,7 @@ Exchange Roundtrip(RpcResponder *server, CallWindow *client, uint32_t xid,
 	EXPECT_TRUE(client->Add(xid, xid));
 	server->OnCall(call.data(), call.size(), &e.d);
 	for (unsigned i = 0; i < e.d.nreplies; i++)
-		e.got.push_back(client->OnReply(e.d.replies[i].bytes, e.d.replies[i].len));
+		e.got.push_back(client->OnReply(e.d.replies[i].bytes.data(), e.d.replies[i].len));
 	return e;
 }
 
@@ -434,7 +440,7 @@ TEST(PeerResponder, RdmaErrors)
 	std::vector<uint8_t> call = NullCall(3);
 	server.OnCall(call.data(), call.size(), &d);
 	cmkit_rpcrdma_reply rep;
-	ASSERT_EQ(cmkit_rpcrdma_decode_reply(d.replies[0].bytes, d.replies[0].len, &rep),
+	ASSERT_EQ(cmkit_rpcrdma_decode_reply(d.replies[0].bytes.data(), d.replies[0].len, &rep),
 		  CMKIT_RPCRDMA_E_ERR_VERS);
 	EXPECT_EQ(rep.low, 1U);
 	EXPECT_EQ(rep.high, 1U);
@@ -587,7 +593,7 @@ TEST(PeerResponder, MalformedCallsAnsweredAsDecodeCallSays)
 	cmkit_put_be32(m.data() + 4, 2);
 	EXPECT_EQ(answer(m), "err_vers");
 	cmkit_rpcrdma_reply rep;
-	ASSERT_EQ(cmkit_rpcrdma_decode_reply(d.replies[0].bytes, d.replies[0].len, &rep),
+	ASSERT_EQ(cmkit_rpcrdma_decode_reply(d.replies[0].bytes.data(), d.replies[0].len, &rep),
 		  CMKIT_RPCRDMA_E_ERR_VERS);
 	m = NullCall(1);
 	cmkit_put_be32(m.data() + 16, 1);	// a read list entry
@@ -612,4 +618,442 @@ TEST(PeerResponder, MalformedCallsAnsweredAsDecodeCallSays)
 	EXPECT_EQ(server.errors(), 5U);
 	EXPECT_EQ(server.dropped(), 3U);
 	EXPECT_EQ(server.success(), 0U);
+}
+
+// ---- serve --rpc: the RPC test program, with chunks --------------------
+
+namespace {
+
+// A call of the test program: @args inline, @ch's lists (NULL: none).
+std::vector<uint8_t> TestProgCall(uint32_t xid, uint32_t proc, const std::vector<uint8_t> &args,
+				  const cmkit_rpcrdma_chunks *ch = nullptr)
+{
+	std::vector<uint8_t> b(CMKIT_RPCRDMA_MAX_HDR_LEN + CMKIT_RPCRDMA_RPC_CALL_LEN + args.size());
+	int len = cmkit_rpcrdma_encode_call(b.data(), b.size(), xid, 32, CMKIT_RPC_TESTPROG,
+					    CMKIT_RPC_TESTPROG_VERS, proc, ch, args.data(),
+					    args.size());
+	EXPECT_GT(len, 0);
+	b.resize(len > 0 ? static_cast<size_t>(len) : 0);
+	return b;
+}
+
+std::vector<uint8_t> Words(std::initializer_list<uint32_t> w)
+{
+	std::vector<uint8_t> b(4 * w.size());
+	size_t i = 0;
+	for (uint32_t v : w)
+		cmkit_put_be32(b.data() + 4 * i++, v);
+	return b;
+}
+
+// An opaque<> inline: length, bytes, pad.
+std::vector<uint8_t> Opaque(const std::vector<uint8_t> &data)
+{
+	std::vector<uint8_t> b = Words({static_cast<uint32_t>(data.size())});
+	b.insert(b.end(), data.begin(), data.end());
+	b.resize((b.size() + 3) & ~size_t(3), 0);
+	return b;
+}
+
+std::vector<uint8_t> Pattern(size_t n, uint8_t salt)
+{
+	std::vector<uint8_t> b(n);
+	for (size_t i = 0; i < n; i++)
+		b[i] = static_cast<uint8_t>(i * 7 + salt);
+	return b;
+}
+
+// A read chunk at the position of an opaque<> argument's bytes, one
+// segment per length.
+void ReadChunk(cmkit_rpcrdma_chunks *ch, std::initializer_list<uint32_t> lens)
+{
+	uint64_t addr = 0x10000;
+	for (uint32_t l : lens) {
+		ch->read_pos[ch->nr_read] = CMKIT_RPCRDMA_RPC_CALL_LEN + 4;
+		ch->read[ch->nr_read] = {0x100 + ch->nr_read, l, addr};
+		addr += l;
+		ch->nr_read++;
+	}
+}
+
+void WriteChunk(cmkit_rpcrdma_chunks *ch, std::initializer_list<uint32_t> lens)
+{
+	uint64_t addr = 0x900000;
+	ch->nr_write = 1;
+	for (uint32_t l : lens) {
+		ch->write[ch->write_segs] = {0x200 + ch->write_segs, l, addr};
+		addr += l + 0x1000;
+		ch->write_segs++;
+	}
+}
+
+// The reply @d carries (its last), decoded as cmkit's client decodes it
+// and checked against the lists the call offered.
+struct DecodedReply {
+	int rc = 0;
+	int check = 0;
+	cmkit_rpcrdma_reply rep{};
+	cmkit_rpcrdma_chunks got{};
+	uint32_t write_len = 0;
+};
+
+DecodedReply Decode(const CallDecision &d, const cmkit_rpcrdma_chunks &offered)
+{
+	DecodedReply r;
+	const ServerMsg &m = d.replies[d.nreplies - 1];
+	r.rc = cmkit_rpcrdma_decode_reply_chunks(m.bytes.data(), m.len, &r.rep, &r.got);
+	r.check = cmkit_rpcrdma_check_reply_chunks(&offered, &r.got, &r.write_len, nullptr);
+	return r;
+}
+
+Options TestProgOptions(uint32_t inline_send = 4096)
+{
+	Options o = RpcOptions();
+	o.has_cmp = true;
+	o.cmp_send = inline_send;
+	o.cmp_recv = inline_send;
+	return o;
+}
+
+} // namespace
+
+TEST(PeerTestProg, InlineEchoFillSink)
+{
+	RpcResponder server(TestProgOptions());
+	cmkit_rpcrdma_chunks none{};
+	CallDecision d;
+
+	std::vector<uint8_t> data = Pattern(301, 3);
+	std::vector<uint8_t> call = TestProgCall(1, CMKIT_RPC_TESTPROG_ECHO, Opaque(data));
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "success");
+	EXPECT_STREQ(d.procedure, "echo");
+	EXPECT_FALSE(d.bulk);
+	ASSERT_EQ(d.nreplies, 1U);
+	DecodedReply r = Decode(d, none);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(std::vector<uint8_t>(r.rep.results, r.rep.results + r.rep.results_len),
+		  Opaque(data));
+
+	call = TestProgCall(2, CMKIT_RPC_TESTPROG_FILL, Words({10, 99}));
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "success");
+	r = Decode(d, none);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.rep.results_len, 16U) << "length, 10 bytes, 2 of pad";
+	EXPECT_EQ(cmkit_get_be32(r.rep.results), 10U);
+	for (uint32_t i = 0; i < 10; i++)
+		EXPECT_EQ(r.rep.results[4 + i], cmkit_rpc_testprog_byte(99, i)) << i;
+
+	// RFC 3720's example: 32 bytes of zeros have the CRC 0x8a9136aa.
+	call = TestProgCall(3, CMKIT_RPC_TESTPROG_SINK, Opaque(std::vector<uint8_t>(32, 0)));
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "success");
+	r = Decode(d, none);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.rep.results_len, 8U);
+	EXPECT_EQ(cmkit_get_be32(r.rep.results), 32U);
+	EXPECT_EQ(cmkit_get_be32(r.rep.results + 4), 0x8a9136aaU);
+
+	EXPECT_EQ(server.procs(), 3U);
+	EXPECT_EQ(server.read_bytes(), 0U);
+	EXPECT_EQ(server.written_bytes(), 0U);
+}
+
+TEST(PeerTestProg, ReadChunkEchoPlan)
+{
+	RpcResponder server(TestProgOptions());
+	cmkit_rpcrdma_chunks ch{};
+	ReadChunk(&ch, {1000, 2000});	// what cmkit sends is one segment: take more
+	std::vector<uint8_t> call = TestProgCall(7, CMKIT_RPC_TESTPROG_ECHO, Words({3000}), &ch);
+	CallDecision d;
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_EQ(d.decode, CMKIT_RPCRDMA_OK);
+	ASSERT_TRUE(d.bulk);
+	EXPECT_STREQ(d.result, "pending");
+	EXPECT_EQ(d.nreplies, 0U) << "no answer before the data is read";
+	ASSERT_EQ(d.work.reads.size(), 2U);
+	EXPECT_EQ(d.work.reads[0].rkey, 0x100U);
+	EXPECT_EQ(d.work.reads[0].remote, 0x10000U);
+	EXPECT_EQ(d.work.reads[0].len, 1000U);
+	EXPECT_EQ(d.work.reads[0].local, 0U);
+	EXPECT_EQ(d.work.reads[1].rkey, 0x101U);
+	EXPECT_EQ(d.work.reads[1].len, 2000U);
+	EXPECT_EQ(d.work.reads[1].local, 1000U) << "the pieces packed in order";
+	EXPECT_EQ(server.success(), 0U);
+
+	// The Reads land; the result goes inline (no write chunk offered).
+	std::vector<uint8_t> data = Pattern(3000, 11), bulk(kBulkMax);
+	std::copy(data.begin(), data.end(), bulk.begin());
+	server.Finish(&d, bulk.data());
+	EXPECT_STREQ(d.result, "success");
+	EXPECT_EQ(d.read_bytes, 3000U);
+	EXPECT_EQ(d.written_bytes, 0U);
+	EXPECT_TRUE(d.writes.empty());
+	ASSERT_EQ(d.nreplies, 1U);
+	cmkit_rpcrdma_chunks none{};
+	DecodedReply r = Decode(d, none);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.rep.hdr.rdma_xid, 7U);
+	EXPECT_EQ(std::vector<uint8_t>(r.rep.results, r.rep.results + r.rep.results_len),
+		  Opaque(data));
+	EXPECT_LE(d.replies[0].len, 4096U) << "within the client's inline size";
+	EXPECT_EQ(server.success(), 1U);
+	EXPECT_EQ(server.procs(), 1U);
+	EXPECT_EQ(server.read_bytes(), 3000U);
+}
+
+TEST(PeerTestProg, ReadChunkEchoIntoAWriteChunk)
+{
+	RpcResponder server(TestProgOptions());
+	cmkit_rpcrdma_chunks ch{};
+	ReadChunk(&ch, {65536});
+	WriteChunk(&ch, {65536});
+	std::vector<uint8_t> call = TestProgCall(8, CMKIT_RPC_TESTPROG_ECHO, Words({65536}), &ch);
+	CallDecision d;
+	server.OnCall(call.data(), call.size(), &d);
+	ASSERT_TRUE(d.bulk);
+	ASSERT_EQ(d.work.reads.size(), 1U);
+	std::vector<uint8_t> data = Pattern(65536, 5), bulk(kBulkMax);
+	std::copy(data.begin(), data.end(), bulk.begin());
+	server.Finish(&d, bulk.data());
+	ASSERT_EQ(d.writes.size(), 1U);
+	EXPECT_EQ(d.writes[0].rkey, 0x200U);
+	EXPECT_EQ(d.writes[0].remote, 0x900000U);
+	EXPECT_EQ(d.writes[0].len, 65536U);
+	EXPECT_EQ(d.writes[0].local, 0U) << "written from where it was read";
+	EXPECT_EQ(d.read_bytes, 65536U);
+	EXPECT_EQ(d.written_bytes, 65536U);
+	DecodedReply r = Decode(d, ch);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.check, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.write_len, 65536U);
+	ASSERT_EQ(r.rep.results_len, 4U) << "only the length word inline";
+	EXPECT_EQ(cmkit_get_be32(r.rep.results), 65536U);
+}
+
+TEST(PeerTestProg, WriteChunkFillPlan)
+{
+	RpcResponder server(TestProgOptions());
+	cmkit_rpcrdma_chunks ch{};
+	WriteChunk(&ch, {4096, 4096, 4096});	// cmkit offers one segment: take more
+	std::vector<uint8_t> call = TestProgCall(9, CMKIT_RPC_TESTPROG_FILL, Words({5000, 42}), &ch);
+	CallDecision d;
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.procedure, "fill");
+	ASSERT_TRUE(d.bulk);
+	EXPECT_TRUE(d.work.reads.empty()) << "nothing to read";
+	EXPECT_EQ(d.nreplies, 0U);
+
+	std::vector<uint8_t> bulk(kBulkMax);
+	server.Finish(&d, bulk.data());
+	EXPECT_STREQ(d.result, "success");
+	for (uint32_t i = 0; i < 5000; i++)
+		ASSERT_EQ(bulk[i], cmkit_rpc_testprog_byte(42, i)) << i;
+	ASSERT_EQ(d.writes.size(), 2U) << "the third segment is not needed";
+	EXPECT_EQ(d.writes[0].rkey, 0x200U);
+	EXPECT_EQ(d.writes[0].remote, ch.write[0].offset);
+	EXPECT_EQ(d.writes[0].len, 4096U);
+	EXPECT_EQ(d.writes[0].local, 0U);
+	EXPECT_EQ(d.writes[1].rkey, 0x201U);
+	EXPECT_EQ(d.writes[1].remote, ch.write[1].offset);
+	EXPECT_EQ(d.writes[1].len, 904U);
+	EXPECT_EQ(d.writes[1].local, 4096U);
+	EXPECT_EQ(d.read_bytes, 0U);
+	EXPECT_EQ(d.written_bytes, 5000U);
+
+	DecodedReply r = Decode(d, ch);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.check, CMKIT_RPCRDMA_OK) << "the write list keeps to the offer";
+	EXPECT_EQ(r.write_len, 5000U);
+	ASSERT_EQ(r.got.write_segs, 3U) << "each offered segment echoed";
+	EXPECT_EQ(r.got.write[0].length, 4096U);
+	EXPECT_EQ(r.got.write[1].length, 904U);
+	EXPECT_EQ(r.got.write[2].length, 0U);
+	ASSERT_EQ(r.rep.results_len, 4U);
+	EXPECT_EQ(cmkit_get_be32(r.rep.results), 5000U);
+	EXPECT_EQ(server.written_bytes(), 5000U);
+	EXPECT_EQ(server.procs(), 1U);
+}
+
+TEST(PeerTestProg, SinkCrcOverPieces)
+{
+	RpcResponder server(TestProgOptions());
+	std::vector<uint8_t> data = Pattern(5000, 77);
+	const uint32_t whole = ~cmkit_crc32c(CMKIT_CRC32C_SEED, data.data(), data.size());
+
+	cmkit_rpcrdma_chunks ch{};
+	ReadChunk(&ch, {100, 4, 4096, 800});
+	WriteChunk(&ch, {8192});	// SINK has no bulk result: left unused
+	std::vector<uint8_t> call = TestProgCall(10, CMKIT_RPC_TESTPROG_SINK, Words({5000}), &ch);
+	CallDecision d;
+	server.OnCall(call.data(), call.size(), &d);
+	ASSERT_TRUE(d.bulk);
+	ASSERT_EQ(d.work.reads.size(), 4U);
+	std::vector<uint8_t> bulk(kBulkMax);
+	for (const BulkMove &m : d.work.reads)	// each Read lands at its place
+		std::copy(data.begin() + m.local, data.begin() + m.local + m.len,
+			  bulk.begin() + m.local);
+	server.Finish(&d, bulk.data());
+	EXPECT_TRUE(d.writes.empty());
+	EXPECT_EQ(d.read_bytes, 5000U);
+	DecodedReply r = Decode(d, ch);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.check, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.got.nr_write, 0U);
+	ASSERT_EQ(r.rep.results_len, 8U);
+	EXPECT_EQ(cmkit_get_be32(r.rep.results), 5000U);
+	EXPECT_EQ(cmkit_get_be32(r.rep.results + 4), whole);
+
+	// The same bytes inline give the same CRC.
+	call = TestProgCall(11, CMKIT_RPC_TESTPROG_SINK, Opaque(std::vector<uint8_t>(
+								 data.begin(), data.begin() + 2000)));
+	server.OnCall(call.data(), call.size(), &d);
+	cmkit_rpcrdma_chunks none{};
+	r = Decode(d, none);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(cmkit_get_be32(r.rep.results + 4),
+		  ~cmkit_crc32c(CMKIT_CRC32C_SEED, data.data(), 2000));
+}
+
+TEST(PeerTestProg, ErrChunkOnAShortWriteChunk)
+{
+	RpcResponder server(TestProgOptions());
+	CallWindow client(8);
+	cmkit_rpcrdma_chunks ch{};
+	WriteChunk(&ch, {4096});
+	CallDecision d;
+	std::vector<uint8_t> call = TestProgCall(12, CMKIT_RPC_TESTPROG_FILL, Words({5000, 1}), &ch);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "err_chunk");
+	EXPECT_FALSE(d.bulk) << "nothing moved";
+	ASSERT_EQ(d.nreplies, 1U);
+	ASSERT_TRUE(client.Add(12, 1));
+	EXPECT_EQ(client.OnReply(d.replies[0].bytes.data(), d.replies[0].len).result,
+		  CMKIT_RPCRDMA_E_ERR_CHUNK);
+
+	// ECHO's result over the write chunk too.
+	cmkit_rpcrdma_chunks both{};
+	ReadChunk(&both, {8192});
+	WriteChunk(&both, {8188});
+	call = TestProgCall(13, CMKIT_RPC_TESTPROG_ECHO, Words({8192}), &both);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "err_chunk");
+	EXPECT_TRUE(d.work.reads.empty()) << "refused before anything is read";
+
+	// A result too large to go inline, and no write chunk.
+	call = TestProgCall(14, CMKIT_RPC_TESTPROG_FILL, Words({4096, 1}));
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "err_chunk");
+	call = TestProgCall(15, CMKIT_RPC_TESTPROG_FILL, Words({4096 - 56, 1}));
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "success") << "28 + 24 + 4 + 4040: just fits 4096";
+	EXPECT_EQ(d.replies[0].len, 4096U);
+	EXPECT_EQ(server.errors(), 3U);
+	EXPECT_EQ(server.success(), 1U);
+}
+
+TEST(PeerTestProg, ErrChunkOnAReadChunkOfAnotherLength)
+{
+	RpcResponder server(TestProgOptions());
+	CallDecision d;
+	for (uint32_t chunk_len : {996U, 1004U}) {
+		cmkit_rpcrdma_chunks ch{};
+		ReadChunk(&ch, {chunk_len});
+		std::vector<uint8_t> call =
+			TestProgCall(20, CMKIT_RPC_TESTPROG_ECHO, Words({1000}), &ch);
+		server.OnCall(call.data(), call.size(), &d);
+		EXPECT_STREQ(d.result, "err_chunk") << chunk_len;
+		EXPECT_FALSE(d.bulk);
+		cmkit_rpcrdma_reply rep;
+		ASSERT_EQ(cmkit_rpcrdma_decode_reply(d.replies[0].bytes.data(), d.replies[0].len,
+						     &rep),
+			  CMKIT_RPCRDMA_E_ERR_CHUNK);
+	}
+	// Split over two segments that fall short together.
+	cmkit_rpcrdma_chunks ch{};
+	ReadChunk(&ch, {500, 496});
+	std::vector<uint8_t> call = TestProgCall(21, CMKIT_RPC_TESTPROG_SINK, Words({1000}), &ch);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "err_chunk");
+	// The right length at another position (the length word's own).
+	ch = cmkit_rpcrdma_chunks{};
+	ReadChunk(&ch, {1000});
+	ch.read_pos[0] = CMKIT_RPCRDMA_RPC_CALL_LEN;
+	call = TestProgCall(22, CMKIT_RPC_TESTPROG_ECHO, Words({1000}), &ch);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "err_chunk");
+	// FILL and NULL have no argument for a read chunk to carry.
+	ch = cmkit_rpcrdma_chunks{};
+	ReadChunk(&ch, {8});
+	call = TestProgCall(23, CMKIT_RPC_TESTPROG_FILL, Words({8, 1}), &ch);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "err_chunk");
+	EXPECT_EQ(server.errors(), 5U);
+	EXPECT_EQ(server.malformed(), 0U) << "each call decoded";
+}
+
+TEST(PeerTestProg, OtherAnswers)
+{
+	RpcResponder server(TestProgOptions());
+	CallWindow client(8);
+	CallDecision d;
+	// An unknown procedure of the program.
+	std::vector<uint8_t> call = TestProgCall(30, 4, {});
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "proc_unavail");
+	EXPECT_STREQ(d.procedure, "");
+	// Arguments short of what they say.
+	call = TestProgCall(31, CMKIT_RPC_TESTPROG_ECHO, Words({100, 0}));
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "garbage_args");
+	call = TestProgCall(32, CMKIT_RPC_TESTPROG_FILL, Words({100}));
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "garbage_args");
+	// More than the bulk buffer holds.
+	cmkit_rpcrdma_chunks ch{};
+	WriteChunk(&ch, {kBulkMax, 4096});
+	call = TestProgCall(33, CMKIT_RPC_TESTPROG_FILL, Words({kBulkMax + 4, 1}), &ch);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "system_err");
+	// NULL to the program, with a write chunk it leaves unused.
+	call = TestProgCall(34, CMKIT_RPC_TESTPROG_NULL, {}, &ch);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "success");
+	EXPECT_STREQ(d.procedure, "null");
+	ASSERT_TRUE(client.Add(34, 1));
+	EXPECT_EQ(client.OnReply(d.replies[0].bytes.data(), d.replies[0].len).result,
+		  CMKIT_RPCRDMA_OK);
+	// The knobs come first.
+	Options o = TestProgOptions();
+	o.rpc_reject = RpcReject::kSystem;
+	RpcResponder refusing(o);
+	cmkit_rpcrdma_chunks rd{};
+	ReadChunk(&rd, {64});
+	call = TestProgCall(35, CMKIT_RPC_TESTPROG_ECHO, Words({64}), &rd);
+	refusing.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "system_err");
+	EXPECT_FALSE(d.bulk);
+	EXPECT_EQ(server.procs(), 1U) << "the NULL call";
+}
+
+TEST(PeerTestProg, CorruptXidOfAReplyWithAWriteList)
+{
+	Options o = TestProgOptions();
+	o.rpc_corrupt = RpcCorrupt::kXid;
+	o.rpc_bad_xid = true;
+	RpcResponder server(o);
+	cmkit_rpcrdma_chunks ch{};
+	WriteChunk(&ch, {4096});
+	std::vector<uint8_t> call = TestProgCall(40, CMKIT_RPC_TESTPROG_FILL, Words({100, 3}), &ch);
+	CallDecision d;
+	server.OnCall(call.data(), call.size(), &d);
+	ASSERT_TRUE(d.bulk);
+	EXPECT_EQ(d.nreplies, 0U);
+	std::vector<uint8_t> bulk(kBulkMax);
+	server.Finish(&d, bulk.data());
+	ASSERT_EQ(d.nreplies, 2U) << "--rpc-bad-xid's first";
+	EXPECT_TRUE(d.bad_xid);
+	DecodedReply r = Decode(d, ch);
+	EXPECT_EQ(r.rc, CMKIT_RPCRDMA_E_XID) << "the RPC xid after the write list";
 }

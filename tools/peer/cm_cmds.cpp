@@ -137,6 +137,11 @@ rdma_conn_param ConnParam(const std::vector<uint8_t> &pdata)
 	param.private_data = pdata.empty() ? nullptr : pdata.data();
 	param.private_data_len = static_cast<uint8_t>(pdata.size());	// checked: <= 255
 	param.responder_resources = 1;
+	// Also what lets serve --rpc RDMA Read a call's read chunk: in
+	// rdma_accept() this is the QP's max_rd_atomic (IB, RoCE) or its ORD
+	// (iWARP), one Read in flight at a time; the client's side of it is
+	// its responder_resources (cmkit's rpcrdma offers its device's
+	// max_qp_rd_atom, at most 255).
 	param.initiator_depth = 1;
 	param.retry_count = 6;
 	param.rnr_retry_count = 7;

@@ -21,20 +21,29 @@ public:
 	Messenger(const char *role, Conn *conn) : role_(role), conn_(conn) {}
 
 	// Create @conn's QP for @recvs receives of @recv_size bytes and @sends
-	// sends of @send_size, and post every receive.  Says on stderr what
-	// does not fit the device (and @hint) or failed.
+	// sends of @send_size, with room in its send queue for @rdma_wrs RDMA
+	// Reads and Writes besides, and post every receive.  Says on stderr
+	// what does not fit the device (and @hint) or failed.
 	bool Setup(uint32_t recvs, uint32_t recv_size, uint32_t sends, uint32_t send_size,
-		   const char *hint);
+		   const char *hint, uint32_t rdma_wrs = 0);
 
 	// Whether a message can be posted now.
 	bool CanSend() const { return !ring_->Full(); }
 	bool Send(const void *msg, uint32_t len);
+	// A signaled RDMA Read or Write (Conn::PostRdma()); the caller keeps
+	// at most @rdma_wrs of them outstanding.  A failed post is counted and
+	// the connection taken as lost.
+	bool PostRdma(bool write, uint32_t id, Buffers *b, uint32_t local, uint32_t len,
+		      uint32_t rkey, uint64_t remote);
 
 	// The completion channel fired: each received message goes to
 	// @on_receive(bytes, len), then its receive is reposted (unless the
-	// connection is lost).  False on a local error (reported).
+	// connection is lost); each RDMA Read's or Write's completion to
+	// @on_rdma(id, ok), flushed and failed ones too (ok false).  False on a
+	// local error (reported).
 	using ReceiveFn = std::function<void(const uint8_t *msg, uint32_t len)>;
-	bool OnCompletions(const ReceiveFn &on_receive);
+	using RdmaFn = std::function<void(uint32_t id, bool ok)>;
+	bool OnCompletions(const ReceiveFn &on_receive, const RdmaFn &on_rdma = nullptr);
 
 	// Stop reposting receives (the connection is going away).
 	void Stop() { stopped_ = true; }
@@ -44,7 +53,8 @@ public:
 	uint32_t recvs() const { return recvs_; }
 	uint32_t sends() const { return sends_; }
 	uint64_t flushed() const { return tally_.flushed(); }
-	// Completions in error other than flushes; the Sends among them.
+	// Completions in error other than flushes; the send queue's among them
+	// (Sends, RDMA Reads and Writes).
 	uint64_t wc_errors() const { return tally_.errors(); }
 	uint64_t send_errors() const { return tally_.send_errors(); }
 	const CompletionTally &tally() const { return tally_; }

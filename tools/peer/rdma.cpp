@@ -55,12 +55,12 @@ Buffers::~Buffers()
 	}
 }
 
-bool Buffers::Register(ibv_pd *pd, uint32_t n, uint32_t size)
+bool Buffers::Register(ibv_pd *pd, uint32_t n, uint32_t size, int access)
 {
 	n_ = n;
 	size_ = size;
 	mem_.assign(static_cast<size_t>(n) * size, 0);
-	mr_ = ibv_reg_mr(pd, mem_.data(), mem_.size(), IBV_ACCESS_LOCAL_WRITE);
+	mr_ = ibv_reg_mr(pd, mem_.data(), mem_.size(), access);
 	if (!mr_) {
 		Warn("ibv_reg_mr", errno);
 		return false;
@@ -168,10 +168,10 @@ bool Conn::CreateQp(const QpSetup &s)
 	return true;
 }
 
-Buffers *Conn::AddBuffers(uint32_t n, uint32_t size)
+Buffers *Conn::AddBuffers(uint32_t n, uint32_t size, int access)
 {
 	buffers_.push_back(std::make_unique<Buffers>());
-	if (!buffers_.back()->Register(pd_, n, size))
+	if (!buffers_.back()->Register(pd_, n, size, access))
 		return nullptr;
 	return buffers_.back().get();
 }
@@ -240,6 +240,32 @@ bool Conn::PostSend(Buffers *b, uint32_t slot, uint32_t len, bool signaled)
 	int rc = ibv_post_send(id_->qp, &wr, &bad);
 	if (rc)
 		Warn("ibv_post_send", rc);
+	return rc == 0;
+}
+
+bool Conn::PostRdma(bool write, uint32_t id, Buffers *b, uint32_t local, uint32_t len,
+		    uint32_t rkey, uint64_t remote)
+{
+	if (static_cast<size_t>(local) + len > b->bytes()) {
+		fprintf(stderr, "cmkit-peer: RDMA %s of %u bytes at %u beyond its buffer\n",
+			write ? "Write" : "Read", len, local);
+		return false;
+	}
+	ibv_sge sge{};
+	sge.addr = reinterpret_cast<uintptr_t>(b->slot(0) + local);
+	sge.length = len;
+	sge.lkey = b->lkey();
+	ibv_send_wr wr{}, *bad = nullptr;
+	wr.wr_id = kWrRdma | (write ? kWrRdmaWrite : 0) | id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = remote;
+	wr.wr.rdma.rkey = rkey;
+	int rc = ibv_post_send(id_->qp, &wr, &bad);
+	if (rc)
+		Warn(write ? "ibv_post_send (RDMA Write)" : "ibv_post_send (RDMA Read)", rc);
 	return rc == 0;
 }
 

@@ -38,8 +38,9 @@ public:
 	Buffers &operator=(const Buffers &) = delete;
 	~Buffers();
 
-	bool Register(ibv_pd *pd, uint32_t n, uint32_t size);
+	bool Register(ibv_pd *pd, uint32_t n, uint32_t size, int access);
 	uint8_t *slot(uint32_t i) { return mem_.data() + static_cast<size_t>(i) * size_; }
+	size_t bytes() const { return mem_.size(); }
 	uint32_t size() const { return size_; }
 	uint32_t count() const { return n_; }
 	uint32_t lkey() const { return mr_->lkey; }
@@ -74,8 +75,8 @@ public:
 	};
 	// An RC QP (a real one: siw needs it even when nothing is sent).
 	bool CreateQp(const QpSetup &s);
-	// Registered buffers, owned by the connection.
-	Buffers *AddBuffers(uint32_t n, uint32_t size);
+	// Registered buffers (ibv_access_flags @access), owned by the connection.
+	Buffers *AddBuffers(uint32_t n, uint32_t size, int access = IBV_ACCESS_LOCAL_WRITE);
 
 	int completion_fd() const;
 	// The completion channel fired: take and ack its event, re-arm the CQ.
@@ -83,11 +84,19 @@ public:
 	// Up to @n completions; -1 on error (reported).
 	int Poll(ibv_wc *wc, int n);
 
-	// Work request ids: the slot, with kWrRecv set for receives (a failed
+	// Work request ids: the slot, with kWrRecv set for receives, kWrRdma
+	// for RDMA Reads and Writes (and kWrRdmaWrite for Writes) (a failed
 	// completion's opcode is undefined, its wr_id is not).
 	static constexpr uint64_t kWrRecv = 1ULL << 32;
+	static constexpr uint64_t kWrRdma = 1ULL << 33;
+	static constexpr uint64_t kWrRdmaWrite = 1ULL << 34;
 	bool PostRecv(Buffers *b, uint32_t slot);
 	bool PostSend(Buffers *b, uint32_t slot, uint32_t len, bool signaled);
+	// A signaled RDMA Read (into @b) or Write (from @b) of @len bytes at
+	// offset @local of @b's memory, from or to @remote under @rkey; @id
+	// (the low 32 bits) comes back with kWrRdma (and kWrRdmaWrite) set.
+	bool PostRdma(bool write, uint32_t id, Buffers *b, uint32_t local, uint32_t len,
+		      uint32_t rkey, uint64_t remote);
 
 private:
 	rdma_cm_id *id_ = nullptr;

@@ -3,12 +3,18 @@
 // cmkit-peer serve --rpc's answers (see rpc_responder.h).
 #include "rpc_responder.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "cmkit/crc32c.h"
+#include "cmkit/rpc_testprog.h"
+#include "cmkit/rpcrdma_cmp.h"
 
 namespace cmkit_peer {
 
 RpcResponder::RpcResponder(const Options &o)
-	: credits_(o.credits), error_(o.rpc_error), reject_(o.rpc_reject),
+	: credits_(o.credits), inline_send_(o.has_cmp ? o.cmp_send : CMKIT_RPCRDMA_DEFAULT_INLINE),
+	  error_(o.rpc_error), reject_(o.rpc_reject),
 	  corrupt_(o.rpc_corrupt), drop_(o.rpc_drop), disconnect_at_(o.rpc_disconnect_at),
 	  bad_xid_pending_(o.rpc_bad_xid)
 {
@@ -34,6 +40,59 @@ void Denied(cmkit_rpcrdma_reply *rep, uint32_t reject_stat)
 {
 	rep->reply_stat = CMKIT_RPC_MSG_DENIED;
 	rep->reject_stat = reject_stat;
+}
+
+uint64_t Pad4(uint64_t n)
+{
+	return (n + 3) & ~3ULL;
+}
+
+// Where a call's arguments start in its RPC message, counted from the
+// xid as read chunk positions are: six words, then the credential and the
+// verifier (flavor, length, body padded to 4).
+uint32_t ArgsOffset(const cmkit_rpcrdma_call &c)
+{
+	return static_cast<uint32_t>(24 + 8 + Pad4(c.cred_len) + 8 + Pad4(c.verf_len));
+}
+
+bool IsTestProg(const cmkit_rpcrdma_call &c)
+{
+	return c.prog == CMKIT_RPC_TESTPROG && c.vers == CMKIT_RPC_TESTPROG_VERS;
+}
+
+const char *ProcName(uint32_t proc)
+{
+	switch (proc) {
+	case CMKIT_RPC_TESTPROG_NULL:
+		return "null";
+	case CMKIT_RPC_TESTPROG_ECHO:
+		return "echo";
+	case CMKIT_RPC_TESTPROG_FILL:
+		return "fill";
+	case CMKIT_RPC_TESTPROG_SINK:
+		return "sink";
+	default:
+		return "";
+	}
+}
+
+// SINK's results: the length and the CRC32c of what arrived.
+std::vector<uint8_t> SinkResults(uint32_t len, uint32_t crc)
+{
+	std::vector<uint8_t> r(8);
+	cmkit_put_be32(r.data(), len);
+	cmkit_put_be32(r.data() + 4, ~crc);
+	return r;
+}
+
+// An opaque<> result inline: its length, @len bytes of @data, zero pad.
+std::vector<uint8_t> OpaqueResults(const uint8_t *data, uint32_t len)
+{
+	std::vector<uint8_t> r(4 + Pad4(len), 0);
+	cmkit_put_be32(r.data(), len);
+	if (len)
+		memcpy(r.data() + 4, data, len);
+	return r;
 }
 
 } // namespace
@@ -64,18 +123,23 @@ const char *RpcResponder::ChooseMalformed(const CallDecision &d, size_t len,
 		/* fall through */
 	case CMKIT_RPCRDMA_E_SHORT:
 	case CMKIT_RPCRDMA_E_XDR:
-	case CMKIT_RPCRDMA_E_CHUNKS:
 		if (!d.call.hdr.len) {	// the transport header itself is bad
 			ErrChunk(rep);
 			return "err_chunk";
 		}
 		return "dropped";
+	case CMKIT_RPCRDMA_E_CHUNKS:
+		// decode_call_chunks(): lists over the bounds, or a read chunk
+		// outside the arguments.
+		ErrChunk(rep);
+		return "err_chunk";
 	default:
 		return "dropped";
 	}
 }
 
-const char *RpcResponder::Choose(const CallDecision &d, cmkit_rpcrdma_reply *rep) const
+const char *RpcResponder::Choose(const CallDecision &d, const cmkit_rpcrdma_chunks &ch,
+				 cmkit_rpcrdma_reply *rep) const
 {
 	switch (error_) {
 	case RpcError::kVers:
@@ -120,46 +184,267 @@ const char *RpcResponder::Choose(const CallDecision &d, cmkit_rpcrdma_reply *rep
 	case RpcReject::kNone:
 		break;
 	}
-	if (d.call.proc != CMKIT_RPC_NULL_PROC) {	// only NULL is served
-		rep->accept_stat = CMKIT_RPC_PROC_UNAVAIL;
-		return "proc_unavail";
+	if (d.call.proc == CMKIT_RPC_NULL_PROC) {
+		if (ch.nr_read) {	// NULL has no argument to carry
+			ErrChunk(rep);
+			return "err_chunk";
+		}
+		rep->accept_stat = CMKIT_RPC_SUCCESS;	// a write or reply chunk goes unused
+		return "success";
+	}
+	if (IsTestProg(d.call) && d.call.proc <= CMKIT_RPC_TESTPROG_SINK)
+		return nullptr;
+	// Only NULL and the test program's procedures are served.
+	rep->accept_stat = CMKIT_RPC_PROC_UNAVAIL;
+	return "proc_unavail";
+}
+
+// The rules, as svcrdma moves a procedure's bulk (DDP-eligible) data:
+//  - the argument of ECHO and SINK is an opaque<>: its length word inline,
+//    its bytes inline after it or in the read chunk at the position right
+//    after the length word (one chunk, any number of segments, together
+//    exactly the length); FILL takes two words inline and no read chunk;
+//  - the result of ECHO and FILL is an opaque<>: with a write chunk, its
+//    bytes go there (the chunk must hold them all) and only the length
+//    word inline; without one, all of it inline, if the reply fits the
+//    client's inline receive size;
+// else ERR_CHUNK.  Arguments short of what they say are GARBAGE_ARGS; data
+// over kBulkMax that would pass through the bulk buffer is SYSTEM_ERR.
+const char *RpcResponder::Serve(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
+				cmkit_rpcrdma_reply *rep, std::vector<uint8_t> *results) const
+{
+	const cmkit_rpcrdma_call &c = d->call;
+	BulkWork &w = d->work;
+	const uint32_t proc = c.proc;
+
+	w.proc = proc;
+	if (c.args_len < (proc == CMKIT_RPC_TESTPROG_FILL ? 8U : 4U)) {
+		rep->accept_stat = CMKIT_RPC_GARBAGE_ARGS;
+		return "garbage_args";
+	}
+	w.len = cmkit_get_be32(c.args);
+	if (proc == CMKIT_RPC_TESTPROG_FILL) {
+		w.seed = cmkit_get_be32(c.args + 4);
+		if (ch.nr_read) {
+			ErrChunk(rep);
+			return "err_chunk";
+		}
+	} else if (ch.nr_read) {
+		const uint32_t pos = ArgsOffset(c) + 4;
+		for (uint32_t i = 0; i < ch.nr_read; i++) {
+			if (ch.read_pos[i] != pos) {
+				ErrChunk(rep);
+				return "err_chunk";
+			}
+		}
+		if (cmkit_rpcrdma_read_len(&ch, pos) != w.len) {
+			ErrChunk(rep);
+			return "err_chunk";
+		}
+		w.from_chunk = true;
+	} else if (c.args_len - 4 < w.len) {
+		rep->accept_stat = CMKIT_RPC_GARBAGE_ARGS;
+		return "garbage_args";
+	}
+
+	const bool to_chunk = proc != CMKIT_RPC_TESTPROG_SINK && ch.nr_write;
+	if (to_chunk && cmkit_rpcrdma_write_len(&ch) < w.len) {
+		ErrChunk(rep);
+		return "err_chunk";
+	}
+	if (proc != CMKIT_RPC_TESTPROG_SINK && !to_chunk &&
+	    CMKIT_RPCRDMA_HDR_LEN + CMKIT_RPCRDMA_RPC_REPLY_LEN + 4 + Pad4(w.len) > inline_send_) {
+		ErrChunk(rep);	// too large to go inline, and no write chunk
+		return "err_chunk";
+	}
+	if ((w.from_chunk || to_chunk) && w.len > kBulkMax) {
+		rep->accept_stat = CMKIT_RPC_SYSTEM_ERR;
+		return "system_err";
+	}
+
+	const uint8_t *arg = c.args + 4;	// an inline argument's bytes
+	if (w.from_chunk || to_chunk) {
+		uint32_t off = 0;
+		for (uint32_t i = 0; w.from_chunk && i < ch.nr_read; i++) {
+			if (!ch.read[i].length)
+				continue;
+			w.reads.push_back({ch.read[i].handle, ch.read[i].offset, ch.read[i].length, off});
+			off += ch.read[i].length;
+		}
+		if (to_chunk) {
+			w.write_segs = ch.write_segs;
+			std::copy(ch.write, ch.write + ch.write_segs, w.write);
+		}
+		if (!w.from_chunk && proc == CMKIT_RPC_TESTPROG_ECHO)
+			w.data.assign(arg, arg + w.len);
+		d->bulk = true;
+		return "pending";
 	}
 	rep->accept_stat = CMKIT_RPC_SUCCESS;
+	if (proc == CMKIT_RPC_TESTPROG_SINK) {
+		*results = SinkResults(w.len, cmkit_crc32c(CMKIT_CRC32C_SEED, arg, w.len));
+	} else if (proc == CMKIT_RPC_TESTPROG_ECHO) {
+		*results = OpaqueResults(arg, w.len);
+	} else {
+		results->assign(4 + Pad4(w.len), 0);
+		cmkit_put_be32(results->data(), w.len);
+		for (uint32_t i = 0; i < w.len; i++)
+			(*results)[4 + i] = cmkit_rpc_testprog_byte(w.seed, i);
+	}
 	return "success";
 }
 
-void RpcResponder::Encode(const cmkit_rpcrdma_reply &rep, ServerMsg *m)
+void RpcResponder::Finish(CallDecision *d, uint8_t *bulk)
 {
-	int len = cmkit_rpcrdma_encode_reply(m->bytes, sizeof(m->bytes), &rep);
+	const BulkWork &w = d->work;
+	cmkit_rpcrdma_reply rep;
+	cmkit_rpcrdma_chunks ch;
+	std::vector<uint8_t> results;
 
-	// Every reply built here fits CMKIT_RPCRDMA_MAX_REPLY_LEN.
-	m->len = len > 0 ? static_cast<uint32_t>(len) : 0;
+	memset(&rep, 0, sizeof(rep));
+	memset(&ch, 0, sizeof(ch));
+	rep.hdr.rdma_xid = d->call.hdr.rdma_xid;
+	rep.hdr.rdma_credit = credits_;
+	rep.hdr.rdma_proc = CMKIT_RPCRDMA_MSG;
+	rep.reply_stat = CMKIT_RPC_MSG_ACCEPTED;
+	rep.verf_flavor = CMKIT_RPC_AUTH_NONE;
+	rep.accept_stat = CMKIT_RPC_SUCCESS;
+	d->result = "success";
+	if (w.from_chunk)
+		d->read_bytes = w.len;
+	if (w.proc == CMKIT_RPC_TESTPROG_SINK) {
+		// The CRC runs on through the pieces as they were read.
+		uint32_t crc = CMKIT_CRC32C_SEED;
+		for (const BulkMove &m : w.reads)
+			crc = cmkit_crc32c(crc, bulk + m.local, m.len);
+		results = SinkResults(w.len, crc);
+		Answer(d, rep, nullptr, &results);
+		return;
+	}
+	if (w.proc == CMKIT_RPC_TESTPROG_FILL) {
+		for (uint32_t i = 0; i < w.len; i++)
+			bulk[i] = cmkit_rpc_testprog_byte(w.seed, i);
+	} else if (!w.from_chunk && w.len) {
+		memcpy(bulk, w.data.data(), w.len);
+	}
+	if (!w.write_segs) {	// ECHO from the read chunk, inline
+		results = OpaqueResults(bulk, w.len);
+		Answer(d, rep, nullptr, &results);
+		return;
+	}
+	// The data into the write chunk's segments in order; each segment goes
+	// back with the bytes written there (0 for one left unused).
+	ch.nr_write = 1;
+	ch.write_segs = w.write_segs;
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < w.write_segs; i++) {
+		const uint32_t n = std::min(w.write[i].length, w.len - off);
+		ch.write[i] = w.write[i];
+		ch.write[i].length = n;
+		if (n)
+			d->writes.push_back({w.write[i].handle, w.write[i].offset, n, off});
+		off += n;
+	}
+	d->written_bytes = w.len;
+	results.assign(4, 0);	// the length word alone inline
+	cmkit_put_be32(results.data(), w.len);
+	Answer(d, rep, &ch, &results);
+}
+
+void RpcResponder::Corrupt(const cmkit_rpcrdma_reply &rep, size_t xid_off, ServerMsg *m)
+{
 	switch (corrupt_) {
 	case RpcCorrupt::kShort:
 		if (m->len > CMKIT_RPCRDMA_FIXED_LEN)
 			m->len = CMKIT_RPCRDMA_FIXED_LEN;
 		break;
 	case RpcCorrupt::kXid:
-		// The RPC xid of an RDMA_MSG follows the three empty lists.
-		if (rep.hdr.rdma_proc == CMKIT_RPCRDMA_MSG && m->len >= CMKIT_RPCRDMA_HDR_LEN + 4)
-			cmkit_put_be32(m->bytes + CMKIT_RPCRDMA_HDR_LEN, ~rep.hdr.rdma_xid);
+		if (rep.hdr.rdma_proc == CMKIT_RPCRDMA_MSG && m->len >= xid_off + 4)
+			cmkit_put_be32(m->bytes.data() + xid_off, ~rep.hdr.rdma_xid);
 		break;
 	case RpcCorrupt::kVers:
-		cmkit_put_be32(m->bytes + 4, CMKIT_RPCRDMA_VERSION + 1);
+		if (m->len >= 8)
+			cmkit_put_be32(m->bytes.data() + 4, CMKIT_RPCRDMA_VERSION + 1);
 		break;
 	case RpcCorrupt::kNone:
 		break;
 	}
+}
+
+void RpcResponder::Encode(const cmkit_rpcrdma_reply &rep, ServerMsg *m)
+{
+	m->bytes.assign(CMKIT_RPCRDMA_MAX_REPLY_LEN, 0);
+	int len = cmkit_rpcrdma_encode_reply(m->bytes.data(), m->bytes.size(), &rep);
+
+	// Every reply built here fits CMKIT_RPCRDMA_MAX_REPLY_LEN.
+	m->len = len > 0 ? static_cast<uint32_t>(len) : 0;
+	m->bytes.resize(m->len);
+	// The RPC xid of an RDMA_MSG follows the three empty lists.
+	Corrupt(rep, CMKIT_RPCRDMA_HDR_LEN, m);
 	replies_++;
+}
+
+void RpcResponder::EncodeResults(const cmkit_rpcrdma_reply &rep, const cmkit_rpcrdma_chunks *ch,
+				 const std::vector<uint8_t> &results, ServerMsg *m)
+{
+	m->bytes.assign(CMKIT_RPCRDMA_MAX_HDR_LEN + CMKIT_RPCRDMA_RPC_REPLY_LEN + results.size(), 0);
+	int len = cmkit_rpcrdma_encode_reply_chunks(m->bytes.data(), m->bytes.size(), &rep, ch,
+						    results.data(), results.size());
+
+	// Room for the longest header: only a bug makes it fail (an empty reply).
+	m->len = len > 0 ? static_cast<uint32_t>(len) : 0;
+	m->bytes.resize(m->len);
+	// The RPC reply (AUTH_NONE verifier) ends the message.
+	if (m->len)
+		Corrupt(rep, m->len - CMKIT_RPCRDMA_RPC_REPLY_LEN - results.size(), m);
+	replies_++;
+}
+
+void RpcResponder::Answer(CallDecision *d, const cmkit_rpcrdma_reply &rep,
+			  const cmkit_rpcrdma_chunks *ch, const std::vector<uint8_t> *results)
+{
+	if (bad_xid_pending_) {
+		// A SUCCESS reply to an xid no call of this connection has.
+		cmkit_rpcrdma_reply other;
+		memset(&other, 0, sizeof(other));
+		other.hdr.rdma_xid = rep.hdr.rdma_xid ^ 0x80000000U;
+		other.hdr.rdma_credit = credits_;
+		other.hdr.rdma_proc = CMKIT_RPCRDMA_MSG;
+		Encode(other, &d->replies[d->nreplies++]);
+		d->bad_xid = true;
+		d->bad_xid_value = other.hdr.rdma_xid;
+		bad_xid_pending_ = false;
+		bad_xid_++;
+	}
+	if (results)
+		EncodeResults(rep, ch, *results, &d->replies[d->nreplies++]);
+	else
+		Encode(rep, &d->replies[d->nreplies++]);
+	if (!strcmp(d->result, "success")) {
+		success_++;
+		if (IsTestProg(d->call))
+			procs_++;
+	} else {
+		errors_++;
+	}
+	read_bytes_ += d->read_bytes;
+	written_bytes_ += d->written_bytes;
 }
 
 void RpcResponder::OnCall(const void *buf, size_t len, CallDecision *d)
 {
+	cmkit_rpcrdma_chunks ch;
+
 	*d = CallDecision();
 	d->n = ++calls_;
+	memset(&ch, 0, sizeof(ch));
 	d->decode = cmkit_rpcrdma_decode_call(buf, len, &d->call);
+	if (d->decode == CMKIT_RPCRDMA_E_CHUNKS)	// decoded again, taking its chunks
+		d->decode = cmkit_rpcrdma_decode_call_chunks(buf, len, &d->call, &ch);
 	if (d->decode != CMKIT_RPCRDMA_OK)
 		malformed_++;
+	else if (IsTestProg(d->call))
+		d->procedure = ProcName(d->call.proc);
 	if (d->n == disconnect_at_) {
 		d->result = "disconnect";
 		d->disconnect = true;
@@ -177,30 +462,24 @@ void RpcResponder::OnCall(const void *buf, size_t len, CallDecision *d)
 	rep.hdr.rdma_xid = d->call.hdr.rdma_xid;
 	rep.hdr.rdma_credit = credits_;
 	rep.hdr.rdma_proc = CMKIT_RPCRDMA_MSG;
-	d->result = d->decode == CMKIT_RPCRDMA_OK ? Choose(*d, &rep)
-						  : ChooseMalformed(*d, len, &rep);
+	std::vector<uint8_t> results;
+	bool has_results = false;
+	if (d->decode != CMKIT_RPCRDMA_OK) {
+		d->result = ChooseMalformed(*d, len, &rep);
+	} else {
+		d->result = Choose(*d, ch, &rep);
+		if (!d->result) {
+			d->result = Serve(d, ch, &rep, &results);
+			has_results = !strcmp(d->result, "success");
+		}
+	}
 	if (!strcmp(d->result, "dropped")) {
 		dropped_++;
 		return;
 	}
-	if (bad_xid_pending_) {
-		// A SUCCESS reply to an xid no call of this connection has.
-		cmkit_rpcrdma_reply other;
-		memset(&other, 0, sizeof(other));
-		other.hdr.rdma_xid = rep.hdr.rdma_xid ^ 0x80000000U;
-		other.hdr.rdma_credit = credits_;
-		other.hdr.rdma_proc = CMKIT_RPCRDMA_MSG;
-		Encode(other, &d->replies[d->nreplies++]);
-		d->bad_xid = true;
-		d->bad_xid_value = other.hdr.rdma_xid;
-		bad_xid_pending_ = false;
-		bad_xid_++;
-	}
-	Encode(rep, &d->replies[d->nreplies++]);
-	if (!strcmp(d->result, "success"))
-		success_++;
-	else
-		errors_++;
+	if (d->bulk)
+		return;	// Finish() answers it
+	Answer(d, rep, nullptr, has_results ? &results : nullptr);
 }
 
 } // namespace cmkit_peer

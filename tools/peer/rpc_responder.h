@@ -3,20 +3,57 @@
 // What cmkit-peer serve --rpc answers to each received message: a pure
 // policy (no rdma-core), so host tests can feed it calls and hand its
 // replies to the client's CallWindow (tests/peer_rpc_test.cpp).
+//
+// Besides NULL calls it serves cmkit's RPC test program
+// (include/cmkit/rpc_testprog.h) as svcrdma serves a program with chunks:
+// an ECHO or SINK argument may come in a read chunk, an ECHO or FILL result
+// goes into the write chunk the call offers, else inline.  OnCall() decides
+// all of it from the call alone: the answer at once, or, for a call that
+// needs the bulk buffer (a read chunk to fetch, a write chunk to fill), the
+// RDMA Reads to do first (CallDecision::work); Finish() then answers it
+// from the bulk buffer and says which RDMA Writes go before the reply.
 #ifndef CMKIT_PEER_RPC_RESPONDER_H
 #define CMKIT_PEER_RPC_RESPONDER_H
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "cmkit/rpcrdma_chunk.h"
 #include "cmkit/rpcrdma_msg.h"
 #include "options.h"
 
 namespace cmkit_peer {
 
+// The most bulk data one call moves (an ECHO's, FILL's or SINK's data<>);
+// the bulk buffer holds at least this much.
+constexpr uint32_t kBulkMax = 1U << 20;
+
 struct ServerMsg {
-	uint8_t bytes[CMKIT_RPCRDMA_MAX_REPLY_LEN];
-	uint32_t len;
+	std::vector<uint8_t> bytes;
+	uint32_t len = 0;	// bytes to send (--rpc-corrupt short cuts it)
+};
+
+// One RDMA Read or Write: @len bytes at @local in the bulk buffer, from or
+// to the peer's memory at @remote under @rkey (a chunk's segment, or its
+// part).
+struct BulkMove {
+	uint32_t rkey = 0;
+	uint64_t remote = 0;
+	uint32_t len = 0;
+	uint32_t local = 0;
+};
+
+// A test program call that needs the bulk buffer.
+struct BulkWork {
+	uint32_t proc = 0;
+	uint32_t len = 0;		// the data's length: ECHO's and SINK's argument, FILL's result
+	uint32_t seed = 0;		// FILL's
+	bool from_chunk = false;	// the argument is in the read chunk (reads)
+	std::vector<uint8_t> data;	// else ECHO's inline argument, copied
+	std::vector<BulkMove> reads;	// the read chunk's segments, packed from offset 0
+	uint32_t write_segs = 0;	// the write chunk offered (0: none)
+	cmkit_rpcrdma_seg write[CMKIT_RPCRDMA_MAX_SEGS] = {};
 };
 
 // The answer to one received message.
@@ -30,6 +67,15 @@ struct CallDecision {
 	uint32_t bad_xid_value = 0;
 	unsigned nreplies = 0;		// replies to send, in order
 	ServerMsg replies[2];
+	const char *procedure = "";	// the test program's "null", "echo", "fill", "sink"
+	uint32_t read_bytes = 0;	// data RDMA Read from the read chunk
+	uint32_t written_bytes = 0;	// data RDMA Written into the write chunk
+	// The call needs the bulk buffer: no reply yet (result "pending"); do
+	// work.reads, then Finish().  (call's pointers into the received
+	// message are not to be used after it is reposted.)
+	bool bulk = false;
+	BulkWork work;
+	std::vector<BulkMove> writes;	// after Finish(): RDMA Writes, before the replies
 };
 
 class RpcResponder {
@@ -37,6 +83,15 @@ public:
 	explicit RpcResponder(const Options &o);
 
 	void OnCall(const void *buf, size_t len, CallDecision *d);
+	// Answer a call OnCall() left pending (@d->bulk): its reads are done,
+	// their bytes in @bulk (kBulkMax bytes at least), where FILL's and an
+	// inline ECHO argument's bytes go too for the writes.
+	void Finish(CallDecision *d, uint8_t *bulk);
+
+	// The largest reply the client receives (its RFC 8797 receive size, or
+	// the default inline size): a result that does not fit goes into a
+	// write chunk, or is refused.
+	void set_inline_send(uint32_t n) { inline_send_ = n; }
 
 	uint64_t calls() const { return calls_; }
 	uint64_t replies() const { return replies_; }	// messages sent, bad xid included
@@ -45,16 +100,34 @@ public:
 	uint64_t dropped() const { return dropped_; }	// calls left unanswered
 	uint64_t malformed() const { return malformed_; }	// calls that did not decode
 	uint64_t bad_xid() const { return bad_xid_; }
+	uint64_t procs() const { return procs_; }	// test program calls answered SUCCESS
+	uint64_t read_bytes() const { return read_bytes_; }
+	uint64_t written_bytes() const { return written_bytes_; }
 
 private:
-	// Answer @d->call per the knobs; the result's name.
-	const char *Choose(const CallDecision &d, cmkit_rpcrdma_reply *rep) const;
+	// Answer @d->call per the knobs; the result's name, or nullptr for a
+	// test program procedure with data (Serve()).
+	const char *Choose(const CallDecision &d, const cmkit_rpcrdma_chunks &ch,
+			   cmkit_rpcrdma_reply *rep) const;
+	// ECHO, FILL, SINK: the answer, or the work for the bulk buffer
+	// ("pending"); *@results the inline results of a SUCCESS.
+	const char *Serve(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
+			  cmkit_rpcrdma_reply *rep, std::vector<uint8_t> *results) const;
 	// The server's answer to a call that did not decode (decode_call's table).
 	const char *ChooseMalformed(const CallDecision &d, size_t len,
 				    cmkit_rpcrdma_reply *rep) const;
 	void Encode(const cmkit_rpcrdma_reply &rep, ServerMsg *m);
+	// A SUCCESS reply with @results inline and @ch's write list (NULL: none).
+	void EncodeResults(const cmkit_rpcrdma_reply &rep, const cmkit_rpcrdma_chunks *ch,
+			   const std::vector<uint8_t> &results, ServerMsg *m);
+	// --rpc-corrupt on a reply whose RPC message starts at @xid_off.
+	void Corrupt(const cmkit_rpcrdma_reply &rep, size_t xid_off, ServerMsg *m);
+	// Queue @d's replies (the --rpc-bad-xid one first) and count the answer.
+	void Answer(CallDecision *d, const cmkit_rpcrdma_reply &rep,
+		    const cmkit_rpcrdma_chunks *ch, const std::vector<uint8_t> *results);
 
 	uint32_t credits_;
+	uint32_t inline_send_;
 	RpcError error_;
 	RpcReject reject_;
 	RpcCorrupt corrupt_;
@@ -62,6 +135,7 @@ private:
 	bool bad_xid_pending_;
 	uint64_t calls_ = 0, replies_ = 0, success_ = 0, errors_ = 0, dropped_ = 0;
 	uint64_t malformed_ = 0, bad_xid_ = 0;
+	uint64_t procs_ = 0, read_bytes_ = 0, written_bytes_ = 0;
 };
 
 } // namespace cmkit_peer

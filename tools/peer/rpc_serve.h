@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 //
 // cmkit-peer serve --rpc: the RPC-over-RDMA side of an accepted connection.
+//
+// Calls that need the bulk buffer (rpc_responder.h) take it one at a time,
+// in the order they came: the call's RDMA Reads are posted, and when the
+// last completes the call is answered (RpcResponder::Finish()), its RDMA
+// Writes posted and its reply queued behind them (a Send after Writes on
+// one QP is not placed before them); the next such call waits until those
+// Writes complete, as they read the buffer.  Every Read and Write is
+// signaled and its completion checked: one in error ends the connection.
+// Other calls are answered at once, as before.
 #ifndef CMKIT_PEER_RPC_SERVE_H
 #define CMKIT_PEER_RPC_SERVE_H
 
@@ -47,14 +56,29 @@ private:
 	};
 	void OnReceive(const uint8_t *msg, uint32_t len);
 	void PrintCall(const CallDecision &d) const;
+	// Queue @d's replies, due after --rpc-delay-ms.
+	void QueueReplies(const CallDecision &d);
+	// Start the next bulk call while the bulk buffer is free.
+	void StartBulk();
+	// The bulk call's Reads are done: answer it, post its Writes.
+	void FinishBulk();
+	void OnRdma(bool ok);
 
 	const Options &o_;
+	Conn *conn_;
 	Messenger msgr_;
 	RpcResponder responder_;
 	uint32_t inline_send_, inline_recv_;
 	bool peer_cmp_ = false;
 	std::deque<Pending> pending_;
 	bool wants_disconnect_ = false;
+
+	enum class Bulk { kIdle, kReading, kWriting };
+	Buffers *bulk_ = nullptr;		// the bulk buffer, registered
+	std::deque<CallDecision> bulk_calls_;	// waiting; the front one reading
+	Bulk bulk_state_ = Bulk::kIdle;
+	uint32_t rdma_outstanding_ = 0;		// Reads or Writes posted, not completed
+	bool rdma_failed_ = false;
 };
 
 } // namespace cmkit_peer
