@@ -237,8 +237,48 @@ rpcrdma_calls_peer() {
 	result "$name" "$why"
 }
 
+# cmkit's endpoint -> cmkit-peer serve --rpc, the RPC test program through
+# the control plane's proc command (1 KiB inline each way: the server sends
+# no RFC 8797 message): two calls inline, five with their data in read and
+# write chunks that the server RDMA-reads and -writes.  Each command's data
+# is checked by the kernel (its write fails otherwise); the chunk bytes are
+# counted on both sides.
+rpcrdma_procs_peer() {	# <name> <addr>
+	siw_absent "$1" && return
+	name=$1 addr=$2
+	PORT=$((PORT + 1))
+	log=$T/$name.serve.log
+	why=
+	serve "$log" --addr "$addr" --port $PORT --timeout 60 --rpc --rpc-quiet ||
+		why="cmkit-peer serve did not listen"
+	if [ -z "$why" ]; then
+		echo "connect $addr $PORT" > $D/rpcrdma/ctl || why="connect failed"
+	fi
+	if [ -z "$why" ]; then
+		n=$(xprt_nr $PORT)
+		for c in "echo 512" "sink 256" "echo 65536" "fill 1048576" "sink 1048576" \
+			 "fill 4096" "echo 1048576"; do
+			echo "proc $n $c" > $D/rpcrdma/ctl 2> $T/$name.err ||
+				why="${why:-proc $n $c: $(cat $T/$name.err)}"
+		done
+		# read: 65536 + 1048576 + 1048576; write: 65536 + 1048576 + 4096 + 1048576
+		sed 's/$/ /' $D/rpcrdma/xprts |
+			grep -q " procs=7 proc_errors=0 read_chunk=2162688 write_chunk=2166784 " ||
+			why="${why:-xprts: $(cat $D/rpcrdma/xprts)}"
+		echo "destroy all" > $D/rpcrdma/ctl || why="${why:-destroy failed}"
+	fi
+	wait $PEER
+	for c in procs=7 read_bytes=2162688 written_bytes=2166784; do
+		summary_has "$log" "$c" || why="${why:-serve summary lacks $c}"
+	done
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	[ -n "$why" ] && sed 's/^/    # serve: /' "$log" | tail -n 20 >> $T/diag
+	result "$name" "$why"
+}
+
 rpcrdma_calls_cases() {	# <device> <addr>
 	dev=$1 addr=$2
+	rpcrdma_procs_peer rpcrdma_procs_peer_inline_and_in_chunks_$dev "$addr"
 	rpcrdma_calls_peer rpcrdma_calls_peer_credits_32_$dev "$addr" 100 0 "--credits 32 --rpc-quiet" \
 		"calls=100 replies=100 errors=0 credits=32" \
 		"status=ok accepted=100 credits=32 unanswered=0" "calls=100 success=100"
