@@ -497,17 +497,22 @@ int cmkit_rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 	/*
 	 * The ring: as many credits as the device's queues hold, beside the
 	 * backchannel's, the Receives beyond the grant and one work request
-	 * each for ib_drain_qp().  One signaled Send every eighth, as
-	 * upstream's frwr_query_device().
+	 * each for ib_drain_qp(); each call's Send queue entries are its Send
+	 * and its MRs' registrations and invalidations.  One signaled Send
+	 * every eighth, as upstream's frwr_query_device().
 	 */
 	ep->re_max_requests = min_t(u32, RPCRDMA_MAX_REQUESTS,
 				    max_t(int, device->attrs.max_qp_wr,
 					  2 + RPCRDMA_MAX_RECV_BATCH) - 1 -
 				    RPCRDMA_BC_MAX_REQUESTS - RPCRDMA_MAX_RECV_BATCH);
+	ep->re_max_requests = min_t(u32, ep->re_max_requests,
+				    (max_t(int, device->attrs.max_qp_wr, 2) - 1) /
+				    RPCRDMA_SEND_WRS_PER_CALL);
 	ep->re_send_batch = ep->re_max_requests >> 3;
 	ep->re_send_count = ep->re_send_batch;
 	depth = ep->re_max_requests + RPCRDMA_BC_MAX_REQUESTS + 1;
-	qp_attr.cap.max_send_wr = depth;
+	qp_attr.cap.max_send_wr = (ep->re_max_requests + RPCRDMA_BC_MAX_REQUESTS) *
+				  RPCRDMA_SEND_WRS_PER_CALL + 1;
 	/* The Receives beyond the grant, as frwr_query_device()'s. */
 	qp_attr.cap.max_recv_wr = depth + RPCRDMA_MAX_RECV_BATCH;
 
@@ -519,7 +524,9 @@ int cmkit_rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt)
 		goto out_destroy;
 	}
 	ep->re_cq = rpcrdma_fault(RPCRDMA_FAULT_CQ_ALLOC) ? ERR_PTR(-ENOMEM) :
-		ib_alloc_cq_any(device, r_xprt, 2 * depth, IB_POLL_WORKQUEUE);
+		ib_alloc_cq_any(device, r_xprt,
+				qp_attr.cap.max_send_wr + qp_attr.cap.max_recv_wr,
+				IB_POLL_WORKQUEUE);
 	if (IS_ERR(ep->re_cq)) {
 		rc = PTR_ERR(ep->re_cq);
 		ep->re_cq = NULL;

@@ -3234,6 +3234,41 @@ static void destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module(s
 }
 
 /*
+ * The Send of a chunked call cannot be posted (its chain with the MRs'
+ * registrations fails): the call fails with -ENOTCONN, the connection
+ * closes, and the MRs, in an unknown state, are the connection's: none is
+ * left lent, and every one is freed with the connection.
+ */
+static void chunked_call_whose_send_fails_leaves_its_mrs_to_the_connection(struct kunit *test)
+{
+	const u32 len = 8192;
+	struct page **res = rt_pages(test, len / PAGE_SIZE);
+	struct cmkit_rpcrdma_proc p = {
+		.proc = CMKIT_RPC_TESTPROG_FILL, .fill_len = len, .fill_seed = 3,
+		.res = res, .res_max = len,
+	};
+	struct rt_counts now;
+	struct rt_ctx c;
+	int fired;
+
+	rt_setup(test, &c, true);
+	cmkit_test_require_fault_injection(test);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), 0);
+	fired = atomic_read(&cmkit_rpcrdma_fault_points.fired);
+	cmkit_fault_arm(&cmkit_rpcrdma_fault_points, BIT(RPCRDMA_FAULT_POST_SEND), 1);
+	KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), -ENOTCONN);
+	cmkit_fault_arm(&cmkit_rpcrdma_fault_points, 0, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_fault_points.fired) - fired, 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_got), 2);
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_put), 2);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
  * The control plane's proc command: its syntax and errnos, and what xprts
  * shows once it ran: the calls whose data came back right, the bytes in
  * read and write chunks.  A server that lies about its write chunk makes
@@ -3623,6 +3658,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(mr_failure_at_each_step_leaves_nothing),
 	RT_CASE(test_program_calls_move_their_data_inline_and_in_chunks),
 	RT_CASE(write_chunk_lengths_that_break_the_offer_are_refused),
+	RT_CASE(chunked_call_whose_send_fails_leaves_its_mrs_to_the_connection),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(calls_in_flight_outlive_a_handled_signal),
 	RT_CASE(late_replies_to_abandoned_calls_find_receives_beyond_the_grant),

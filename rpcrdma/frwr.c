@@ -295,6 +295,20 @@ void cmkit_rpcrdma_mrs_destroy(struct rpcrdma_xprt *r_xprt)
  */
 static void rpcrdma_mrs_post_failed(struct rpcrdma_xprt *r_xprt, struct list_head *mrs)
 {
+	cmkit_rpcrdma_frwr_post_failed(r_xprt, mrs);
+}
+
+/**
+ * cmkit_rpcrdma_frwr_post_failed - a chain with @mrs' registrations was not posted
+ * @r_xprt: the transport, whose connection is closing
+ * @mrs: the MRs; empty on return
+ *
+ * Part of a chain may have been posted: the MRs are in an unknown state.
+ * They are the connection's to release after its drain (they stay on its
+ * list of every MR), no longer the caller's.
+ */
+void cmkit_rpcrdma_frwr_post_failed(struct rpcrdma_xprt *r_xprt, struct list_head *mrs)
+{
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_mr *mr, *tmp;
 	unsigned int n = 0;

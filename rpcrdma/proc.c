@@ -9,8 +9,8 @@
  *     (cmkit_rpcrdma_choose(), the connection's inline sizes): inline, or
  *     the bulk argument (ECHO's and SINK's data) in a read chunk, the bulk
  *     result (ECHO's and FILL's data) in a write chunk;
- *  2. registers the caller's pages for each chunk (one MR each, FRWR),
- *     before the call is sent;
+ *  2. maps the caller's pages for each chunk (one MR each, FRWR), and
+ *     posts their registrations in one chain with the call's Send;
  *  3. is sent and waited for as a NULL call is (cmkit_rpcrdma_call_one());
  *  4. checks the reply's lists against what it offered
  *     (cmkit_rpcrdma_check_reply_chunks()) and the write chunk's length
@@ -293,12 +293,8 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 		ch->nr_write = 1;
 		ch->write_segs = 1;
 	}
-	/* xprtrdma chains the registrations before the Send; cmkit waits for them first. */
-	rc = cmkit_rpcrdma_frwr_reg_sync(r_xprt, &mrs);
-	if (rc) {
-		rpcrdma_proc_unmap(&mrs);
-		goto out_free;
-	}
+	/* Registered in the Send's own chain (cmkit_rpcrdma_post_sends()). */
+	msg.mrs = &mrs;
 	msg.args = args;
 	msg.args_len = rpcrdma_proc_args(p, p->m.rtype == CMKIT_RPCRDMA_NOCH, args);
 	msg.ch = ch;
@@ -314,6 +310,9 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	if (req && req->rl_reply && req->rl_reply->rr_remote_inv &&
 	    !cmkit_rpcrdma_frwr_remote_inv(&mrs, req->rl_reply->rr_inv_rkey) && !rc)
 		rc = -EPROTO;
+	/* A call never sent never posted its registrations either. */
+	if (!req)
+		rpcrdma_proc_unmap(&mrs);
 	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, &mrs);
 	if (req) {
 		if (!rc && !inv)

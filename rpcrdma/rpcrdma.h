@@ -64,6 +64,12 @@
 
 /* The pages one MR maps at most (xprtrdma's RPCRDMA_MAX_DATA_SEGS): 1 MiB. */
 #define RPCRDMA_MAX_DATA_SEGS		256U
+/*
+ * Send queue entries one call may take, as xprtrdma's frwr_query_device()
+ * counts them: its Send, and a registration and an invalidation for each
+ * of the three chunk lists.
+ */
+#define RPCRDMA_SEND_WRS_PER_CALL	7U
 /* MRs made at a time (at connect, and when the pool runs dry), and at most. */
 #define RPCRDMA_MR_BATCH		8U
 #define RPCRDMA_MAX_MRS			32U
@@ -293,6 +299,9 @@ struct rpcrdma_req {
  * @args: its inline arguments (XDR)
  * @args_len: their length
  * @ch: the chunks offered (registered memory), or NULL for none
+ * @mrs: the MRs of @ch, mapped: their registrations are posted in one chain
+ *	before the Send (NULL: none).  If the chain cannot be posted they
+ *	are the connection's to release after its drain, and @mrs is empty.
  *
  * The reply handler decodes a reply to a call that offered chunks with
  * cmkit_rpcrdma_decode_reply_chunks(); the caller checks what the server
@@ -303,6 +312,7 @@ struct rpcrdma_msg {
 	const void *args;
 	u32 args_len;
 	const struct cmkit_rpcrdma_chunks *ch;
+	struct list_head *mrs;
 };
 
 /**
@@ -727,6 +737,7 @@ struct ib_send_wr *cmkit_rpcrdma_frwr_reg_wrs(struct list_head *mrs, struct ib_s
 					      bool signal_last);
 int cmkit_rpcrdma_frwr_reg_sync(struct rpcrdma_xprt *r_xprt, struct list_head *mrs);
 bool cmkit_rpcrdma_frwr_remote_inv(struct list_head *mrs, u32 rkey);
+void cmkit_rpcrdma_frwr_post_failed(struct rpcrdma_xprt *r_xprt, struct list_head *mrs);
 int cmkit_rpcrdma_frwr_unmap_sync(struct rpcrdma_xprt *r_xprt, struct list_head *mrs);
 
 /* Calls (rpcrdma_call.c). */

@@ -669,7 +669,10 @@ static bool rpcrdma_sendctx_ring_full(struct rpcrdma_buffer *buf)
  * @sc: the context cmkit_rpcrdma_sendctx_get_locked() returned last, already
  *	holding the Send's reference on @req
  *
- * Most Sends go
+ * The registrations of the call's MRs (req->rl_msg->mrs) go first in the
+ * same chain, unsignaled, as xprtrdma's frwr_send(): the send queue
+ * executes them in order, so the Send that advertises an rkey follows its
+ * registration.  Most Sends go
  * unsignaled; a signaled one every re_send_batch, and whenever the ring or
  * the req pool has nothing left to hand out, so that a waiter for either
  * has a completion coming that releases it.
@@ -693,9 +696,14 @@ int cmkit_rpcrdma_post_sends(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 		.num_sge = 1,
 		.opcode = IB_WR_SEND,
 	};
+	struct list_head *mrs = req->rl_msg ? req->rl_msg->mrs : NULL;
+	const struct ib_send_wr *bad_wr = NULL;
+	struct ib_send_wr *first = &wr;
 	bool pool_empty;
 	int rc;
 
+	if (mrs)
+		first = cmkit_rpcrdma_frwr_reg_wrs(mrs, &wr, false);
 	spin_lock(&buf->rb_lock);
 	pool_empty = list_empty(&buf->rb_send_bufs);
 	spin_unlock(&buf->rb_lock);
@@ -708,9 +716,12 @@ int cmkit_rpcrdma_post_sends(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 	ib_dma_sync_single_for_device(rb->rg_device, sge.addr, sge.length, DMA_TO_DEVICE);
 	req->rl_sent = ktime_get();
 	rc = rpcrdma_fault(RPCRDMA_FAULT_POST_SEND) ? -ENOMEM :
-		ib_post_send(ep->re_id->qp, &wr, NULL);
-	if (rc)
+		ib_post_send(ep->re_id->qp, first, &bad_wr);
+	if (rc) {
+		if (mrs)
+			cmkit_rpcrdma_frwr_post_failed(r_xprt, mrs);
 		return rc;
+	}
 	atomic_inc(&cmkit_rpcrdma_stats.sends_posted);
 	if (wr.send_flags & IB_SEND_SIGNALED)
 		atomic_inc(&cmkit_rpcrdma_stats.sends_signaled);
