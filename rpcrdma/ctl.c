@@ -425,13 +425,10 @@ static int rpcrdma_ctl_proc(char *args)
 	if (!n || !name || rpcrdma_ctl_u32(strsep(&args, " "), &len) || args ||
 	    len % 4 || len > RPCRDMA_MAX_DATA_SEGS * PAGE_SIZE)
 		return -EINVAL;
-	if (!strcmp(name, "echo"))
-		proc = CMKIT_RPC_TESTPROG_ECHO;
-	else if (!strcmp(name, "fill"))
-		proc = CMKIT_RPC_TESTPROG_FILL;
-	else if (!strcmp(name, "sink"))
-		proc = CMKIT_RPC_TESTPROG_SINK;
-	else
+	for (proc = CMKIT_RPC_TESTPROG_ECHO; proc <= CMKIT_RPC_TESTPROG_SINK; proc++)
+		if (!strcmp(name, cmkit_rpc_testprog_name(proc)))
+			break;
+	if (proc > CMKIT_RPC_TESTPROG_SINK)
 		return -EINVAL;
 	cx = rpcrdma_ctl_find(n);
 	if (!cx)

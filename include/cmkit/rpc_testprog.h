@@ -35,6 +35,23 @@ extern "C" {
 #define CMKIT_RPC_TESTPROG_FILL		2
 #define CMKIT_RPC_TESTPROG_SINK		3
 
+/* A procedure's name ("null", "echo", "fill", "sink"), or "" for another. */
+static inline const char *cmkit_rpc_testprog_name(cmkit_u32 proc)
+{
+	switch (proc) {
+	case CMKIT_RPC_TESTPROG_NULL:
+		return "null";
+	case CMKIT_RPC_TESTPROG_ECHO:
+		return "echo";
+	case CMKIT_RPC_TESTPROG_FILL:
+		return "fill";
+	case CMKIT_RPC_TESTPROG_SINK:
+		return "sink";
+	default:
+		return "";
+	}
+}
+
 /* The FILL pattern: byte @i of the data for @seed. */
 static inline cmkit_u8 cmkit_rpc_testprog_byte(cmkit_u32 seed, cmkit_u32 i)
 {

@@ -60,22 +60,6 @@ bool IsTestProg(const cmkit_rpcrdma_call &c)
 	return c.prog == CMKIT_RPC_TESTPROG && c.vers == CMKIT_RPC_TESTPROG_VERS;
 }
 
-const char *ProcName(uint32_t proc)
-{
-	switch (proc) {
-	case CMKIT_RPC_TESTPROG_NULL:
-		return "null";
-	case CMKIT_RPC_TESTPROG_ECHO:
-		return "echo";
-	case CMKIT_RPC_TESTPROG_FILL:
-		return "fill";
-	case CMKIT_RPC_TESTPROG_SINK:
-		return "sink";
-	default:
-		return "";
-	}
-}
-
 // SINK's results: the length and the CRC32c of what arrived.
 std::vector<uint8_t> SinkResults(uint32_t len, uint32_t crc)
 {
@@ -444,7 +428,7 @@ void RpcResponder::OnCall(const void *buf, size_t len, CallDecision *d)
 	if (d->decode != CMKIT_RPCRDMA_OK)
 		malformed_++;
 	else if (IsTestProg(d->call))
-		d->procedure = ProcName(d->call.proc);
+		d->procedure = cmkit_rpc_testprog_name(d->call.proc);
 	if (d->n == disconnect_at_) {
 		d->result = "disconnect";
 		d->disconnect = true;
