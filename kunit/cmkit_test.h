@@ -46,6 +46,8 @@ void cmkit_test_require_failslab(struct kunit *test);
 void cmkit_test_require_fault_injection(struct kunit *test);
 const char *cmkit_dev_name(const struct cmkit_dev_param *p);
 unsigned long cmkit_test_timeout(void);
+int cmkit_test_post_read_wait(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
+			      void *data, u32 len, enum ib_wc_status *status);
 int cmkit_test_post_wait(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
 			 const void *data, u32 len, enum ib_wc_status *status);
 int cmkit_case_watch(struct kunit *test, const char *suite);

@@ -217,24 +217,15 @@ static void cmkit_test_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&w->done);
 }
 
-/**
- * cmkit_test_post_wait - post one signaled work request of @data and wait for it
- * @qp: the QP
- * @lkey: the local DMA lkey of @qp's PD
- * @wr: the request: its opcode (and, in its containing ib_rdma_wr, the
- *	remote address and rkey) set; its SGE, cqe and flags are set here
- * @data: the bytes it carries (copied)
- * @len: how many
- * @status: the completion's status, on return 0
- *
- * If the completion never comes, the QP is moved to the error state to
- * flush it; if even the flush never comes, the buffer is left to the HCA
- * (leaked) rather than freed under it.
- *
- * Return: 0 and the completion's status in @status, or a negative errno.
+/*
+ * Post @wr with a bounce buffer of @len bytes, filled from @out before
+ * (DMA_TO_DEVICE) or copied to @in after a successful completion
+ * (DMA_FROM_DEVICE), and wait for it: cmkit_test_post_wait() and
+ * cmkit_test_post_read_wait().
  */
-int cmkit_test_post_wait(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
-			 const void *data, u32 len, enum ib_wc_status *status)
+static int cmkit_test_post_wait_dir(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
+				    const void *out, void *in, u32 len,
+				    enum dma_data_direction dir, enum ib_wc_status *status)
 {
 	struct ib_device *dev = qp->device;
 	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
@@ -245,7 +236,7 @@ int cmkit_test_post_wait(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
 	int ret;
 
 	w = kzalloc_obj(*w, GFP_KERNEL);
-	buf = kmemdup(data, len, GFP_KERNEL);
+	buf = out ? kmemdup(out, len, GFP_KERNEL) : kmalloc(len, GFP_KERNEL);
 	if (!w || !buf) {
 		kfree(w);
 		kfree(buf);
@@ -253,7 +244,7 @@ int cmkit_test_post_wait(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
 	}
 	init_completion(&w->done);
 	w->cqe.done = cmkit_test_wr_done;
-	dma = ib_dma_map_single(dev, buf, len, DMA_TO_DEVICE);
+	dma = ib_dma_map_single(dev, buf, len, dir);
 	if (ib_dma_mapping_error(dev, dma)) {
 		ret = -EIO;
 		goto free;
@@ -277,11 +268,55 @@ int cmkit_test_post_wait(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
 	}
 	*status = w->status;
 unmap:
-	ib_dma_unmap_single(dev, dma, len, DMA_TO_DEVICE);
+	ib_dma_unmap_single(dev, dma, len, dir);
+	if (!ret && in && w->status == IB_WC_SUCCESS)
+		memcpy(in, buf, len);
 free:
 	kfree(buf);
 	kfree(w);
 	return ret;
+}
+
+/**
+ * cmkit_test_post_wait - post one signaled work request of @data and wait for it
+ * @qp: the QP
+ * @lkey: the local DMA lkey of @qp's PD
+ * @wr: the request: its opcode (and, in its containing ib_rdma_wr, the
+ *	remote address and rkey) set; its SGE, cqe and flags are set here
+ * @data: the bytes it carries (copied)
+ * @len: how many
+ * @status: the completion's status, on return 0
+ *
+ * If the completion never comes, the QP is moved to the error state to
+ * flush it; if even the flush never comes, the buffer is left to the HCA
+ * (leaked) rather than freed under it.
+ *
+ * Return: 0 and the completion's status in @status, or a negative errno.
+ */
+int cmkit_test_post_wait(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
+			 const void *data, u32 len, enum ib_wc_status *status)
+{
+	return cmkit_test_post_wait_dir(qp, lkey, wr, data, NULL, len, DMA_TO_DEVICE, status);
+}
+
+/**
+ * cmkit_test_post_read_wait - post one signaled RDMA Read into @data and wait for it
+ * @qp: the QP
+ * @lkey: the local DMA lkey of @qp's PD
+ * @wr: an IB_WR_RDMA_READ, its remote address and rkey set (in its
+ *	containing ib_rdma_wr); its SGE, cqe and flags are set here
+ * @data: where the bytes read go, once the Read completed successfully
+ * @len: how many
+ * @status: the completion's status, on return 0
+ *
+ * As cmkit_test_post_wait().
+ *
+ * Return: 0 and the completion's status in @status, or a negative errno.
+ */
+int cmkit_test_post_read_wait(struct ib_qp *qp, u32 lkey, struct ib_send_wr *wr,
+			      void *data, u32 len, enum ib_wc_status *status)
+{
+	return cmkit_test_post_wait_dir(qp, lkey, wr, NULL, data, len, DMA_FROM_DEVICE, status);
 }
 
 /**

@@ -315,54 +315,27 @@ static int rpc_srv_proc_args(struct rpc_srv_reply *r, const struct cmkit_rpcrdma
 	return 0;
 }
 
-struct rpc_srv_wr {
-	struct ib_cqe cqe;
-	struct completion done;
-	enum ib_wc_status status;
-};
-
-static void rpc_srv_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * One RDMA Write of @len bytes from @out, or Read into @in, waited for:
+ * 0, -EIO (it completed in error: the connection is broken), -ENOTCONN,
+ * or the post's errno.
+ */
+static int rpc_srv_rdma(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, const void *out,
+			void *in, u32 len)
 {
-	struct rpc_srv_wr *w = container_of(wc->wr_cqe, struct rpc_srv_wr, cqe);
-
-	w->status = wc->status;
-	complete(&w->done);
-}
-
-/* RDMA Read @len bytes at @rkey/@addr into @buf (at most RPC_SRV_WRITE_LEN), waited for. */
-static int rpc_srv_rdma_read(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, void *buf, u32 len)
-{
-	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
-	struct rpc_srv_wr w = { .cqe.done = rpc_srv_wr_done };
-	struct ib_sge sge = { .length = len, .lkey = s->lkey };
 	struct ib_rdma_wr wr = {
-		.wr.opcode = IB_WR_RDMA_READ,
-		.wr.send_flags = IB_SEND_SIGNALED,
-		.wr.sg_list = &sge,
-		.wr.num_sge = 1,
-		.wr.wr_cqe = &w.cqe,
+		.wr.opcode = in ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE,
 		.remote_addr = addr,
 		.rkey = rkey,
 	};
-	u64 dma;
+	enum ib_wc_status status;
 	int rc;
 
 	if (!READ_ONCE(s->live))
 		return -ENOTCONN;
-	init_completion(&w.done);
-	dma = ib_dma_map_single(s->dev, buf, len, DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(s->dev, dma))
-		return -EIO;
-	sge.addr = dma;
-	rc = ib_post_send(s->qp, &wr.wr, NULL);
-	if (!rc && !wait_for_completion_timeout(&w.done, cmkit_test_timeout())) {
-		/* Flushed now; the teardown's drain cannot pass it either. */
-		ib_modify_qp(s->qp, &err, IB_QP_STATE);
-		wait_for_completion(&w.done);
-		rc = -ETIMEDOUT;
-	}
-	ib_dma_unmap_single(s->dev, dma, len, DMA_FROM_DEVICE);
-	if (!rc && w.status != IB_WC_SUCCESS)
+	rc = in ? cmkit_test_post_read_wait(s->qp, s->lkey, &wr.wr, in, len, &status) :
+		  cmkit_test_post_wait(s->qp, s->lkey, &wr.wr, out, len, &status);
+	if (!rc && status != IB_WC_SUCCESS)
 		rc = -EIO;
 	return rc;
 }
@@ -468,7 +441,7 @@ static void rpc_srv_serve(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r, u8 *
 			if (seg < 0)
 				goto bad;
 			n = min(n, left);
-			rc = rpc_srv_rdma_read(s, ch->read[rfirst + seg].handle, addr, piece, n);
+			rc = rpc_srv_rdma(s, ch->read[rfirst + seg].handle, addr, NULL, piece, n);
 			read_bytes += n;
 		} else if (fill) {
 			for (i = 0; i < n; i++)
@@ -481,22 +454,12 @@ static void rpc_srv_serve(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r, u8 *
 		if (p->proc == CMKIT_RPC_TESTPROG_SINK) {
 			crc = cmkit_crc32c(crc, piece, n);
 		} else if (write) {
-			enum ib_wc_status status;
 			int seg = rpc_srv_seg_at(ch->write, ch->write_segs, off, &left, &addr);
-			struct ib_rdma_wr wr = {
-				.wr.opcode = IB_WR_RDMA_WRITE,
-				.remote_addr = addr,
-			};
 
 			if (seg < 0)
 				goto bad;
 			n = min(n, left);
-			wr.rkey = ch->write[seg].handle;
-			rc = READ_ONCE(s->live) ?
-				cmkit_test_post_wait(s->qp, s->lkey, &wr.wr, piece, n, &status) :
-				-ENOTCONN;
-			if (!rc && status != IB_WC_SUCCESS)
-				rc = -EIO;
+			rc = rpc_srv_rdma(s, ch->write[seg].handle, addr, piece, NULL, n);
 			written += n;
 		} else {
 			memcpy(p->results + 4 + off, piece, n);
@@ -1073,7 +1036,6 @@ unsigned int cmkit_rpc_srv_release_all_but_oldest(struct cmkit_rpc_srv *s)
 int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 len, u32 seed)
 {
 	u8 *data = kmalloc(RPC_SRV_WRITE_LEN, GFP_KERNEL);
-	enum ib_wc_status status;
 	u32 off = 0, i;
 	int rc = 0;
 
@@ -1081,19 +1043,10 @@ int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 le
 		return -ENOMEM;
 	while (!rc && off < len) {
 		u32 this = min(len - off, RPC_SRV_WRITE_LEN);
-		struct ib_rdma_wr wr = {
-			.wr.opcode = IB_WR_RDMA_WRITE,
-			.remote_addr = addr + off,
-			.rkey = rkey,
-		};
 
 		for (i = 0; i < this; i++)
 			data[i] = cmkit_rpc_testprog_byte(seed, off + i);
-		rc = READ_ONCE(s->live) ?
-			cmkit_test_post_wait(s->qp, s->lkey, &wr.wr, data, this, &status) :
-			-ENOTCONN;
-		if (!rc && status != IB_WC_SUCCESS)
-			rc = -EIO;
+		rc = rpc_srv_rdma(s, rkey, addr + off, data, NULL, this);
 		off += this;
 	}
 	kfree(data);

@@ -1524,6 +1524,21 @@ static unsigned int rt_xprt_numbers(const char *xprts, u32 *nr, unsigned int max
 	return n;
 }
 
+/*
+ * Connect the control plane to the case's server; its xprts file in @buf
+ * (@size bytes).  Return the transport's number.
+ */
+static u32 rt_ctl_connect(struct rt_ctx *c, char *buf, size_t size)
+{
+	u32 nr;
+
+	KUNIT_ASSERT_EQ(c->test, rt_ctl("connect %pI4 %u", &c->addr.sin_addr,
+					ntohs(c->addr.sin_port)), 0);
+	rt_xprts(buf, size);
+	KUNIT_ASSERT_EQ(c->test, rt_xprt_numbers(buf, &nr, 1), 1U);
+	return nr;
+}
+
 /* A NULL call through the control plane, accepted. */
 static void rt_ctl_call_ok(struct kunit *test, u32 nr)
 {
@@ -3212,10 +3227,7 @@ static void destroy_all_with_calls_in_flight_aborts_them_and_unpins_the_module(s
 
 	KUNIT_ASSERT_NOT_NULL(test, xprts);
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
-				     ntohs(c.addr.sin_port)), 0);
-	rt_xprts(xprts, PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(xprts, &nr, 1), 1U);
+	nr = rt_ctl_connect(&c, xprts, PAGE_SIZE);
 	rt_ctl_call_ok(test, nr);
 	cmkit_rpc_srv_hold(c.rpc);
 	snprintf(line, sizeof(line), "call %u %u", nr, RT_IN_FLIGHT);
@@ -3288,10 +3300,7 @@ static void ctl_proc_checks_the_data_and_counts_the_chunks(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
-				     ntohs(c.addr.sin_port)), 0);
-	rt_xprts(buf, PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(buf, &nr, 1), 1U);
+	nr = rt_ctl_connect(&c, buf, PAGE_SIZE);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		snprintf(fmt, sizeof(fmt), "proc %s", bad[i]);
 		KUNIT_EXPECT_EQ_MSG(test, rt_ctl(fmt, nr), -EINVAL, "'%s'", fmt);
@@ -3340,10 +3349,7 @@ static void ctl_call_counts_calls_and_shows_round_trips(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
-				     ntohs(c.addr.sin_port)), 0);
-	rt_xprts(buf, PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(buf, &nr, 1), 1U);
+	nr = rt_ctl_connect(&c, buf, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " calls=0 replies=0 errors=0 credits=1\n"),
 				  "xprts: '%s'", buf);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -3451,10 +3457,7 @@ static void calls_file_prints_a_large_batch_in_page_sized_records(struct kunit *
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_ASSERT_NOT_NULL(test, small);
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
-				     ntohs(c.addr.sin_port)), 0);
-	rt_xprts(small, PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(small, &nr, 1), 1U);
+	nr = rt_ctl_connect(&c, small, PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, rt_ctl("call %u %u", nr, RT_BIG_CALLS), 0);
 
 	f = rt_calls_open();
@@ -3515,10 +3518,7 @@ static void ctl_call_waiting_for_a_reply_blocks_no_other_command(struct kunit *t
 
 	KUNIT_ASSERT_NOT_NULL(test, xprts);
 	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, rt_ctl("connect %pI4 %u", &c.addr.sin_addr,
-				     ntohs(c.addr.sin_port)), 0);
-	rt_xprts(xprts, PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, rt_xprt_numbers(xprts, &nr, 1), 1U);
+	nr = rt_ctl_connect(&c, xprts, PAGE_SIZE);
 	cmkit_rpc_srv_hold(c.rpc);
 	snprintf(line, sizeof(line), "call %u 1", nr);
 	call = rt_cmd_start(test, line, false);

@@ -426,18 +426,12 @@ static void rpcrdma_complete_rqst(struct rpcrdma_req *req)
  * which cmkit does not offer yet: such a reply is malformed).  The lists
  * are checked against the offer by the caller (proc.c).
  */
-static int rpcrdma_decode_chunked(const void *data, u32 len, struct cmkit_rpcrdma_reply *reply)
+static int rpcrdma_decode_chunked(const void *data, u32 len, const struct rpcrdma_msg *msg)
 {
-	struct cmkit_rpcrdma_chunks *got;
-	int rc;
+	int rc = cmkit_rpcrdma_decode_reply_chunks(data, len, msg->reply, msg->got);
 
-	got = kmalloc_obj(*got, GFP_KERNEL);
-	if (!got)
-		return CMKIT_RPCRDMA_E_ARG;
-	rc = cmkit_rpcrdma_decode_reply_chunks(data, len, reply, got);
-	if (rc == CMKIT_RPCRDMA_OK && reply->hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG)
+	if (rc == CMKIT_RPCRDMA_OK && msg->reply->hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG)
 		rc = CMKIT_RPCRDMA_E_CHUNKS;
-	kfree(got);
 	return rc;
 }
 
@@ -500,7 +494,7 @@ void cmkit_rpcrdma_reply_handler(struct rpcrdma_rep *rep)
 
 	req->rl_reply = rep;
 	if (req->rl_msg && req->rl_msg->ch)
-		req->rl_result = rpcrdma_decode_chunked(data, rep->rr_len, &reply);
+		req->rl_result = rpcrdma_decode_chunked(data, rep->rr_len, req->rl_msg);
 	else
 		req->rl_result = cmkit_rpcrdma_decode_reply(data, rep->rr_len, &reply);
 	/* From the Send to here; the round trip ends in the caller. */

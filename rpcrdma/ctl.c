@@ -262,6 +262,33 @@ static void rpcrdma_ctl_summarize(struct rpcrdma_ctl_batch *b)
 }
 
 /*
+ * The connected transport @n for a command that runs without the control
+ * plane's lock (call, proc): kept alive by cx->callers until
+ * rpcrdma_ctl_caller_put(), its call timeout set from the module
+ * parameter.  NULL with *@rc set: -ENOENT, -ENOTCONN (still connecting).
+ */
+static struct rpcrdma_ctl_xprt *rpcrdma_ctl_caller_get(const char *n, int *rc)
+	__must_hold(&cmkit_rpcrdma_control.lock)
+{
+	struct rpcrdma_ctl_xprt *cx = rpcrdma_ctl_find(n);
+
+	*rc = !cx ? -ENOENT : cx->connecting ? -ENOTCONN : 0;
+	if (*rc)
+		return NULL;
+	WRITE_ONCE(cx->xprt->rx_call_timeout,
+		   msecs_to_jiffies(clamp(READ_ONCE(rpcrdma_call_timeout_ms), 100U, 600000U)));
+	cx->callers++;
+	return cx;
+}
+
+static void rpcrdma_ctl_caller_put(struct rpcrdma_ctl_xprt *cx)
+	__must_hold(&cmkit_rpcrdma_control.lock)
+{
+	if (!--cx->callers && !cx->listed)
+		rpcrdma_ctl_free(cx);
+}
+
+/*
  * call <n> <count> [<program> <version>]: run the calls without the
  * control plane's lock (called with it held, it drops and retakes it), the
  * transport kept alive by cx->callers.
@@ -280,25 +307,20 @@ static int rpcrdma_ctl_call(char *args)
 	if (args && (rpcrdma_ctl_u32(strsep(&args, " "), &prog) ||
 		     rpcrdma_ctl_u32(strsep(&args, " "), &vers) || args))
 		return -EINVAL;
-	cx = rpcrdma_ctl_find(n);
+	cx = rpcrdma_ctl_caller_get(n, &rc);
 	if (!cx)
-		return -ENOENT;
-	if (cx->connecting)
-		return -ENOTCONN;
+		return rc;
 	b = kzalloc_obj(*b, GFP_KERNEL);
-	if (!b)
-		return -ENOMEM;
-	b->res.rtt_ns = kvmalloc_array(nr, sizeof(*b->res.rtt_ns), GFP_KERNEL);
-	if (!b->res.rtt_ns) {
+	if (b)
+		b->res.rtt_ns = kvmalloc_array(nr, sizeof(*b->res.rtt_ns), GFP_KERNEL);
+	if (!b || !b->res.rtt_ns) {
 		kfree(b);
+		rpcrdma_ctl_caller_put(cx);
 		return -ENOMEM;
 	}
 	kref_init(&b->ref);	/* cx->last's, once the calls end */
 	b->prog = prog;
 	b->vers = vers;
-	WRITE_ONCE(cx->xprt->rx_call_timeout,
-		   msecs_to_jiffies(clamp(READ_ONCE(rpcrdma_call_timeout_ms), 100U, 600000U)));
-	cx->callers++;
 
 	mutex_unlock(&cmkit_rpcrdma_control.lock);
 	rc = cmkit_rpcrdma_xprt_call(cx->xprt, prog, vers, nr, &b->res);
@@ -307,8 +329,7 @@ static int rpcrdma_ctl_call(char *args)
 
 	swap(cx->last, b);
 	rpcrdma_ctl_batch_put(b);
-	if (!--cx->callers && !cx->listed)
-		rpcrdma_ctl_free(cx);
+	rpcrdma_ctl_caller_put(cx);
 	return rc;
 }
 
@@ -430,18 +451,15 @@ static int rpcrdma_ctl_proc(char *args)
 			break;
 	if (proc > CMKIT_RPC_TESTPROG_SINK)
 		return -EINVAL;
-	cx = rpcrdma_ctl_find(n);
-	if (!cx)
-		return -ENOENT;
-	if (cx->connecting)
-		return -ENOTCONN;
 	p = kzalloc_obj(*p, GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
+	cx = rpcrdma_ctl_caller_get(n, &rc);
+	if (!cx) {
+		kfree(p);
+		return rc;
+	}
 	seed = ++cx->proc_seed;
-	WRITE_ONCE(cx->xprt->rx_call_timeout,
-		   msecs_to_jiffies(clamp(READ_ONCE(rpcrdma_call_timeout_ms), 100U, 600000U)));
-	cx->callers++;
 
 	mutex_unlock(&cmkit_rpcrdma_control.lock);
 	rc = rpcrdma_ctl_proc_run(cx->xprt, proc, len, seed, p);
@@ -456,8 +474,7 @@ static int rpcrdma_ctl_proc(char *args)
 		cx->write_chunk += p->write_len;
 	}
 	kfree(p);
-	if (!--cx->callers && !cx->listed)
-		rpcrdma_ctl_free(cx);
+	rpcrdma_ctl_caller_put(cx);
 	return rc;
 }
 

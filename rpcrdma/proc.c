@@ -154,60 +154,59 @@ static u32 rpcrdma_proc_args(const struct cmkit_rpcrdma_proc *p, bool bulk_inlin
 	return 4 + p->arg_len;
 }
 
+/* A call's chunk lists: offered, and the reply's as the reply handler decoded them. */
+struct rpcrdma_proc_lists {
+	struct cmkit_rpcrdma_chunks offered;
+	struct cmkit_rpcrdma_chunks got;
+	struct cmkit_rpcrdma_reply reply;
+};
+
 /*
- * The results of a reply: SINK's two words, or ECHO's and FILL's data,
- * inline (copied to the caller's pages) or already in them (the write
- * chunk, whose length must be what the result's own length says).
+ * The results of a reply the handler decoded (the call ended with 0):
+ * SINK's two words, or ECHO's and FILL's data, inline (copied to the
+ * caller's pages) or already in them (the write chunk, whose length must
+ * be what the result's own length says).
  */
 static int rpcrdma_proc_results(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
-				struct cmkit_rpcrdma_proc *p,
-				const struct cmkit_rpcrdma_chunks *offered)
+				struct cmkit_rpcrdma_proc *p, const struct rpcrdma_proc_lists *l)
 {
-	const struct rpcrdma_rep *rep = req->rl_reply;
-	struct cmkit_rpcrdma_chunks *got;
-	struct cmkit_rpcrdma_reply reply;
+	const struct cmkit_rpcrdma_chunks *offered = &l->offered;
+	const struct cmkit_rpcrdma_reply *reply = &l->reply;
 	u32 write_len = 0, len;
 	int rc;
 
-	got = kmalloc_obj(*got, GFP_KERNEL);
-	if (!got)
-		return -ENOMEM;
-	rc = cmkit_rpcrdma_decode_reply_chunks(rdmab_data(rep->rr_rdmabuf), rep->rr_len,
-					       &reply, got);
-	if (rc == CMKIT_RPCRDMA_OK)
-		rc = cmkit_rpcrdma_check_reply_chunks(offered, got, &write_len, NULL);
-	kfree(got);
+	rc = cmkit_rpcrdma_check_reply_chunks(offered, &l->got, &write_len, NULL);
 	if (rc != CMKIT_RPCRDMA_OK)
 		goto bad;
 	p->write_len = write_len;
 	if (p->proc == CMKIT_RPC_TESTPROG_SINK) {
-		if (reply.results_len != 8 || write_len)
+		if (reply->results_len != 8 || write_len)
 			goto bad;
-		p->sink_len = cmkit_get_be32(reply.results);
-		p->sink_crc = cmkit_get_be32(reply.results + 4);
+		p->sink_len = cmkit_get_be32(reply->results);
+		p->sink_crc = cmkit_get_be32(reply->results + 4);
 		return 0;
 	}
-	if (reply.results_len < 4)
+	if (reply->results_len < 4)
 		goto bad;
-	len = cmkit_get_be32(reply.results);
+	len = cmkit_get_be32(reply->results);
 	if (len > p->res_max)
 		goto bad;
 	if (offered->nr_write) {
 		/* The data is in the write chunk: all of it, and nothing inline. */
-		if (write_len != len || reply.results_len != 4)
+		if (write_len != len || reply->results_len != 4)
 			goto bad;
 	} else {
-		if (write_len || reply.results_len < 4 + (u64)rpcrdma_xdr_pad(len))
+		if (write_len || reply->results_len < 4 + (u64)rpcrdma_xdr_pad(len))
 			goto bad;
-		rpcrdma_pages_copy(p->res, (void *)reply.results + 4, len, true);
+		rpcrdma_pages_copy(p->res, (void *)reply->results + 4, len, true);
 	}
 	p->res_len = len;
 	return 0;
 
 bad:
 	trace_cmkit_rpcrdma_reply_chunks_bad(r_xprt->rx_xid, req->rl_xid, rc, write_len,
-					     reply.results_len >= 4 ?
-					     cmkit_get_be32(reply.results) : 0);
+					     reply->results_len >= 4 ?
+					     cmkit_get_be32(reply->results) : 0);
 	return -EPROTO;
 }
 
@@ -233,8 +232,9 @@ bad:
 int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_proc *p)
 {
 	u32 call_len, bulk_arg, reply_len, bulk_res, inline_send, inline_recv, max_mr;
-	struct cmkit_rpcrdma_chunks *ch;
 	struct rpcrdma_msg msg = { .proc = p->proc };
+	struct cmkit_rpcrdma_chunks *ch;
+	struct rpcrdma_proc_lists *l;
 	struct rpcrdma_req *req;
 	struct rpcrdma_ep *ep;
 	LIST_HEAD(mrs);
@@ -271,12 +271,13 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	if (bulk_res > p->res_max)
 		return -EINVAL;
 
-	ch = kzalloc_obj(*ch, GFP_KERNEL);
+	l = kzalloc_obj(*l, GFP_KERNEL);
 	args = kmalloc(call_len, GFP_KERNEL);
-	if (!ch || !args) {
+	if (!l || !args) {
 		rc = -ENOMEM;
 		goto out_free;
 	}
+	ch = &l->offered;
 	if (p->m.rtype == CMKIT_RPCRDMA_READCH) {
 		rc = rpcrdma_proc_map(r_xprt, &mrs, p->arg, bulk_arg, false, &ch->read[0]);
 		if (rc)
@@ -298,6 +299,8 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	msg.args = args;
 	msg.args_len = rpcrdma_proc_args(p, p->m.rtype == CMKIT_RPCRDMA_NOCH, args);
 	msg.ch = ch;
+	msg.reply = &l->reply;
+	msg.got = &l->got;
 
 	rc = cmkit_rpcrdma_call_one(r_xprt, CMKIT_RPC_TESTPROG, CMKIT_RPC_TESTPROG_VERS, &msg,
 				    &req);
@@ -316,14 +319,14 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, &mrs);
 	if (req) {
 		if (!rc && !inv)
-			rc = rpcrdma_proc_results(r_xprt, req, p, ch);
+			rc = rpcrdma_proc_results(r_xprt, req, p, l);
 		cmkit_rpcrdma_buffer_put(&r_xprt->rx_buf, req);
 	}
 	if (!rc && inv)
 		rc = inv;
 out_free:
 	kfree(args);
-	kfree(ch);
+	kfree(l);
 	return rc;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_xprt_proc);

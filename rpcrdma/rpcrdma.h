@@ -302,10 +302,15 @@ struct rpcrdma_req {
  * @mrs: the MRs of @ch, mapped: their registrations are posted in one chain
  *	before the Send (NULL: none).  If the chain cannot be posted they
  *	are the connection's to release after its drain, and @mrs is empty.
+ * @reply: where the reply handler decodes the reply to a call with @ch
+ *	(its results point into the reply's Receive buffer, valid until the
+ *	req is put)
+ * @got: where it decodes that reply's chunk lists
  *
  * The reply handler decodes a reply to a call that offered chunks with
- * cmkit_rpcrdma_decode_reply_chunks(); the caller checks what the server
- * says it wrote against @ch before it reads anything.
+ * cmkit_rpcrdma_decode_reply_chunks() into @reply and @got; the caller
+ * checks what the server says it wrote against @ch before it reads
+ * anything.
  */
 struct rpcrdma_msg {
 	u32 proc;
@@ -313,6 +318,8 @@ struct rpcrdma_msg {
 	u32 args_len;
 	const struct cmkit_rpcrdma_chunks *ch;
 	struct list_head *mrs;
+	struct cmkit_rpcrdma_reply *reply;
+	struct cmkit_rpcrdma_chunks *got;
 };
 
 /**
