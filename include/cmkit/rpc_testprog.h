@@ -13,11 +13,15 @@
  *                 (data[i] = cmkit_rpc_testprog_byte(seed, i))
  *   proc 3 SINK:  opaque data<> -> unsigned len, unsigned crc32c
  *                 (of the bytes received; crc32c as include/cmkit/crc32c.h)
+ *   proc 4 MIRROR: opaque data<> -> opaque data<>   (the same bytes)
  *
  * opaque<> is XDR's: a length word, the bytes, zero padding to 4.  Each
- * data<> is the procedure's bulk (DDP-eligible) part: an ECHO or SINK
- * argument may travel in a read chunk, an ECHO or FILL result in a write
- * chunk (RFC 8166, section 6).
+ * data<> of ECHO, FILL and SINK is the procedure's bulk (DDP-eligible)
+ * part: an ECHO or SINK argument may travel in a read chunk, an ECHO or
+ * FILL result in a write chunk (RFC 8166, section 6).  MIRROR's data is
+ * not DDP-eligible (as a READDIR's or an ACL's): a MIRROR call that does
+ * not fit inline travels whole in a position-zero read chunk (RDMA_NOMSG),
+ * a reply that may not fit inline whole in the reply chunk (RDMA_NOMSG).
  */
 #ifndef CMKIT_RPC_TESTPROG_H
 #define CMKIT_RPC_TESTPROG_H
@@ -34,8 +38,9 @@ extern "C" {
 #define CMKIT_RPC_TESTPROG_ECHO		1
 #define CMKIT_RPC_TESTPROG_FILL		2
 #define CMKIT_RPC_TESTPROG_SINK		3
+#define CMKIT_RPC_TESTPROG_MIRROR	4
 
-/* A procedure's name ("null", "echo", "fill", "sink"), or "" for another. */
+/* A procedure's name ("null", "echo", "fill", "sink", "mirror"), or "" for another. */
 static inline const char *cmkit_rpc_testprog_name(cmkit_u32 proc)
 {
 	switch (proc) {
@@ -47,6 +52,8 @@ static inline const char *cmkit_rpc_testprog_name(cmkit_u32 proc)
 		return "fill";
 	case CMKIT_RPC_TESTPROG_SINK:
 		return "sink";
+	case CMKIT_RPC_TESTPROG_MIRROR:
+		return "mirror";
 	default:
 		return "";
 	}
