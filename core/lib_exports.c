@@ -49,6 +49,9 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_decode_call_chunks);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_encode_reply_chunks);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_read_len);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_write_len);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_reply_len);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_decode_rpc_call);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_encode_rpc_reply);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_crc32c);
 
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req);

@@ -216,10 +216,12 @@ enum cmkit_rpc_action {
  * @recv_flushed: the server's Receives that completed in error
  * @sends_done: the server's Sends that completed, successfully or not
  * @send_errors: the server's Sends that completed in error
- * @procs: calls of the test program served (ECHO, FILL, SINK)
+ * @procs: calls of the test program served (ECHO, FILL, SINK, MIRROR)
  * @read_bytes: bytes the server RDMA-read from read chunks
- * @written_bytes: bytes the server RDMA-wrote into write chunks
+ * @written_bytes: bytes the server RDMA-wrote into write and reply chunks
  * @send_inv: replies sent with Send With Invalidate
+ * @nomsg_calls: calls read whole from a position-zero read chunk
+ * @reply_chunks: replies written whole into a reply chunk
  * @last_xid: the last call's xid
  * @last_prog: its program
  * @last_vers: its version
@@ -240,6 +242,8 @@ struct cmkit_rpc_counts {
 	u64 read_bytes;
 	u64 written_bytes;
 	unsigned int send_inv;
+	unsigned int nomsg_calls;
+	unsigned int reply_chunks;
 	u32 last_xid;
 	u32 last_prog;
 	u32 last_vers;

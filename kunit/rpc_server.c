@@ -45,9 +45,10 @@ struct rpc_srv_buf {
 };
 
 /*
- * A call of the test program (ECHO, FILL, SINK): served in the server's
- * work, which moves its chunks' data with RDMA Read and Write and then
- * queues its reply (results inline, the write list's lengths).
+ * A call of the test program (ECHO, FILL, SINK, MIRROR): served in the
+ * server's work, which moves its chunks' data with RDMA Read and Write and
+ * then queues its reply (results inline, the write list's lengths, or the
+ * whole reply in the reply chunk).
  */
 struct rpc_srv_proc {
 	u32 proc;
@@ -59,6 +60,8 @@ struct rpc_srv_proc {
 	bool send_inv;				/* reply with Send With Invalidate */
 	u32 inv_rkey;				/* of this rkey */
 	bool err_chunk;				/* answer RDMA_ERROR ERR_CHUNK */
+	bool nomsg;				/* the call is in its position-zero chunk */
+	bool nomsg_reply;			/* the reply is in the reply chunk */
 	u32 results_len;
 	u8 results[RPC_SRV_SEND_LEN];
 };
@@ -195,6 +198,8 @@ static int rpc_srv_encode(struct cmkit_rpc_srv *s, struct rpc_srv_buf *b,
 			rep.hdr.rdma_proc = CMKIT_RPCRDMA_ERROR;
 			rep.rdma_err = CMKIT_RPCRDMA_ERR_CHUNK;
 		} else {
+			if (r->proc->nomsg_reply)
+				rep.hdr.rdma_proc = CMKIT_RPCRDMA_NOMSG;
 			return cmkit_rpcrdma_encode_reply_chunks(p, RPC_SRV_SEND_LEN, &rep,
 								 &r->proc->wrote,
 								 r->proc->results,
@@ -283,11 +288,13 @@ static void rpc_srv_queue(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r)
 static bool rpc_srv_is_proc(const struct cmkit_rpcrdma_call *call)
 {
 	return call->prog == CMKIT_RPC_TESTPROG && call->vers == CMKIT_RPC_TESTPROG_VERS &&
-	       (call->proc == CMKIT_RPC_TESTPROG_ECHO || call->proc == CMKIT_RPC_TESTPROG_FILL ||
-		call->proc == CMKIT_RPC_TESTPROG_SINK);
+	       call->proc >= CMKIT_RPC_TESTPROG_ECHO && call->proc <= CMKIT_RPC_TESTPROG_MIRROR;
 }
 
-/* A call with chunk lists: RDMA_MSG only (no position-zero read chunk). */
+/*
+ * A call with chunk lists: RDMA_MSG, or RDMA_NOMSG with the whole call in
+ * its position-zero read chunk (the work reads and decodes it).
+ */
 static int rpc_srv_decode_proc(const void *buf, u32 len, struct cmkit_rpcrdma_call *call,
 			       struct rpc_srv_reply *r)
 {
@@ -297,8 +304,12 @@ static int rpc_srv_decode_proc(const void *buf, u32 len, struct cmkit_rpcrdma_ca
 	if (!r->proc)
 		return CMKIT_RPCRDMA_E_ARG;
 	rc = cmkit_rpcrdma_decode_call_chunks(buf, len, call, &r->proc->ch);
-	if (rc == CMKIT_RPCRDMA_OK && call->hdr.rdma_proc != CMKIT_RPCRDMA_MSG)
+	if (rc == CMKIT_RPCRDMA_OK && call->hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG) {
+		r->proc->nomsg = true;
+		call->xid = call->hdr.rdma_xid;
+	} else if (rc == CMKIT_RPCRDMA_OK && call->hdr.rdma_proc != CMKIT_RPCRDMA_MSG) {
 		rc = CMKIT_RPCRDMA_E_PROC;
+	}
 	return rc;
 }
 
@@ -368,11 +379,12 @@ static int rpc_srv_seg_at(const struct cmkit_rpcrdma_seg *seg, u32 n, u32 pos, u
  */
 static bool rpc_srv_one_rkey(const struct cmkit_rpcrdma_chunks *ch, u32 *rkey)
 {
-	const struct cmkit_rpcrdma_seg *segs[2] = { ch->read, ch->write };
-	u32 n[2] = { ch->nr_read, ch->nr_write ? ch->write_segs : 0 }, i, j;
+	const struct cmkit_rpcrdma_seg *segs[3] = { ch->read, ch->write, ch->reply };
+	u32 n[3] = { ch->nr_read, ch->nr_write ? ch->write_segs : 0,
+		     ch->has_reply ? ch->reply_segs : 0 }, i, j;
 	bool any = false;
 
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 3; i++)
 		for (j = 0; j < n[i] && j < CMKIT_RPCRDMA_MAX_SEGS; j++) {
 			if (any && segs[i][j].handle != *rkey)
 				return false;
@@ -517,6 +529,166 @@ bad:
 	rpc_srv_queue(s, r);
 }
 
+/*
+ * Move @len bytes between @buf and the chunk @seg (@n segments) from its
+ * start, piece by piece: RDMA Read into @buf if @read, else RDMA Write
+ * from it.  0, -ERANGE if the chunk is shorter, or rpc_srv_rdma()'s errno.
+ */
+static int rpc_srv_move(struct cmkit_rpc_srv *s, const struct cmkit_rpcrdma_seg *seg, u32 n,
+			u8 *buf, u32 len, bool read)
+{
+	u32 off, left, this;
+	u64 addr;
+	int i, rc = 0;
+
+	for (off = 0; !rc && off < len; off += this) {
+		i = rpc_srv_seg_at(seg, n, off, &left, &addr);
+		if (i < 0)
+			return -ERANGE;
+		this = min3(len - off, left, RPC_SRV_WRITE_LEN);
+		rc = rpc_srv_rdma(s, seg[i].handle, addr, read ? NULL : buf + off,
+				  read ? buf + off : NULL, this);
+	}
+	return rc;
+}
+
+/* The largest whole message the server takes in or gives out through a chunk. */
+#define RPC_SRV_MSG_MAX		((1U << 20) + PAGE_SIZE)
+
+/*
+ * The whole RPC call of an RDMA_NOMSG call, RDMA-read from its position-zero
+ * chunk into *@msg (the caller frees it) and decoded into @call: 0, -EIO
+ * for a broken connection, -EINVAL for what cannot be served.
+ */
+static int rpc_srv_read_nomsg(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r, u8 **msg,
+			      struct cmkit_rpcrdma_call *call)
+{
+	const struct cmkit_rpcrdma_chunks *ch = &r->proc->ch;
+	u32 len = cmkit_rpcrdma_read_len(ch, 0), n = 0;
+	int rc;
+
+	/* Position-zero segments come first: positions ascend. */
+	while (n < ch->nr_read && n < CMKIT_RPCRDMA_MAX_SEGS && !ch->read_pos[n])
+		n++;
+	if (!n || len > RPC_SRV_MSG_MAX)
+		return -EINVAL;
+	*msg = kvmalloc(len, GFP_KERNEL);
+	if (!*msg)
+		return -EINVAL;
+	rc = rpc_srv_move(s, ch->read, n, *msg, len, true);
+	if (rc)
+		return rc == -ERANGE ? -EINVAL : -EIO;
+	spin_lock(&s->lock);
+	s->counts.read_bytes += len;
+	s->counts.nomsg_calls++;
+	spin_unlock(&s->lock);
+	*call = (struct cmkit_rpcrdma_call){ };
+	call->hdr.rdma_xid = r->xid;
+	if (cmkit_rpcrdma_decode_rpc_call(*msg, len, call) != CMKIT_RPCRDMA_OK)
+		return -EINVAL;
+	/* Chunks past position zero (data of this message) are not served here. */
+	return n < ch->nr_read ? -EINVAL : 0;
+}
+
+/*
+ * Serve MIRROR: its argument inline, or in the whole call an RDMA_NOMSG
+ * call carried in its position-zero chunk; its reply inline, or, when the
+ * call offered a reply chunk, written whole there and announced RDMA_NOMSG
+ * (svcrdma uses an offered reply chunk for any reply).  A reply that fits
+ * neither is answered RDMA_ERROR ERR_CHUNK, as svcrdma answers one.  Other
+ * procedures in a position-zero chunk are not served here: cmkit sends
+ * only MIRROR that way.
+ */
+static void rpc_srv_mirror(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r)
+{
+	struct rpc_srv_proc *p = r->proc;
+	const struct cmkit_rpcrdma_chunks *ch = &p->ch;
+	struct cmkit_rpcrdma_reply rep = { };
+	struct cmkit_rpcrdma_call call;
+	u8 *msg = NULL, *res = NULL, *out = NULL;
+	const u8 *args = p->args;
+	u32 args_len = p->args_len, len, res_len, out_len, left, i;
+	int rc = 0;
+
+	p->served = true;
+	if (p->nomsg) {
+		rc = rpc_srv_read_nomsg(s, r, &msg, &call);
+		if (rc == -EIO)
+			goto broken;
+		if (rc || !rpc_srv_is_proc(&call) || call.proc != CMKIT_RPC_TESTPROG_MIRROR)
+			goto bad;
+		args = call.args;
+		args_len = call.args_len;
+	}
+	if (args_len < 4)
+		goto bad;
+	len = cmkit_get_be32(args);
+	if (len > args_len - 4)
+		goto bad;
+	res_len = 4 + round_up(len, 4);
+	res = kvzalloc(res_len, GFP_KERNEL);
+	if (!res)
+		goto bad;
+	memcpy(res, args, 4 + len);
+
+	if (!ch->has_reply) {
+		if (res_len > RPC_SRV_SEND_LEN - 128)
+			goto bad;
+		memcpy(p->results, res, res_len);
+		p->results_len = res_len;
+		goto done;
+	}
+	out_len = CMKIT_RPCRDMA_RPC_REPLY_LEN + res_len;
+	out = kvmalloc(out_len, GFP_KERNEL);
+	if (!out || out_len > cmkit_rpcrdma_reply_len(ch))
+		goto bad;
+	rep.hdr.rdma_xid = r->xid;
+	rep.reply_stat = CMKIT_RPC_MSG_ACCEPTED;
+	rep.verf_flavor = CMKIT_RPC_AUTH_NONE;
+	rep.accept_stat = CMKIT_RPC_SUCCESS;
+	if (cmkit_rpcrdma_encode_rpc_reply(out, out_len, &rep, res, res_len) != out_len)
+		goto bad;
+	rc = rpc_srv_move(s, ch->reply, ch->reply_segs, out, out_len, false);
+	if (rc)
+		goto broken;
+	p->nomsg_reply = true;
+	p->wrote.has_reply = 1;
+	p->wrote.reply_segs = ch->reply_segs;
+	for (left = out_len, i = 0; i < ch->reply_segs; i++) {
+		p->wrote.reply[i] = ch->reply[i];
+		p->wrote.reply[i].length = min(left, ch->reply[i].length);
+		left -= p->wrote.reply[i].length;
+	}
+	i = ch->reply_segs - 1;
+	if (r->action == CMKIT_RPC_SRV_WRITE_LONGER)
+		p->wrote.reply[i].length += 4;
+	else if (r->action == CMKIT_RPC_SRV_WRITE_SHORTER)
+		p->wrote.reply[i].length -= min(4U, p->wrote.reply[i].length);
+	spin_lock(&s->lock);
+	s->counts.written_bytes += out_len;
+	s->counts.reply_chunks++;
+	spin_unlock(&s->lock);
+done:
+	spin_lock(&s->lock);
+	s->counts.procs++;
+	spin_unlock(&s->lock);
+	p->send_inv = READ_ONCE(s->send_inv_ok) && rpc_srv_one_rkey(ch, &p->inv_rkey);
+	rpc_srv_queue(s, r);
+	goto out;
+
+broken:
+	/* The connection is broken: no reply. */
+	rpc_srv_reply_free(r);
+	goto out;
+bad:
+	p->err_chunk = true;
+	rpc_srv_queue(s, r);
+out:
+	kvfree(out);
+	kvfree(res);
+	kvfree(msg);
+}
+
 static void rpc_srv_proc_work(struct work_struct *work)
 {
 	struct cmkit_rpc_srv *s = container_of(work, struct cmkit_rpc_srv, proc_work);
@@ -538,7 +710,10 @@ static void rpc_srv_proc_work(struct work_struct *work)
 			rpc_srv_queue(s, r);
 			continue;
 		}
-		rpc_srv_serve(s, r, piece);
+		if (r->proc->nomsg || r->proc->proc == CMKIT_RPC_TESTPROG_MIRROR)
+			rpc_srv_mirror(s, r);
+		else
+			rpc_srv_serve(s, r, piece);
 	}
 	kfree(piece);
 }
@@ -563,7 +738,8 @@ static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(s->dev, b->dma, RPC_SRV_RECV_LEN, DMA_FROM_DEVICE);
 	r = kzalloc_obj(*r, GFP_KERNEL);
 	rc = cmkit_rpcrdma_decode_call(b->data, wc->byte_len, &call);
-	if (rc == CMKIT_RPCRDMA_E_CHUNKS && r)
+	/* Chunk lists, or RDMA_NOMSG (a call in its position-zero chunk). */
+	if ((rc == CMKIT_RPCRDMA_E_CHUNKS || rc == CMKIT_RPCRDMA_E_PROC) && r)
 		rc = rpc_srv_decode_proc(b->data, wc->byte_len, &call, r);
 	/* Its arguments copied before the buffer takes the next call. */
 	if (rc == CMKIT_RPCRDMA_OK && r && rpc_srv_is_proc(&call) && rpc_srv_proc_args(r, &call))

@@ -2894,6 +2894,118 @@ static void write_chunk_lengths_that_break_the_offer_are_refused(struct kunit *t
 }
 
 /*
+ * MIRROR's data is not DDP-eligible: a call too large for the Send goes
+ * whole in a position-zero read chunk (RDMA_NOMSG), and a reply too large
+ * for the Receive is offered the reply chunk, which the server fills with
+ * the whole RPC reply and announces with RDMA_NOMSG.  The data comes back
+ * as sent; the server read the whole call and wrote the whole reply, no
+ * more; two MRs (two rkeys) mean no Send With Invalidate: LOCAL_INV fences
+ * both; every MR is back after each call.
+ */
+static void large_calls_travel_whole_in_position_zero_and_reply_chunks(struct kunit *test)
+{
+	static const struct rt_proc_size sizes[] = {
+		{ 256, CMKIT_RPCRDMA_NOCH, CMKIT_RPCRDMA_NOCH },
+		{ 4096, CMKIT_RPCRDMA_AREADCH, CMKIT_RPCRDMA_REPLYCH },
+		{ 65536, CMKIT_RPCRDMA_AREADCH, CMKIT_RPCRDMA_REPLYCH },
+		/* With its RPC header, the largest message one MR of 256 pages maps. */
+		{ (1U << 20) - PAGE_SIZE, CMKIT_RPCRDMA_AREADCH, CMKIT_RPCRDMA_REPLYCH },
+	};
+	const u32 max = 1U << 20;
+	struct page **arg = rt_pages(test, max / PAGE_SIZE);
+	struct page **res = rt_pages(test, max / PAGE_SIZE);
+	struct cmkit_rpc_counts before, after;
+	struct cmkit_rpcrdma_proc p;
+	struct rt_counts now;
+	struct rt_ctx c;
+	unsigned int i, chunked = 0;
+	u32 differ;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		u32 len = sizes[i].len;
+		bool whole = sizes[i].arg == CMKIT_RPCRDMA_AREADCH;
+		u32 call_bytes = whole ? CMKIT_RPCRDMA_RPC_CALL_LEN + 4 + len : 0;
+		u32 reply_bytes = whole ? CMKIT_RPCRDMA_RPC_REPLY_LEN + 4 + len : 0;
+
+		chunked += whole;
+		rt_pages_fill(arg, len, 0x40 + i);
+		before = cmkit_rpc_srv_counts(c.rpc);
+		p = (struct cmkit_rpcrdma_proc){
+			.proc = CMKIT_RPC_TESTPROG_MIRROR, .arg = arg, .arg_len = len,
+			.res = res, .res_max = max,
+		};
+		KUNIT_ASSERT_EQ_MSG(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), 0,
+				    "MIRROR of %u", len);
+		after = cmkit_rpc_srv_counts(c.rpc);
+		KUNIT_EXPECT_EQ(test, p.res_len, len);
+		KUNIT_EXPECT_EQ(test, p.m.rtype, sizes[i].arg);
+		KUNIT_EXPECT_EQ(test, p.m.wtype, sizes[i].res);
+		KUNIT_EXPECT_EQ(test, p.write_len, 0U);
+		KUNIT_EXPECT_EQ(test, p.reply_len, reply_bytes);
+		KUNIT_EXPECT_EQ(test, after.nomsg_calls - before.nomsg_calls, (unsigned int)whole);
+		KUNIT_EXPECT_EQ(test, after.reply_chunks - before.reply_chunks,
+				(unsigned int)whole);
+		KUNIT_EXPECT_EQ(test, after.read_bytes - before.read_bytes, (u64)call_bytes);
+		KUNIT_EXPECT_EQ(test, after.written_bytes - before.written_bytes, (u64)reply_bytes);
+		differ = rt_pages_differ(res, len, 0x40 + i);
+		KUNIT_EXPECT_EQ_MSG(test, differ, len, "MIRROR of %u differs at byte %u",
+				    len, differ);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
+	}
+	after = cmkit_rpc_srv_counts(c.rpc);
+	KUNIT_EXPECT_EQ(test, after.procs, (unsigned int)ARRAY_SIZE(sizes));
+	KUNIT_EXPECT_EQ(test, after.send_inv, 0U);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_got), 2 * (int)chunked);
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_remote_inv), 0);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * A server that says it wrote more into the reply chunk than was offered,
+ * or less than the RPC reply it announces, is refused (-EPROTO), never
+ * followed; the next call on the connection is served right.
+ */
+static void reply_chunk_lengths_that_break_the_offer_are_refused(struct kunit *test)
+{
+	static const enum cmkit_rpc_action lies[] = {
+		CMKIT_RPC_SRV_WRITE_LONGER, CMKIT_RPC_SRV_WRITE_SHORTER,
+	};
+	const u32 len = 8192;
+	struct page **arg = rt_pages(test, len / PAGE_SIZE);
+	struct page **res = rt_pages(test, len / PAGE_SIZE);
+	struct cmkit_rpcrdma_proc p;
+	struct rt_ctx c;
+	unsigned int i;
+
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_pages_fill(arg, len, 9);
+	for (i = 0; i < ARRAY_SIZE(lies); i++) {
+		cmkit_rpc_srv_set(c.rpc, lies[i], cmkit_rpc_srv_counts(c.rpc).calls + 1, 1);
+		p = (struct cmkit_rpcrdma_proc){
+			.proc = CMKIT_RPC_TESTPROG_MIRROR, .arg = arg, .arg_len = len,
+			.res = res, .res_max = len,
+		};
+		KUNIT_EXPECT_EQ_MSG(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), -EPROTO,
+				    "a reply chunk with %s lengths was followed",
+				    i ? "shorter" : "longer");
+		KUNIT_EXPECT_EQ(test, p.res_len, 0U);
+		KUNIT_EXPECT_EQ(test, p.m.wtype, CMKIT_RPCRDMA_REPLYCH);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
+		KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), 0);
+		KUNIT_EXPECT_EQ(test, p.res_len, len);
+		KUNIT_EXPECT_EQ(test, rt_pages_differ(res, len, 9), len);
+	}
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).reply_chunks, 4U);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
  * The server disconnects while 8 calls wait for their held replies: the
  * handler's DISCONNECTED (not the last put: the transport holds one) closes
  * the transport, which completes every call with -ECONNABORTED and flushes
@@ -3312,15 +3424,19 @@ static void ctl_proc_checks_the_data_and_counts_the_chunks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u fill 4096", nr), 0);
 	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u sink 1048576", nr), 0);
 	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u echo 512", nr), 0);
+	/* Whole in chunks: the RPC call (header and all) and the RPC reply. */
+	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u mirror 65536", nr), 0);
 	rt_xprts(buf, PAGE_SIZE);
-	snprintf(want, sizeof(want), " procs=4 proc_errors=0 read_chunk=%u write_chunk=%u calls=",
-		 65536 + 1048576, 65536 + 4096);
+	snprintf(want, sizeof(want),
+		 " procs=5 proc_errors=0 read_chunk=%u write_chunk=%u reply_chunk=%u calls=",
+		 65536 + 1048576 + CMKIT_RPCRDMA_RPC_CALL_LEN + 4 + 65536, 65536 + 4096,
+		 CMKIT_RPCRDMA_RPC_REPLY_LEN + 4 + 65536);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "xprts: '%s'", buf);
 
-	cmkit_rpc_srv_set(c.rpc, CMKIT_RPC_SRV_WRITE_LONGER, 5, 1);
+	cmkit_rpc_srv_set(c.rpc, CMKIT_RPC_SRV_WRITE_LONGER, 6, 1);
 	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u fill 8192", nr), -EPROTO);
 	rt_xprts(buf, PAGE_SIZE);
-	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " procs=4 proc_errors=1 "), "xprts: '%s'",
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, " procs=5 proc_errors=1 "), "xprts: '%s'",
 				  buf);
 	KUNIT_EXPECT_EQ(test, rt_ctl("proc %u fill 8192", nr), 0);
 
@@ -3658,6 +3774,8 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(mr_failure_at_each_step_leaves_nothing),
 	RT_CASE(test_program_calls_move_their_data_inline_and_in_chunks),
 	RT_CASE(write_chunk_lengths_that_break_the_offer_are_refused),
+	RT_CASE(large_calls_travel_whole_in_position_zero_and_reply_chunks),
+	RT_CASE(reply_chunk_lengths_that_break_the_offer_are_refused),
 	RT_CASE(chunked_call_whose_send_fails_leaves_its_mrs_to_the_connection),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(calls_in_flight_outlive_a_handled_signal),

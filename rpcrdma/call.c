@@ -46,10 +46,17 @@
 #include "rpcrdma/rpcrdma.h"
 #include "rpcrdma/trace.h"
 
-/* The kernel errno of each of rpcrdma_msg.h's abstract ones. */
-static int rpcrdma_errno(int abstract)
+/**
+ * cmkit_rpcrdma_result_to_errno - the errno a kernel client reports for a reply
+ * @result: what cmkit_rpcrdma_decode_reply() or cmkit_rpcrdma_decode_rpc_reply()
+ *	returned
+ *
+ * Return: 0 for an accepted, successful reply, else the kernel errno of
+ * cmkit_rpcrdma_result_errno()'s abstract one (-EIO for what has none).
+ */
+int cmkit_rpcrdma_result_to_errno(int result)
 {
-	switch (abstract) {
+	switch (cmkit_rpcrdma_result_errno(result)) {
 	case CMKIT_RPCRDMA_ERRNO_NONE:
 		return 0;
 	case CMKIT_RPCRDMA_EPFNOSUPPORT:
@@ -223,6 +230,28 @@ static int rpcrdma_get_credit(struct rpcrdma_xprt *r_xprt, u32 gen, unsigned lon
 	return rpcrdma_wait_result(t, cond);
 }
 
+/**
+ * cmkit_rpcrdma_xid_get - take the xid of a call that goes whole in a read chunk
+ * @r_xprt: the transport
+ *
+ * The RPC call of an RDMA_NOMSG call is written, with its xid, into its
+ * position-zero read chunk before the chunk is registered; it takes its
+ * xid here, from the sequence every other call takes its own from when it
+ * is marshalled.
+ *
+ * Return: the xid.
+ */
+u32 cmkit_rpcrdma_xid_get(struct rpcrdma_xprt *r_xprt)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	u32 xid;
+
+	spin_lock(&buf->rb_lock);
+	xid = buf->rb_xid++;
+	spin_unlock(&buf->rb_lock);
+	return xid;
+}
+
 /* Write the call, a NULL call unless @msg says otherwise, into the req's send buffer. */
 static int rpcrdma_marshal_req(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
 			       u32 prog, u32 vers, const struct rpcrdma_msg *msg)
@@ -232,11 +261,17 @@ static int rpcrdma_marshal_req(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *
 	int len;
 
 	spin_lock(&buf->rb_lock);
-	req->rl_xid = buf->rb_xid++;
+	req->rl_xid = msg && msg->nomsg ? msg->xid : buf->rb_xid++;
 	credits = buf->rb_max_requests;
 	spin_unlock(&buf->rb_lock);
 	/* xprtrdma asks for its whole ring in every call. */
-	if (msg)
+	if (msg && msg->nomsg)
+		/* The RPC call, its xid written with it, is in the position-zero chunk. */
+		len = cmkit_rpcrdma_encode_hdr(rdmab_data(req->rl_sendbuf),
+					       rdmab_length(req->rl_sendbuf), req->rl_xid,
+					       CMKIT_RPCRDMA_VERSION, credits, CMKIT_RPCRDMA_NOMSG,
+					       msg->ch);
+	else if (msg)
 		len = cmkit_rpcrdma_encode_call(rdmab_data(req->rl_sendbuf),
 						rdmab_length(req->rl_sendbuf), req->rl_xid,
 						credits, prog, vers, msg->proc, msg->ch,
@@ -422,15 +457,17 @@ static void rpcrdma_complete_rqst(struct rpcrdma_req *req)
 
 /*
  * A reply to a call that offered chunks: its result, as the caller will
- * take it (the RPC reply of an RDMA_NOMSG reply is in the reply chunk,
- * which cmkit does not offer yet: such a reply is malformed).  The lists
- * are checked against the offer by the caller (proc.c).
+ * take it.  The RPC reply of an RDMA_NOMSG reply is in the reply chunk:
+ * only a call that offered one can take it, and its caller decodes it
+ * once its MRs are fenced.  The lists are checked against the offer by
+ * the caller (proc.c).
  */
 static int rpcrdma_decode_chunked(const void *data, u32 len, const struct rpcrdma_msg *msg)
 {
 	int rc = cmkit_rpcrdma_decode_reply_chunks(data, len, msg->reply, msg->got);
 
-	if (rc == CMKIT_RPCRDMA_OK && msg->reply->hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG)
+	if (rc == CMKIT_RPCRDMA_OK && msg->reply->hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG &&
+	    !msg->ch->has_reply)
 		rc = CMKIT_RPCRDMA_E_CHUNKS;
 	return rc;
 }
@@ -592,7 +629,7 @@ static void rpcrdma_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *r
 static int rpcrdma_call_end(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
-	int err = req->rl_status ?: rpcrdma_errno(cmkit_rpcrdma_result_errno(req->rl_result));
+	int err = req->rl_status ?: cmkit_rpcrdma_result_to_errno(req->rl_result);
 
 	spin_lock(&buf->rb_lock);
 	if (err)

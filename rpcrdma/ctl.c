@@ -12,7 +12,7 @@
  *                                  0 if every call got an accepted reply,
  *                                  else -EPROTO (rejected or malformed),
  *                                  -ETIMEDOUT, -ECONNABORTED, -ENOTCONN
- *             proc <n> echo|fill|sink <bytes>
+ *             proc <n> echo|fill|sink|mirror <bytes>
  *                                  one call of cmkit's RPC test program
  *                                  (include/cmkit/rpc_testprog.h) moving
  *                                  <bytes> (a multiple of 4, at most 1 MiB)
@@ -25,9 +25,10 @@
  *           a failed command fails the write with its errno
  *   xprts   one line per transport: its number, server, state, inline sizes,
  *           once a proc command ran procs=<right> proc_errors=<n>
- *           read_chunk=<bytes> write_chunk=<bytes> (calls whose data came
- *           back right, the others, and the bytes their read and write
- *           chunks carried), then, last, calls=<sent> replies=<accepted>
+ *           read_chunk=<bytes> write_chunk=<bytes> reply_chunk=<bytes>
+ *           (calls whose data came back right, the others, and the bytes
+ *           their read, write and reply chunks carried), then, last,
+ *           calls=<sent> replies=<accepted>
  *           errors=<n> credits=<now>
  *   calls   one JSON line per transport: its last call command's summary
  *           and round trips (the shape of cmkit-peer call's summary), as
@@ -99,6 +100,7 @@ struct rpcrdma_ctl_xprt {
 	u64 proc_errors;	/* the others */
 	u64 read_chunk;		/* bytes their read chunks carried */
 	u64 write_chunk;	/* bytes their write chunks carried */
+	u64 reply_chunk;	/* bytes their reply chunks carried */
 };
 
 /* Under cmkit_rpcrdma_control.lock. */
@@ -431,7 +433,7 @@ out:
 }
 
 /*
- * proc <n> echo|fill|sink <bytes>: as a call command, without the control
+ * proc <n> echo|fill|sink|mirror <bytes>: as a call command, without the control
  * plane's lock (called with it held, it drops and retakes it).
  */
 static int rpcrdma_ctl_proc(char *args)
@@ -446,10 +448,10 @@ static int rpcrdma_ctl_proc(char *args)
 	if (!n || !name || rpcrdma_ctl_u32(strsep(&args, " "), &len) || args ||
 	    len % 4 || len > RPCRDMA_MAX_DATA_SEGS * PAGE_SIZE)
 		return -EINVAL;
-	for (proc = CMKIT_RPC_TESTPROG_ECHO; proc <= CMKIT_RPC_TESTPROG_SINK; proc++)
+	for (proc = CMKIT_RPC_TESTPROG_ECHO; proc <= CMKIT_RPC_TESTPROG_MIRROR; proc++)
 		if (!strcmp(name, cmkit_rpc_testprog_name(proc)))
 			break;
-	if (proc > CMKIT_RPC_TESTPROG_SINK)
+	if (proc > CMKIT_RPC_TESTPROG_MIRROR)
 		return -EINVAL;
 	p = kzalloc_obj(*p, GFP_KERNEL);
 	if (!p)
@@ -471,7 +473,10 @@ static int rpcrdma_ctl_proc(char *args)
 		cx->procs++;
 		if (p->m.rtype == CMKIT_RPCRDMA_READCH)
 			cx->read_chunk += len;
+		else if (p->m.rtype == CMKIT_RPCRDMA_AREADCH)
+			cx->read_chunk += len + CMKIT_RPCRDMA_RPC_CALL_LEN + 4;
 		cx->write_chunk += p->write_len;
+		cx->reply_chunk += p->reply_len;
 	}
 	kfree(p);
 	rpcrdma_ctl_caller_put(cx);
@@ -531,8 +536,9 @@ static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *
 	spin_unlock(&buf->rb_lock);
 	/* Only once a proc command ran: the lines of call commands stay as they were. */
 	if (cx->procs || cx->proc_errors)
-		seq_printf(m, " procs=%llu proc_errors=%llu read_chunk=%llu write_chunk=%llu",
-			   cx->procs, cx->proc_errors, cx->read_chunk, cx->write_chunk);
+		seq_printf(m, " procs=%llu proc_errors=%llu read_chunk=%llu write_chunk=%llu reply_chunk=%llu",
+			   cx->procs, cx->proc_errors, cx->read_chunk, cx->write_chunk,
+			   cx->reply_chunk);
 	/* The line ends here: scripts read credits= as its last field. */
 	seq_printf(m, " calls=%llu replies=%llu errors=%llu credits=%u\n", calls, replies,
 		   errors, credits);

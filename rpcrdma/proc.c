@@ -21,10 +21,11 @@
  *     8797, advertised at connect) is put as it is, the others get
  *     LOCAL_INV; the server can no longer reach the pages.
  *
- * Not yet: a call that does not fit inline even without its bulk argument
- * (a position-zero read chunk) or a reply that may not fit even without its
- * bulk result (a reply chunk); the test program never needs them at the
- * sizes cmkit negotiates, and such a call fails with -EMSGSIZE.
+ * MIRROR's data is not DDP-eligible: a MIRROR call that does not fit
+ * inline goes whole, its RPC call with its xid, in a position-zero read
+ * chunk (RDMA_NOMSG), and a reply that may not fit inline is offered the
+ * reply chunk, into which the server writes the whole RPC reply and which
+ * is decoded once its MR is fenced.
  */
 #define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
 
@@ -68,6 +69,58 @@ static void rpcrdma_pages_copy(struct page **pages, void *buf, u32 len, bool to_
 			memcpy_from_page(buf + off, pages[off / PAGE_SIZE], 0, n);
 		off += n;
 	}
+}
+
+/* Copy @len bytes from @src at byte @soff to @dst at byte @doff. */
+static void rpcrdma_pages_move(struct page **dst, u32 doff, struct page **src, u32 soff, u32 len)
+{
+	while (len) {
+		u32 n = min_t(u32, len, PAGE_SIZE - offset_in_page(doff));
+
+		n = min_t(u32, n, PAGE_SIZE - offset_in_page(soff));
+		memcpy_page(dst[doff / PAGE_SIZE], offset_in_page(doff), src[soff / PAGE_SIZE],
+			    offset_in_page(soff), n);
+		doff += n;
+		soff += n;
+		len -= n;
+	}
+}
+
+/*
+ * Pages an MR maps for a whole RPC message: the call of a position-zero
+ * read chunk, or the reply chunk.
+ */
+struct rpcrdma_proc_buf {
+	struct page **pages;
+	u32 nr;
+};
+
+static void rpcrdma_proc_buf_free(struct rpcrdma_proc_buf *b)
+{
+	u32 i;
+
+	for (i = 0; i < b->nr; i++)
+		__free_page(b->pages[i]);
+	kfree(b->pages);
+	b->pages = NULL;
+	b->nr = 0;
+}
+
+static int rpcrdma_proc_buf_alloc(struct rpcrdma_proc_buf *b, u32 len)
+{
+	u32 n = DIV_ROUND_UP(len, PAGE_SIZE);
+
+	b->pages = kcalloc(n, sizeof(*b->pages), GFP_KERNEL);
+	if (!b->pages)
+		return -ENOMEM;
+	for (b->nr = 0; b->nr < n; b->nr++) {
+		b->pages[b->nr] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!b->pages[b->nr]) {
+			rpcrdma_proc_buf_free(b);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /* Take an MR and map @len bytes of @pages into it; on @mrs. */
@@ -121,6 +174,12 @@ static int rpcrdma_proc_sizes(const struct cmkit_rpcrdma_proc *p, u32 *call_len,
 		*bulk_res = 0;
 		*reply_len = CMKIT_RPCRDMA_RPC_REPLY_LEN + 8;
 		break;
+	case CMKIT_RPC_TESTPROG_MIRROR:
+		/* Nothing DDP-eligible: inline, or the whole message in a chunk. */
+		*bulk_arg = 0;
+		*bulk_res = 0;
+		*reply_len = CMKIT_RPCRDMA_RPC_REPLY_LEN + 4 + rpcrdma_xdr_pad(p->arg_len);
+		break;
 	case CMKIT_RPC_TESTPROG_FILL:
 		*bulk_arg = 0;
 		*bulk_res = p->fill_len;
@@ -138,7 +197,8 @@ static int rpcrdma_proc_sizes(const struct cmkit_rpcrdma_proc *p, u32 *call_len,
 
 /*
  * The call's inline arguments (XDR) in @args: FILL's two words, or the
- * opaque's length and, when the argument goes inline, its bytes.
+ * opaque's length and, when the argument goes inline, its bytes.  A
+ * MIRROR call not inline goes whole in a chunk (rpcrdma_proc_nomsg()).
  */
 static u32 rpcrdma_proc_args(const struct cmkit_rpcrdma_proc *p, bool bulk_inline, u8 *args)
 {
@@ -154,6 +214,30 @@ static u32 rpcrdma_proc_args(const struct cmkit_rpcrdma_proc *p, bool bulk_inlin
 	return 4 + p->arg_len;
 }
 
+/*
+ * A call that goes whole in a position-zero read chunk: its RPC call, with
+ * the xid it takes now, written into @b's pages before they are mapped.
+ */
+static int rpcrdma_proc_nomsg(struct rpcrdma_xprt *r_xprt, const struct cmkit_rpcrdma_proc *p,
+			      u32 call_len, struct rpcrdma_proc_buf *b, u32 *xid)
+{
+	u8 head[CMKIT_RPCRDMA_RPC_CALL_LEN + 4], len[4];
+	int rc;
+
+	rc = rpcrdma_proc_buf_alloc(b, call_len);
+	if (rc)
+		return rc;
+	*xid = cmkit_rpcrdma_xid_get(r_xprt);
+	cmkit_put_be32(len, p->arg_len);
+	rc = cmkit_rpcrdma_encode_rpc_call(head, sizeof(head), *xid, CMKIT_RPC_TESTPROG,
+					   CMKIT_RPC_TESTPROG_VERS, p->proc, len, sizeof(len));
+	if (rc != sizeof(head))
+		return -EINVAL;
+	memcpy_to_page(b->pages[0], 0, head, sizeof(head));
+	rpcrdma_pages_move(b->pages, sizeof(head), p->arg, 0, p->arg_len);
+	return 0;
+}
+
 /* A call's chunk lists: offered, and the reply's as the reply handler decoded them. */
 struct rpcrdma_proc_lists {
 	struct cmkit_rpcrdma_chunks offered;
@@ -162,52 +246,95 @@ struct rpcrdma_proc_lists {
 };
 
 /*
- * The results of a reply the handler decoded (the call ended with 0):
- * SINK's two words, or ECHO's and FILL's data, inline (copied to the
- * caller's pages) or already in them (the write chunk, whose length must
- * be what the result's own length says).
+ * The RPC reply a server wrote whole into the reply chunk (RDMA_NOMSG),
+ * @written bytes of @rb: decoded into @rpc from the first page, which the
+ * caller keeps mapped (*@first) while it reads the results' words there;
+ * *@off is where the results start in the chunk.  0, or the call's errno.
  */
-static int rpcrdma_proc_results(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
-				struct cmkit_rpcrdma_proc *p, const struct rpcrdma_proc_lists *l)
+static int rpcrdma_proc_reply_chunk(struct rpcrdma_req *req, const struct rpcrdma_proc_buf *rb,
+				    u32 written, struct cmkit_rpcrdma_reply *rpc, void **first,
+				    u32 *off)
 {
-	const struct cmkit_rpcrdma_chunks *offered = &l->offered;
-	const struct cmkit_rpcrdma_reply *reply = &l->reply;
-	u32 write_len = 0, len;
+	u32 n = min_t(u32, written, PAGE_SIZE);
 	int rc;
 
-	rc = cmkit_rpcrdma_check_reply_chunks(offered, &l->got, &write_len, NULL);
+	*first = kmap_local_page(rb->pages[0]);
+	rc = cmkit_rpcrdma_decode_rpc_reply(*first, n, req->rl_xid, rpc);
+	if (rc != CMKIT_RPCRDMA_OK)
+		return cmkit_rpcrdma_result_class(rc) == CMKIT_RPCRDMA_MALFORMED ?
+		       -EPROTO : cmkit_rpcrdma_result_to_errno(rc);
+	*off = n - rpc->results_len;
+	return 0;
+}
+
+/*
+ * The results of a reply the handler decoded (the call ended with 0):
+ * SINK's two words, or the data of ECHO, FILL and MIRROR, inline (copied
+ * to the caller's pages), already in them (the write chunk, whose length
+ * must be what the result's own length says), or in the reply chunk
+ * @rb (RDMA_NOMSG, copied from there).
+ */
+static int rpcrdma_proc_results(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+				struct cmkit_rpcrdma_proc *p, const struct rpcrdma_proc_lists *l,
+				const struct rpcrdma_proc_buf *rb)
+{
+	const struct cmkit_rpcrdma_chunks *offered = &l->offered;
+	struct cmkit_rpcrdma_reply rpc = l->reply;
+	u32 write_len = 0, reply_len = 0, len = 0, off = 0;
+	void *first = NULL;
+	u64 avail;
+	int rc;
+
+	rc = cmkit_rpcrdma_check_reply_chunks(offered, &l->got, &write_len, &reply_len);
 	if (rc != CMKIT_RPCRDMA_OK)
 		goto bad;
 	p->write_len = write_len;
-	if (p->proc == CMKIT_RPC_TESTPROG_SINK) {
-		if (reply->results_len != 8 || write_len)
-			goto bad;
-		p->sink_len = cmkit_get_be32(reply->results);
-		p->sink_crc = cmkit_get_be32(reply->results + 4);
-		return 0;
-	}
-	if (reply->results_len < 4)
+	p->reply_len = reply_len;
+	avail = rpc.results_len;
+	if (rpc.hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG) {
+		/* Only a call that offered the reply chunk gets here (the handler's check). */
+		rc = rpcrdma_proc_reply_chunk(req, rb, reply_len, &rpc, &first, &off);
+		if (rc)
+			goto out;
+		avail = reply_len - off;
+	} else if (reply_len) {
 		goto bad;
-	len = cmkit_get_be32(reply->results);
+	}
+	if (p->proc == CMKIT_RPC_TESTPROG_SINK) {
+		if (avail != 8 || rpc.results_len < 8 || write_len)
+			goto bad;
+		p->sink_len = cmkit_get_be32(rpc.results);
+		p->sink_crc = cmkit_get_be32(rpc.results + 4);
+		goto out;
+	}
+	if (rpc.results_len < 4)
+		goto bad;
+	len = cmkit_get_be32(rpc.results);
 	if (len > p->res_max)
 		goto bad;
 	if (offered->nr_write) {
 		/* The data is in the write chunk: all of it, and nothing inline. */
-		if (write_len != len || reply->results_len != 4)
+		if (write_len != len || avail != 4)
 			goto bad;
+	} else if (write_len || avail < 4 + (u64)rpcrdma_xdr_pad(len)) {
+		goto bad;
+	} else if (first) {
+		rpcrdma_pages_move(p->res, 0, rb->pages, off + 4, len);
 	} else {
-		if (write_len || reply->results_len < 4 + (u64)rpcrdma_xdr_pad(len))
-			goto bad;
-		rpcrdma_pages_copy(p->res, (void *)reply->results + 4, len, true);
+		rpcrdma_pages_copy(p->res, (void *)rpc.results + 4, len, true);
 	}
 	p->res_len = len;
-	return 0;
+	goto out;
 
 bad:
 	trace_cmkit_rpcrdma_reply_chunks_bad(r_xprt->rx_xid, req->rl_xid, rc, write_len,
-					     reply->results_len >= 4 ?
-					     cmkit_get_be32(reply->results) : 0);
-	return -EPROTO;
+					     rpc.results_len >= 4 ?
+					     cmkit_get_be32(rpc.results) : 0);
+	rc = -EPROTO;
+out:
+	if (first)
+		kunmap_local(first);
+	return rc;
 }
 
 /**
@@ -232,6 +359,7 @@ bad:
 int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_proc *p)
 {
 	u32 call_len, bulk_arg, reply_len, bulk_res, inline_send, inline_recv, max_mr;
+	struct rpcrdma_proc_buf call_buf = { }, reply_buf = { };
 	struct rpcrdma_msg msg = { .proc = p->proc };
 	struct cmkit_rpcrdma_chunks *ch;
 	struct rpcrdma_proc_lists *l;
@@ -245,6 +373,7 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	p->sink_len = 0;
 	p->sink_crc = 0;
 	p->write_len = 0;
+	p->reply_len = 0;
 	rc = rpcrdma_proc_sizes(p, &call_len, &bulk_arg, &reply_len, &bulk_res);
 	if (rc)
 		return rc;
@@ -263,22 +392,35 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 		return -EINVAL;
 	trace_cmkit_rpcrdma_marshal(r_xprt->rx_xid, p->proc, bulk_arg, bulk_res, p->m.rtype,
 				    p->m.wtype);
-	if (p->m.rtype == CMKIT_RPCRDMA_AREADCH || p->m.wtype == CMKIT_RPCRDMA_REPLYCH)
-		return -EMSGSIZE;
+	/* Each chunk is one MR. */
 	if ((p->m.rtype == CMKIT_RPCRDMA_READCH && bulk_arg > max_mr) ||
-	    (p->m.wtype == CMKIT_RPCRDMA_WRITECH && bulk_res > max_mr))
+	    (p->m.rtype == CMKIT_RPCRDMA_AREADCH && call_len > max_mr) ||
+	    (p->m.wtype == CMKIT_RPCRDMA_WRITECH && bulk_res > max_mr) ||
+	    (p->m.wtype == CMKIT_RPCRDMA_REPLYCH && reply_len > max_mr))
 		return -EMSGSIZE;
 	if (bulk_res > p->res_max)
 		return -EINVAL;
 
 	l = kzalloc_obj(*l, GFP_KERNEL);
-	args = kmalloc(call_len, GFP_KERNEL);
-	if (!l || !args) {
+	/* A call whole in a chunk has no inline arguments. */
+	if (p->m.rtype != CMKIT_RPCRDMA_AREADCH)
+		args = kmalloc(call_len, GFP_KERNEL);
+	if (!l || (!args && p->m.rtype != CMKIT_RPCRDMA_AREADCH)) {
 		rc = -ENOMEM;
 		goto out_free;
 	}
 	ch = &l->offered;
-	if (p->m.rtype == CMKIT_RPCRDMA_READCH) {
+	if (p->m.rtype == CMKIT_RPCRDMA_AREADCH) {
+		rc = rpcrdma_proc_nomsg(r_xprt, p, call_len, &call_buf, &msg.xid);
+		if (!rc)
+			rc = rpcrdma_proc_map(r_xprt, &mrs, call_buf.pages, call_len, false,
+					      &ch->read[0]);
+		if (rc)
+			goto out_free;
+		ch->nr_read = 1;
+		ch->read_pos[0] = 0;
+		msg.nomsg = true;
+	} else if (p->m.rtype == CMKIT_RPCRDMA_READCH) {
 		rc = rpcrdma_proc_map(r_xprt, &mrs, p->arg, bulk_arg, false, &ch->read[0]);
 		if (rc)
 			goto out_free;
@@ -287,17 +429,26 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	}
 	if (p->m.wtype == CMKIT_RPCRDMA_WRITECH) {
 		rc = rpcrdma_proc_map(r_xprt, &mrs, p->res, bulk_res, true, &ch->write[0]);
-		if (rc) {
-			rpcrdma_proc_unmap(&mrs);
-			goto out_free;
-		}
+		if (rc)
+			goto out_unmap;
 		ch->nr_write = 1;
 		ch->write_segs = 1;
+	} else if (p->m.wtype == CMKIT_RPCRDMA_REPLYCH) {
+		rc = rpcrdma_proc_buf_alloc(&reply_buf, reply_len);
+		if (!rc)
+			rc = rpcrdma_proc_map(r_xprt, &mrs, reply_buf.pages, reply_len, true,
+					      &ch->reply[0]);
+		if (rc)
+			goto out_unmap;
+		ch->has_reply = 1;
+		ch->reply_segs = 1;
 	}
 	/* Registered in the Send's own chain (cmkit_rpcrdma_post_sends()). */
 	msg.mrs = &mrs;
-	msg.args = args;
-	msg.args_len = rpcrdma_proc_args(p, p->m.rtype == CMKIT_RPCRDMA_NOCH, args);
+	if (!msg.nomsg) {
+		msg.args = args;
+		msg.args_len = rpcrdma_proc_args(p, p->m.rtype == CMKIT_RPCRDMA_NOCH, args);
+	}
 	msg.ch = ch;
 	msg.reply = &l->reply;
 	msg.got = &l->got;
@@ -319,12 +470,18 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, &mrs);
 	if (req) {
 		if (!rc && !inv)
-			rc = rpcrdma_proc_results(r_xprt, req, p, l);
+			rc = rpcrdma_proc_results(r_xprt, req, p, l, &reply_buf);
 		cmkit_rpcrdma_buffer_put(&r_xprt->rx_buf, req);
 	}
 	if (!rc && inv)
 		rc = inv;
+	goto out_free;
+
+out_unmap:
+	rpcrdma_proc_unmap(&mrs);
 out_free:
+	rpcrdma_proc_buf_free(&reply_buf);
+	rpcrdma_proc_buf_free(&call_buf);
 	kfree(args);
 	kfree(l);
 	return rc;

@@ -296,6 +296,9 @@ struct rpcrdma_req {
 /**
  * struct rpcrdma_msg - a procedure call as proc.c marshalled it
  * @proc: the RPC procedure
+ * @nomsg: the whole RPC call is in @ch's position-zero read chunk, written
+ *	there with @xid: the Send carries an RDMA_NOMSG header alone
+ * @xid: the xid of a @nomsg call, taken with cmkit_rpcrdma_xid_get()
  * @args: its inline arguments (XDR)
  * @args_len: their length
  * @ch: the chunks offered (registered memory), or NULL for none
@@ -314,6 +317,8 @@ struct rpcrdma_req {
  */
 struct rpcrdma_msg {
 	u32 proc;
+	bool nomsg;
+	u32 xid;
 	const void *args;
 	u32 args_len;
 	const struct cmkit_rpcrdma_chunks *ch;
@@ -757,13 +762,13 @@ int cmkit_rpcrdma_call_one(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers,
 
 /**
  * struct cmkit_rpcrdma_proc - one call of cmkit's RPC test program (proc.c)
- * @proc: CMKIT_RPC_TESTPROG_ECHO, _FILL or _SINK
- * @arg: ECHO's and SINK's data: @arg_len bytes from the start of these
+ * @proc: CMKIT_RPC_TESTPROG_ECHO, _FILL, _SINK or _MIRROR
+ * @arg: ECHO's, SINK's and MIRROR's data: @arg_len bytes from the start of these
  *	pages (a read chunk maps them as they are)
  * @arg_len: its length, a multiple of 4
  * @fill_len: FILL's length
  * @fill_seed: FILL's seed
- * @res: where ECHO's and FILL's data goes: room for @res_max bytes (a
+ * @res: where ECHO's, FILL's and MIRROR's data goes: room for @res_max bytes (a
  *	write chunk maps these pages as they are)
  * @res_max: its room, bytes
  * @res_len: out: the result's length (ECHO, FILL)
@@ -771,6 +776,8 @@ int cmkit_rpcrdma_call_one(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers,
  * @sink_crc: out: SINK's crc32c of them
  * @m: out: how the call and its reply travelled
  * @write_len: out: the bytes the server said it wrote in the write chunk
+ * @reply_len: out: the bytes it said it wrote in the reply chunk (the
+ *	whole RPC reply, RDMA_NOMSG)
  */
 struct cmkit_rpcrdma_proc {
 	u32 proc;
@@ -785,9 +792,12 @@ struct cmkit_rpcrdma_proc {
 	u32 sink_crc;
 	struct cmkit_rpcrdma_marshal m;
 	u32 write_len;
+	u32 reply_len;
 };
 
 int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_proc *p);
+int cmkit_rpcrdma_result_to_errno(int result);
+u32 cmkit_rpcrdma_xid_get(struct rpcrdma_xprt *r_xprt);
 
 /* The control plane (rpcrdma_ctl.c), as its KUnit cases reach it. */
 struct seq_file;
