@@ -625,7 +625,7 @@ int cmkit_nfs4_decode_compound(const void *buf, cmkit_size len, cmkit_u32 flags,
 			goto out;
 	}
 	rc = CMKIT_NFS4_E_XDR;
-	if (numres && res->res[numres - 1].status == CMKIT_NFS4_OK &&
+	if (res->numres && res->res[res->numres - 1].status == CMKIT_NFS4_OK &&
 	    res->status != CMKIT_NFS4_OK)
 		goto out;
 	if (x.off != x.len)

@@ -585,6 +585,8 @@ TEST(Nfs4Decode, StopsAtTheFirstFailure)
 	// A result after the failed one, a status other than the last result's,
 	// a failure status over all-successful results.
 	Decode(Words({ 2, 0, 3, 24, 0, 15, 2, 10, 0 }), CMKIT_NFS4_E_XDR);
+	// Three said, two sent (the GETFH's bytes pass the count's first check).
+	Decode(Words({ 2, 0, 3, 10, 0, 8, 1, 2, 15, 2 }), CMKIT_NFS4_E_XDR);
 	Decode(Words({ 5, 0, 2, 24, 0, 15, 2 }), CMKIT_NFS4_E_XDR);
 	Decode(Words({ 2, 0, 1, 24, 0 }), CMKIT_NFS4_E_XDR);
 	// An illegal operation, and a failed GETATTR whose body is void.
