@@ -322,13 +322,23 @@ static int cmkit_nfs4_get64(struct cmkit_xdr_in *x, cmkit_u64 *v)
 	return 0;
 }
 
-static int cmkit_nfs4_get_bool(struct cmkit_xdr_in *x, cmkit_u32 *v)
+/* A value of 0..@max; *@v is left alone when it is not one. */
+static int cmkit_nfs4_get_enum(struct cmkit_xdr_in *x, cmkit_u32 max, cmkit_u32 *v)
 {
-	int rc = cmkit_nfs4_get32(x, v);
+	cmkit_u32 w;
+	int rc = cmkit_nfs4_get32(x, &w);
 
 	if (rc)
 		return rc;
-	return *v > 1 ? CMKIT_NFS4_E_XDR : 0;
+	if (w > max)
+		return CMKIT_NFS4_E_XDR;
+	*v = w;
+	return 0;
+}
+
+static int cmkit_nfs4_get_bool(struct cmkit_xdr_in *x, cmkit_u32 *v)
+{
+	return cmkit_nfs4_get_enum(x, 1, v);
 }
 
 /* Skip @n bytes and their roundup. */
@@ -395,7 +405,8 @@ static int cmkit_nfs4_get_bitmap(struct cmkit_xdr_in *x, cmkit_u32 max, cmkit_u3
 	for (i = 0; i < CMKIT_NFS4_BITMAP_WORDS; i++)
 		mask[i] = 0;
 	for (i = 0; i < n; i++) {
-		cmkit_nfs4_get32(x, &w);
+		w = cmkit_get_be32(x->p + x->off);	/* all n words are there */
+		x->off += 4;
 		if (i < CMKIT_NFS4_BITMAP_WORDS)
 			mask[i] = w;
 		else
@@ -550,11 +561,9 @@ static int cmkit_nfs4_get_result(struct cmkit_xdr_in *x, struct cmkit_nfs4_opres
 	case CMKIT_NFS4_OP_WRITE:
 		rc = cmkit_nfs4_get32(x, &r->count);
 		if (!rc)
-			rc = cmkit_nfs4_get32(x, &r->committed);
+			rc = cmkit_nfs4_get_enum(x, CMKIT_NFS4_FILE_SYNC, &r->committed);
 		if (rc)
 			return rc;
-		if (r->committed > CMKIT_NFS4_FILE_SYNC)
-			return CMKIT_NFS4_E_XDR;
 		if (x->len - x->off < CMKIT_NFS4_VERIFIER_SIZE)
 			return CMKIT_NFS4_E_SHORT;
 		cmkit_copy(r->verf, x->p + x->off, CMKIT_NFS4_VERIFIER_SIZE);
