@@ -8,6 +8,7 @@
 
 #include "cmkit/mpa.h"
 #include "cmkit/mpa_fpdu.h"
+#include "cmkit/nfs4.h"
 #include "cmkit/rpcrdma_chunk.h"
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/rpcrdma_msg.h"
@@ -455,6 +456,45 @@ bool Scsi(const std::string &root)
 	return ok;
 }
 
+// COMPOUND4res as nfsd answers (no encoder of replies: written down by hand),
+// each after the target's flags byte and write chunk length.
+bool Nfs4(const std::string &root)
+{
+	SeedDir d(root, "nfs4");
+	using W = std::vector<cmkit_u32>;
+	struct Seed {
+		cmkit_u8 flags;
+		cmkit_u32 chunk_len;
+		W words;
+	} seeds[] = {
+		// PUTROOTFH, LOOKUP, GETFH (8 bytes), GETATTR type/change/size/fileid
+		{ 0, 0, { 0, 4, 0x636d6b69, 4, 24, 0, 15, 0, 10, 0, 8, 0x01000601, 0xaabbccdd,
+			  9, 0, 1, 0x0010001a, 28, 1, 0, 7, 0, 1048576, 0, 0x1234 } },
+		// PUTFH, READ of 256 KiB into the write chunk, GETATTR size
+		{ 1, 262144, { 0, 0, 3, 22, 0, 25, 0, 0, 262144, 9, 0, 1, 0x10, 8, 0, 1048576 } },
+		// PUTFH, READ inline (5 bytes, eof)
+		{ 0, 0, { 0, 0, 2, 22, 0, 25, 0, 1, 5, 0x68656c6c, 0x6f000000 } },
+		// PUTFH, WRITE 64 KiB FILE_SYNC, verifier
+		{ 0, 0, { 0, 0, 2, 22, 0, 38, 0, 65536, 2, 0x01020304, 0x05060708 } },
+		// PUTROOTFH, LOOKUP fails with NFS4ERR_NOENT
+		{ 0, 0, { 2, 0, 2, 24, 0, 15, 2 } },
+		// GETATTR with supported_attrs, fsid, lease_time, filehandle, fileid
+		{ 0, 0, { 0, 0, 1, 9, 0, 1, 0x00180501, 44, 1, 0x00100003, 0, 1, 0, 2, 90,
+			  4, 0xdeadbeef, 0, 42 } },
+	};
+	bool ok = true;
+	for (const Seed &s : seeds) {
+		std::vector<cmkit_u8> b = { s.flags, (cmkit_u8)(s.chunk_len >> 24),
+					    (cmkit_u8)(s.chunk_len >> 16), (cmkit_u8)(s.chunk_len >> 8),
+					    (cmkit_u8)s.chunk_len };
+		for (cmkit_u32 w : s.words)
+			for (int sh = 24; sh >= 0; sh -= 8)
+				b.push_back((cmkit_u8)(w >> sh));
+		ok = d.Write(b.data(), b.size()) && ok;
+	}
+	return ok;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -472,5 +512,6 @@ int main(int argc, char **argv)
 	ok = RpcrdmaChunk(root) && ok;
 	ok = SrpIu(root) && ok;
 	ok = Scsi(root) && ok;
+	ok = Nfs4(root) && ok;
 	return ok ? 0 : 1;
 }
