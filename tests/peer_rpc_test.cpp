@@ -999,7 +999,7 @@ TEST(PeerTestProg, OtherAnswers)
 	CallWindow client(8);
 	CallDecision d;
 	// An unknown procedure of the program.
-	std::vector<uint8_t> call = TestProgCall(30, 4, {});
+	std::vector<uint8_t> call = TestProgCall(30, CMKIT_RPC_TESTPROG_MIRROR + 1, {});
 	server.OnCall(call.data(), call.size(), &d);
 	EXPECT_STREQ(d.result, "proc_unavail");
 	EXPECT_STREQ(d.procedure, "");
