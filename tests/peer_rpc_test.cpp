@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "cmkit/crc32c.h"
@@ -600,7 +602,7 @@ TEST(PeerResponder, MalformedCallsAnsweredAsDecodeCallSays)
 	EXPECT_EQ(answer(m), "err_chunk");
 	m = NullCall(1);
 	cmkit_put_be32(m.data() + 12, CMKIT_RPCRDMA_NOMSG);
-	EXPECT_EQ(answer(m), "err_chunk");
+	EXPECT_EQ(answer(m), "dropped") << "RDMA_NOMSG without a position-zero chunk";
 	m = NullCall(1);
 	cmkit_put_be32(m.data() + 12, CMKIT_RPCRDMA_DONE);
 	EXPECT_EQ(answer(m), "dropped");
@@ -615,8 +617,8 @@ TEST(PeerResponder, MalformedCallsAnsweredAsDecodeCallSays)
 	EXPECT_EQ(answer(m), "dropped");
 	EXPECT_EQ(server.calls(), 8U);
 	EXPECT_EQ(server.malformed(), 8U);
-	EXPECT_EQ(server.errors(), 5U);
-	EXPECT_EQ(server.dropped(), 3U);
+	EXPECT_EQ(server.errors(), 4U);
+	EXPECT_EQ(server.dropped(), 4U);
 	EXPECT_EQ(server.success(), 0U);
 }
 
@@ -999,7 +1001,7 @@ TEST(PeerTestProg, OtherAnswers)
 	CallWindow client(8);
 	CallDecision d;
 	// An unknown procedure of the program.
-	std::vector<uint8_t> call = TestProgCall(30, 4, {});
+	std::vector<uint8_t> call = TestProgCall(30, CMKIT_RPC_TESTPROG_MIRROR + 1, {});
 	server.OnCall(call.data(), call.size(), &d);
 	EXPECT_STREQ(d.result, "proc_unavail");
 	EXPECT_STREQ(d.procedure, "");
@@ -1056,4 +1058,504 @@ TEST(PeerTestProg, CorruptXidOfAReplyWithAWriteList)
 	EXPECT_TRUE(d.bad_xid);
 	DecodedReply r = Decode(d, ch);
 	EXPECT_EQ(r.rc, CMKIT_RPCRDMA_E_XID) << "the RPC xid after the write list";
+}
+
+// ---- position-zero read chunks, reply chunks, MIRROR --------------------
+
+namespace {
+
+// A client's memory, as the server's RDMA Reads and Writes see it: byte
+// ranges at remote addresses.
+struct ClientMemory {
+	std::map<uint64_t, std::vector<uint8_t>> regions;	// address -> bytes
+
+	uint8_t *At(uint64_t addr, uint32_t len)
+	{
+		for (auto &r : regions) {
+			if (addr >= r.first && addr + len <= r.first + r.second.size())
+				return r.second.data() + (addr - r.first);
+		}
+		ADD_FAILURE() << "no client memory at " << addr << " for " << len;
+		return nullptr;
+	}
+	// Land @d's RDMA Reads in @bulk.
+	void Read(const CallDecision &d, uint8_t *bulk)
+	{
+		for (const BulkMove &m : d.work.reads) {
+			const uint8_t *p = At(m.remote, m.len);
+			if (p)
+				memcpy(bulk + m.local, p, m.len);
+		}
+	}
+	// Do @d's RDMA Writes from @bulk.
+	void Write(const CallDecision &d, const uint8_t *bulk)
+	{
+		for (const BulkMove &m : d.writes) {
+			uint8_t *p = At(m.remote, m.len);
+			if (p)
+				memcpy(p, bulk + m.local, m.len);
+		}
+	}
+};
+
+// An RDMA_NOMSG call: the transport header, its read list the
+// position-zero chunk over @seg_lens segments (together the RPC call's
+// length; the last takes what is left) and @ch's write list and reply
+// chunk; the RPC call itself put in @mem at the segments' addresses.
+std::vector<uint8_t> NomsgCall(uint32_t xid, uint32_t proc, const std::vector<uint8_t> &args,
+			       std::initializer_list<uint32_t> seg_lens, ClientMemory *mem,
+			       const cmkit_rpcrdma_chunks *ch = nullptr)
+{
+	std::vector<uint8_t> rpc(CMKIT_RPCRDMA_RPC_CALL_LEN + args.size());
+	EXPECT_EQ(cmkit_rpcrdma_encode_rpc_call(rpc.data(), rpc.size(), xid, CMKIT_RPC_TESTPROG,
+						CMKIT_RPC_TESTPROG_VERS, proc, args.data(),
+						args.size()),
+		  static_cast<int>(rpc.size()));
+	cmkit_rpcrdma_chunks lists{};
+	if (ch)
+		lists = *ch;
+	lists.nr_read = 0;
+	uint64_t addr = 0x40000;
+	uint32_t off = 0;
+	size_t i = 0;
+	for (uint32_t l : seg_lens) {
+		if (++i == seg_lens.size())
+			l = static_cast<uint32_t>(rpc.size()) - off;
+		lists.read_pos[lists.nr_read] = 0;
+		lists.read[lists.nr_read] = {0x300 + lists.nr_read, l, addr};
+		lists.nr_read++;
+		mem->regions[addr].assign(rpc.begin() + off, rpc.begin() + off + l);
+		addr += l + 0x1000;	// apart: each segment its own place
+		off += l;
+	}
+	std::vector<uint8_t> b(CMKIT_RPCRDMA_MAX_HDR_LEN);
+	int len = cmkit_rpcrdma_encode_hdr(b.data(), b.size(), xid, CMKIT_RPCRDMA_VERSION, 32,
+					   CMKIT_RPCRDMA_NOMSG, &lists);
+	EXPECT_GT(len, 0);
+	b.resize(len > 0 ? static_cast<size_t>(len) : 0);
+	return b;
+}
+
+// A reply chunk of one segment per length, its memory in @mem.
+void ReplyChunk(cmkit_rpcrdma_chunks *ch, std::initializer_list<uint32_t> lens, ClientMemory *mem)
+{
+	uint64_t addr = 0x700000;
+	ch->has_reply = 1;
+	for (uint32_t l : lens) {
+		ch->reply[ch->reply_segs] = {0x500 + ch->reply_segs, l, addr};
+		mem->regions[addr].assign(l, 0xee);
+		addr += l + 0x1000;
+		ch->reply_segs++;
+	}
+}
+
+// A reply in the reply chunk, as cmkit's client takes it: the RDMA_NOMSG
+// header, its lists against the offer, then the RPC reply from the chunk's
+// memory, the segments' bytes in order.
+struct ChunkReply {
+	int rc = 0;		// cmkit_rpcrdma_decode_reply_chunks()
+	int check = 0;		// cmkit_rpcrdma_check_reply_chunks()
+	int rpc = 0;		// cmkit_rpcrdma_decode_rpc_reply()
+	uint32_t reply_len = 0;
+	cmkit_rpcrdma_chunks got{};
+	std::vector<uint8_t> bytes;	// the RPC reply as written
+	std::vector<uint8_t> results;
+};
+
+ChunkReply DecodeChunkReply(const CallDecision &d, const cmkit_rpcrdma_chunks &offered,
+			    ClientMemory *mem)
+{
+	ChunkReply r;
+	const ServerMsg &m = d.replies[d.nreplies - 1];
+	cmkit_rpcrdma_reply rep;
+	r.rc = cmkit_rpcrdma_decode_reply_chunks(m.bytes.data(), m.len, &rep, &r.got);
+	r.check = cmkit_rpcrdma_check_reply_chunks(&offered, &r.got, nullptr, &r.reply_len);
+	if (r.rc != CMKIT_RPCRDMA_OK || r.check != CMKIT_RPCRDMA_OK)
+		return r;
+	for (uint32_t i = 0; i < r.got.reply_segs; i++) {
+		const uint8_t *p = mem->At(r.got.reply[i].offset, r.got.reply[i].length);
+		if (p)
+			r.bytes.insert(r.bytes.end(), p, p + r.got.reply[i].length);
+	}
+	r.rpc = cmkit_rpcrdma_decode_rpc_reply(r.bytes.data(), r.bytes.size(), rep.hdr.rdma_xid,
+					       &rep);
+	if (r.rpc == CMKIT_RPCRDMA_OK)
+		r.results.assign(rep.results, rep.results + rep.results_len);
+	return r;
+}
+
+} // namespace
+
+TEST(PeerTestProg, PositionZeroCallReadAndAnswered)
+{
+	RpcResponder server(TestProgOptions());
+	ClientMemory mem;
+	std::vector<uint8_t> bulk(kBulkBytes);
+	std::vector<uint8_t> data = Pattern(1500, 9);
+	std::vector<uint8_t> call = NomsgCall(50, CMKIT_RPC_TESTPROG_MIRROR, Opaque(data),
+					      {100, 1000, 0}, &mem);
+	CallDecision d;
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_EQ(d.decode, CMKIT_RPCRDMA_OK);
+	ASSERT_TRUE(d.bulk);
+	EXPECT_TRUE(d.nomsg);
+	EXPECT_STREQ(d.result, "pending");
+	EXPECT_EQ(d.nreplies, 0U) << "nothing known before the call is read";
+	ASSERT_EQ(d.work.reads.size(), 3U) << "every position-zero segment";
+	EXPECT_EQ(d.work.reads[0].rkey, 0x300U);
+	EXPECT_EQ(d.work.reads[0].len, 100U);
+	EXPECT_EQ(d.work.reads[0].local, 0U);
+	EXPECT_EQ(d.work.reads[1].rkey, 0x301U);
+	EXPECT_EQ(d.work.reads[1].local, 100U);
+	EXPECT_EQ(d.work.reads[2].rkey, 0x302U);
+	EXPECT_EQ(d.work.reads[2].len, 40U + 4 + 1500 - 1100);
+	EXPECT_EQ(d.work.reads[2].local, 1100U) << "the pieces packed in order";
+	EXPECT_EQ(server.nomsg_calls(), 1U);
+
+	mem.Read(d, bulk.data());
+	server.Finish(&d, bulk.data());
+	EXPECT_EQ(d.decode, CMKIT_RPCRDMA_OK);
+	EXPECT_STREQ(d.result, "success");
+	EXPECT_STREQ(d.procedure, "mirror");
+	EXPECT_EQ(d.call.hdr.rdma_xid, 50U);
+	EXPECT_EQ(d.call.proc, CMKIT_RPC_TESTPROG_MIRROR);
+	EXPECT_EQ(d.read_bytes, 40U + 4 + 1500) << "the whole call";
+	EXPECT_TRUE(d.writes.empty());
+	ASSERT_EQ(d.nreplies, 1U);
+	cmkit_rpcrdma_chunks none{};
+	DecodedReply r = Decode(d, none);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.rep.hdr.rdma_proc, CMKIT_RPCRDMA_MSG) << "no reply chunk: inline";
+	EXPECT_EQ(std::vector<uint8_t>(r.rep.results, r.rep.results + r.rep.results_len),
+		  Opaque(data));
+
+	// Any procedure may come so: FILL's result into the write chunk it
+	// offers, SINK's CRC over what came in the chunk.
+	cmkit_rpcrdma_chunks wr{};
+	WriteChunk(&wr, {4096});
+	call = NomsgCall(51, CMKIT_RPC_TESTPROG_FILL, Words({3000, 7}), {0}, &mem, &wr);
+	server.OnCall(call.data(), call.size(), &d);
+	ASSERT_TRUE(d.bulk);
+	mem.Read(d, bulk.data());
+	server.Finish(&d, bulk.data());
+	EXPECT_STREQ(d.result, "success");
+	EXPECT_STREQ(d.procedure, "fill");
+	ASSERT_EQ(d.writes.size(), 1U);
+	EXPECT_EQ(d.writes[0].len, 3000U);
+	for (uint32_t i = 0; i < 3000; i++)
+		ASSERT_EQ(bulk[d.writes[0].local + i], cmkit_rpc_testprog_byte(7, i)) << i;
+	r = Decode(d, wr);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.check, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.write_len, 3000U);
+
+	call = NomsgCall(52, CMKIT_RPC_TESTPROG_SINK, Opaque(data), {600, 0}, &mem);
+	server.OnCall(call.data(), call.size(), &d);
+	mem.Read(d, bulk.data());
+	server.Finish(&d, bulk.data());
+	EXPECT_STREQ(d.result, "success");
+	r = Decode(d, none);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.rep.results_len, 8U);
+	EXPECT_EQ(cmkit_get_be32(r.rep.results), 1500U);
+	EXPECT_EQ(cmkit_get_be32(r.rep.results + 4),
+		  ~cmkit_crc32c(CMKIT_CRC32C_SEED, data.data(), data.size()));
+
+	// A call that does not decode from the chunk: decode_call()'s table.
+	call = NomsgCall(53, CMKIT_RPC_TESTPROG_NULL, {}, {0}, &mem);
+	server.OnCall(call.data(), call.size(), &d);
+	mem.Read(d, bulk.data());
+	cmkit_put_be32(bulk.data() + 8, 3);	// RPC version 3
+	server.Finish(&d, bulk.data());
+	EXPECT_EQ(d.decode, CMKIT_RPCRDMA_E_RPCVERS);
+	EXPECT_STREQ(d.result, "rpc_mismatch");
+	call = NomsgCall(54, CMKIT_RPC_TESTPROG_NULL, {}, {0}, &mem);
+	server.OnCall(call.data(), call.size(), &d);
+	mem.Read(d, bulk.data());
+	cmkit_put_be32(bulk.data(), 99);	// another xid than the transport's
+	server.Finish(&d, bulk.data());
+	EXPECT_EQ(d.decode, CMKIT_RPCRDMA_E_XID);
+	EXPECT_STREQ(d.result, "dropped");
+	EXPECT_EQ(d.nreplies, 0U);
+
+	EXPECT_EQ(server.nomsg_calls(), 5U);
+	EXPECT_EQ(server.procs(), 3U);
+	EXPECT_EQ(server.malformed(), 2U);
+	EXPECT_EQ(server.read_bytes(), 2U * (44 + 1500) + 48 + 40) << "the chunks read";
+}
+
+TEST(PeerTestProg, ReplyChunkWrittenWithLengthsAndNomsgHeader)
+{
+	RpcResponder server(TestProgOptions(1024));
+	ClientMemory mem;
+	std::vector<uint8_t> bulk(kBulkBytes);
+	std::vector<uint8_t> data = Pattern(5000, 21);	// a reply well over 1024
+
+	// A position-zero MIRROR call whose reply goes into the reply chunk.
+	cmkit_rpcrdma_chunks rc{};
+	ReplyChunk(&rc, {4096, 4096, 4096}, &mem);
+	std::vector<uint8_t> call =
+		NomsgCall(60, CMKIT_RPC_TESTPROG_MIRROR, Opaque(data), {2000, 0}, &mem, &rc);
+	CallDecision d;
+	server.OnCall(call.data(), call.size(), &d);
+	ASSERT_TRUE(d.bulk);
+	mem.Read(d, bulk.data());
+	server.Finish(&d, bulk.data());
+	EXPECT_STREQ(d.result, "success");
+	const uint32_t rpc_len = 24 + 4 + 5000;
+	ASSERT_EQ(d.writes.size(), 2U) << "the third segment is not needed";
+	EXPECT_EQ(d.writes[0].rkey, 0x500U);
+	EXPECT_EQ(d.writes[0].remote, rc.reply[0].offset);
+	EXPECT_EQ(d.writes[0].len, 4096U);
+	EXPECT_EQ(d.writes[0].local, 0U);
+	EXPECT_EQ(d.writes[1].rkey, 0x501U);
+	EXPECT_EQ(d.writes[1].remote, rc.reply[1].offset);
+	EXPECT_EQ(d.writes[1].len, rpc_len - 4096);
+	EXPECT_EQ(d.writes[1].local, 4096U);
+	EXPECT_EQ(d.reply_bytes, rpc_len);
+	EXPECT_EQ(d.written_bytes, 0U);
+	mem.Write(d, bulk.data());
+
+	ASSERT_EQ(d.nreplies, 1U);
+	const ServerMsg &m = d.replies[0];
+	EXPECT_EQ(cmkit_get_be32(m.bytes.data() + 12), CMKIT_RPCRDMA_NOMSG);
+	EXPECT_EQ(m.len, 16U + 4 + 4 + 8 + 3 * 16) << "the header alone: lists, no RPC reply";
+	ChunkReply r = DecodeChunkReply(d, rc, &mem);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.check, CMKIT_RPCRDMA_OK) << "the reply chunk keeps to the offer";
+	EXPECT_EQ(r.got.nr_read, 0U);
+	EXPECT_EQ(r.got.nr_write, 0U);
+	ASSERT_EQ(r.got.reply_segs, 3U) << "each offered segment echoed";
+	EXPECT_EQ(r.got.reply[0].length, 4096U);
+	EXPECT_EQ(r.got.reply[1].length, rpc_len - 4096);
+	EXPECT_EQ(r.got.reply[2].length, 0U);
+	EXPECT_EQ(r.reply_len, rpc_len);
+	ASSERT_EQ(r.rpc, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.results, Opaque(data));
+
+	// An inline ECHO with a reply chunk (and a write chunk, left unused):
+	// the reply chunk whenever one is offered.
+	cmkit_rpcrdma_chunks both{};
+	WriteChunk(&both, {8192});
+	ReplyChunk(&both, {600}, &mem);
+	std::vector<uint8_t> small = Pattern(500, 1);
+	call = TestProgCall(61, CMKIT_RPC_TESTPROG_ECHO, Opaque(small), &both);
+	server.OnCall(call.data(), call.size(), &d);
+	ASSERT_TRUE(d.bulk) << "the reply chunk needs the bulk buffer";
+	EXPECT_TRUE(d.work.reads.empty());
+	server.Finish(&d, bulk.data());
+	EXPECT_STREQ(d.result, "success");
+	ASSERT_EQ(d.writes.size(), 1U);
+	EXPECT_EQ(d.writes[0].rkey, 0x500U);
+	mem.Write(d, bulk.data());
+	r = DecodeChunkReply(d, both, &mem);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.check, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.got.nr_write, 0U);
+	EXPECT_EQ(r.reply_len, 24U + 4 + 500);
+	ASSERT_EQ(r.rpc, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.results, Opaque(small));
+	EXPECT_EQ(d.written_bytes, 0U);
+
+	// NULL's empty SUCCESS too.
+	cmkit_rpcrdma_chunks one{};
+	ReplyChunk(&one, {64}, &mem);
+	call = TestProgCall(62, CMKIT_RPC_TESTPROG_NULL, {}, &one);
+	server.OnCall(call.data(), call.size(), &d);
+	ASSERT_TRUE(d.bulk);
+	server.Finish(&d, bulk.data());
+	mem.Write(d, bulk.data());
+	r = DecodeChunkReply(d, one, &mem);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.check, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.reply_len, 24U);
+	EXPECT_EQ(r.rpc, CMKIT_RPCRDMA_OK);
+
+	EXPECT_EQ(server.reply_chunks(), 3U);
+	EXPECT_EQ(server.reply_bytes(), rpc_len + 528U + 24U);
+	EXPECT_EQ(server.success(), 3U);
+}
+
+TEST(PeerTestProg, TooLargeForInlineOrTheReplyChunkIsErrChunk)
+{
+	RpcResponder server(TestProgOptions(1024));
+	CallWindow client(8);
+	ClientMemory mem;
+	std::vector<uint8_t> bulk(kBulkBytes);
+	CallDecision d;
+	auto rdma_error = [&](uint32_t xid) {
+		EXPECT_STREQ(d.result, "err_chunk") << xid;
+		EXPECT_TRUE(d.writes.empty()) << xid;
+		if (!client.Add(xid, xid) || d.nreplies != 1)
+			return 0;
+		return client.OnReply(d.replies[0].bytes.data(), d.replies[0].len).result;
+	};
+
+	// No reply chunk, and the reply over the client's inline size.
+	std::vector<uint8_t> call =
+		NomsgCall(70, CMKIT_RPC_TESTPROG_MIRROR, Opaque(Pattern(2000, 2)), {0}, &mem);
+	server.OnCall(call.data(), call.size(), &d);
+	mem.Read(d, bulk.data());
+	server.Finish(&d, bulk.data());
+	EXPECT_EQ(rdma_error(70), CMKIT_RPCRDMA_E_ERR_CHUNK);
+	// MIRROR's result is not DDP-eligible: a write chunk does not help.
+	cmkit_rpcrdma_chunks wr{};
+	WriteChunk(&wr, {4096});
+	call = TestProgCall(71, CMKIT_RPC_TESTPROG_MIRROR, Opaque(Pattern(2000, 2)), &wr);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_FALSE(d.bulk);
+	EXPECT_EQ(rdma_error(71), CMKIT_RPCRDMA_E_ERR_CHUNK);
+	// Just fits: 28 + 24 + 4 + 968 = 1024.
+	call = TestProgCall(72, CMKIT_RPC_TESTPROG_MIRROR, Opaque(Pattern(968, 2)));
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "success");
+	EXPECT_EQ(d.replies[0].len, 1024U);
+
+	// A reply chunk too small for the reply, by one byte: refused before
+	// anything is read or written.
+	cmkit_rpcrdma_chunks rc{};
+	ReplyChunk(&rc, {1000, 1027}, &mem);	// 24 + 4 + 2000 = 2028
+	call = TestProgCall(73, CMKIT_RPC_TESTPROG_MIRROR, Opaque(Pattern(2000, 2)), &rc);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_FALSE(d.bulk);
+	EXPECT_EQ(rdma_error(73), CMKIT_RPCRDMA_E_ERR_CHUNK);
+	// The same for a call read from its position-zero chunk, and NULL.
+	call = NomsgCall(74, CMKIT_RPC_TESTPROG_MIRROR, Opaque(Pattern(2000, 2)), {0}, &mem, &rc);
+	server.OnCall(call.data(), call.size(), &d);
+	ASSERT_TRUE(d.bulk);
+	mem.Read(d, bulk.data());
+	server.Finish(&d, bulk.data());
+	EXPECT_EQ(rdma_error(74), CMKIT_RPCRDMA_E_ERR_CHUNK);
+	cmkit_rpcrdma_chunks tiny{};
+	ReplyChunk(&tiny, {20}, &mem);
+	call = TestProgCall(75, CMKIT_RPC_TESTPROG_NULL, {}, &tiny);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_EQ(rdma_error(75), CMKIT_RPCRDMA_E_ERR_CHUNK);
+	// One more byte of chunk and it goes.
+	cmkit_rpcrdma_chunks enough{};
+	ReplyChunk(&enough, {1000, 1028}, &mem);
+	call = TestProgCall(76, CMKIT_RPC_TESTPROG_MIRROR, Opaque(Pattern(2000, 2)), &enough);
+	server.OnCall(call.data(), call.size(), &d);
+	server.Finish(&d, bulk.data());
+	EXPECT_STREQ(d.result, "success");
+	EXPECT_EQ(d.reply_bytes, 2028U);
+
+	// A position-zero chunk over the bulk buffer (svcrdma: over its page
+	// budget).
+	cmkit_rpcrdma_chunks big{};
+	big.nr_read = 2;
+	big.read[0] = {0x300, kBulkBytes, 0x40000};
+	big.read[1] = {0x301, 1, 0x80000000};
+	std::vector<uint8_t> hdr(CMKIT_RPCRDMA_MAX_HDR_LEN);
+	int len = cmkit_rpcrdma_encode_hdr(hdr.data(), hdr.size(), 77, CMKIT_RPCRDMA_VERSION, 32,
+					   CMKIT_RPCRDMA_NOMSG, &big);
+	ASSERT_GT(len, 0);
+	server.OnCall(hdr.data(), static_cast<size_t>(len), &d);
+	EXPECT_FALSE(d.bulk);
+	EXPECT_EQ(rdma_error(77), CMKIT_RPCRDMA_E_ERR_CHUNK);
+	EXPECT_EQ(server.errors(), 6U);
+	EXPECT_EQ(server.reply_chunks(), 1U);
+}
+
+TEST(PeerTestProg, NomsgWithoutAPositionZeroChunkIsDropped)
+{
+	RpcResponder server(TestProgOptions());
+	CallDecision d;
+	auto nomsg = [&](const cmkit_rpcrdma_chunks &ch) {
+		std::vector<uint8_t> b(CMKIT_RPCRDMA_MAX_HDR_LEN);
+		int len = cmkit_rpcrdma_encode_hdr(b.data(), b.size(), 80, CMKIT_RPCRDMA_VERSION,
+						   32, CMKIT_RPCRDMA_NOMSG, &ch);
+		EXPECT_GT(len, 0);
+		server.OnCall(b.data(), len > 0 ? static_cast<size_t>(len) : 0, &d);
+		return std::string(d.result);
+	};
+	// No read list at all, or a read chunk at another position only:
+	// svcrdma finds no call after the header, and drops it.
+	cmkit_rpcrdma_chunks ch{};
+	EXPECT_EQ(nomsg(ch), "dropped");
+	EXPECT_EQ(d.decode, CMKIT_RPCRDMA_E_CHUNKS);
+	EXPECT_EQ(d.nreplies, 0U);
+	EXPECT_FALSE(d.bulk);
+	ReadChunk(&ch, {100});
+	EXPECT_EQ(nomsg(ch), "dropped");
+	EXPECT_EQ(d.nreplies, 0U);
+	// With a reply chunk to answer into, still nothing.
+	ClientMemory mem;
+	ReplyChunk(&ch, {4096}, &mem);
+	EXPECT_EQ(nomsg(ch), "dropped");
+	EXPECT_EQ(server.dropped(), 3U);
+	EXPECT_EQ(server.malformed(), 3U);
+	EXPECT_EQ(server.nomsg_calls(), 0U);
+
+	// Lists that are bad in themselves are ERR_CHUNK, RDMA_NOMSG or not.
+	std::vector<uint8_t> b(CMKIT_RPCRDMA_MAX_HDR_LEN);
+	cmkit_rpcrdma_chunks one{};
+	ReadChunk(&one, {100});
+	int len = cmkit_rpcrdma_encode_hdr(b.data(), b.size(), 81, CMKIT_RPCRDMA_VERSION, 32,
+					   CMKIT_RPCRDMA_NOMSG, &one);
+	ASSERT_GT(len, 0);
+	cmkit_put_be32(b.data() + 20, 2);	// a read position not a multiple of 4
+	server.OnCall(b.data(), static_cast<size_t>(len), &d);
+	EXPECT_STREQ(d.result, "err_chunk");
+	// A position-zero chunk with a read chunk elsewhere: not taken here.
+	cmkit_rpcrdma_chunks two{};
+	two.nr_read = 2;
+	two.read_pos[1] = 44;
+	two.read[0] = {0x300, 44, 0x40000};
+	two.read[1] = {0x301, 100, 0x50000};
+	EXPECT_EQ(nomsg(two), "err_chunk");
+	EXPECT_EQ(server.errors(), 2U);
+	EXPECT_EQ(server.nomsg_calls(), 0U);
+}
+
+TEST(PeerTestProg, MirrorInline)
+{
+	RpcResponder server(TestProgOptions());
+	cmkit_rpcrdma_chunks none{};
+	std::vector<uint8_t> data = Pattern(777, 4);
+	std::vector<uint8_t> call = TestProgCall(90, CMKIT_RPC_TESTPROG_MIRROR, Opaque(data));
+	CallDecision d;
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "success");
+	EXPECT_STREQ(d.procedure, "mirror");
+	EXPECT_FALSE(d.bulk);
+	EXPECT_FALSE(d.nomsg);
+	DecodedReply r = Decode(d, none);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.rep.hdr.rdma_proc, CMKIT_RPCRDMA_MSG);
+	EXPECT_EQ(std::vector<uint8_t>(r.rep.results, r.rep.results + r.rep.results_len),
+		  Opaque(data));
+
+	// A write chunk offered is left unused: the result is not DDP-eligible.
+	cmkit_rpcrdma_chunks wr{};
+	WriteChunk(&wr, {4096});
+	call = TestProgCall(91, CMKIT_RPC_TESTPROG_MIRROR, Opaque(data), &wr);
+	server.OnCall(call.data(), call.size(), &d);
+	EXPECT_STREQ(d.result, "success");
+	EXPECT_FALSE(d.bulk);
+	r = Decode(d, wr);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	ASSERT_EQ(r.check, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(r.got.nr_write, 0U);
+	EXPECT_EQ(std::vector<uint8_t>(r.rep.results, r.rep.results + r.rep.results_len),
+		  Opaque(data));
+
+	// Its argument in a read chunk is taken (svcrdma pulls any read chunk
+	// in), the result inline.
+	cmkit_rpcrdma_chunks rd{};
+	ReadChunk(&rd, {777});
+	call = TestProgCall(92, CMKIT_RPC_TESTPROG_MIRROR, Words({777}), &rd);
+	server.OnCall(call.data(), call.size(), &d);
+	ASSERT_TRUE(d.bulk);
+	std::vector<uint8_t> bulk(kBulkBytes);
+	std::copy(data.begin(), data.end(), bulk.begin());
+	server.Finish(&d, bulk.data());
+	EXPECT_STREQ(d.result, "success");
+	r = Decode(d, none);
+	ASSERT_EQ(r.rc, CMKIT_RPCRDMA_OK);
+	EXPECT_EQ(std::vector<uint8_t>(r.rep.results, r.rep.results + r.rep.results_len),
+		  Opaque(data));
+	EXPECT_EQ(server.procs(), 3U);
+	EXPECT_EQ(server.written_bytes(), 0U);
+	EXPECT_EQ(server.reply_chunks(), 0U);
 }

@@ -12,6 +12,12 @@
 
 namespace cmkit_peer {
 
+namespace {
+
+const std::vector<uint8_t> kNoResults;
+
+} // namespace
+
 RpcResponder::RpcResponder(const Options &o)
 	: credits_(o.credits), inline_send_(o.has_cmp ? o.cmp_send : CMKIT_RPCRDMA_DEFAULT_INLINE),
 	  error_(o.rpc_error), reject_(o.rpc_reject),
@@ -67,6 +73,68 @@ std::vector<uint8_t> SinkResults(uint32_t len, uint32_t crc)
 	cmkit_put_be32(r.data(), len);
 	cmkit_put_be32(r.data() + 4, ~crc);
 	return r;
+}
+
+// Whether a call's lists are well formed but for RDMA_NOMSG's own rule (a
+// position-zero read chunk): decoded again as RDMA_MSG.
+bool ListsWellFormed(const void *buf, size_t len)
+{
+	std::vector<uint8_t> m(static_cast<const uint8_t *>(buf),
+			       static_cast<const uint8_t *>(buf) + len);
+	cmkit_rpcrdma_hdr hdr;
+	cmkit_rpcrdma_chunks ch;
+
+	if (len < CMKIT_RPCRDMA_FIXED_LEN)
+		return false;
+	cmkit_put_be32(m.data() + 12, CMKIT_RPCRDMA_MSG);
+	return cmkit_rpcrdma_decode_hdr(m.data(), m.size(), 1, &hdr, &ch) == CMKIT_RPCRDMA_OK;
+}
+
+// A SUCCESS reply of @results_len inline result bytes, to go whole into
+// the reply chunk @ch offers: the chunk kept in @d->work ("pending"), or
+// ERR_CHUNK when the reply does not fit it (svc_rdma_prepare_reply_chunk():
+// -E2BIG, and svc_rdma_sendto() sends RDMA_ERROR ERR_CHUNK).
+const char *ToReplyChunk(CallDecision *d, const cmkit_rpcrdma_chunks &ch, uint64_t results_len,
+			 cmkit_rpcrdma_reply *rep)
+{
+	if (CMKIT_RPCRDMA_RPC_REPLY_LEN + results_len > cmkit_rpcrdma_reply_len(&ch)) {
+		ErrChunk(rep);
+		return "err_chunk";
+	}
+	d->work.reply_segs = ch.reply_segs;
+	std::copy(ch.reply, ch.reply + ch.reply_segs, d->work.reply);
+	return nullptr;
+}
+
+// The read list's segments (one chunk's, checked), RDMA Reads packed from
+// offset 0 of the bulk buffer in order; empty segments skipped.
+void PackReads(const cmkit_rpcrdma_chunks &ch, std::vector<BulkMove> *reads)
+{
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < ch.nr_read; i++) {
+		if (!ch.read[i].length)
+			continue;
+		reads->push_back({ch.read[i].handle, ch.read[i].offset, ch.read[i].length, off});
+		off += ch.read[i].length;
+	}
+}
+
+// @len bytes from offset 0 of the bulk buffer into the @n segments @segs
+// (together at least @len) in order, an RDMA Write for each that takes
+// some; each goes back in @out with the bytes written there (0 for one
+// left unused), as svcrdma's svc_rdma_encode_write_segment() says.
+void Spread(const cmkit_rpcrdma_seg *segs, uint32_t n, uint32_t len, cmkit_rpcrdma_seg *out,
+	    std::vector<BulkMove> *writes)
+{
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t k = std::min(segs[i].length, len - off);
+		out[i] = segs[i];
+		out[i].length = k;
+		if (k)
+			writes->push_back({segs[i].handle, segs[i].offset, k, off});
+		off += k;
+	}
 }
 
 // An opaque<> result inline: its length, @len bytes of @data, zero pad.
@@ -176,22 +244,32 @@ const char *RpcResponder::Choose(const CallDecision &d, const cmkit_rpcrdma_chun
 		rep->accept_stat = CMKIT_RPC_SUCCESS;	// a write or reply chunk goes unused
 		return "success";
 	}
-	if (IsTestProg(d.call) && d.call.proc <= CMKIT_RPC_TESTPROG_SINK)
+	if (IsTestProg(d.call) && d.call.proc <= CMKIT_RPC_TESTPROG_MIRROR)
 		return nullptr;
 	// Only NULL and the test program's procedures are served.
 	rep->accept_stat = CMKIT_RPC_PROC_UNAVAIL;
 	return "proc_unavail";
 }
 
-// The rules, as svcrdma moves a procedure's bulk (DDP-eligible) data:
-//  - the argument of ECHO and SINK is an opaque<>: its length word inline,
-//    its bytes inline after it or in the read chunk at the position right
-//    after the length word (one chunk, any number of segments, together
-//    exactly the length); FILL takes two words inline and no read chunk;
-//  - the result of ECHO and FILL is an opaque<>: with a write chunk, its
-//    bytes go there (the chunk must hold them all) and only the length
-//    word inline; without one, all of it inline, if the reply fits the
-//    client's inline receive size;
+// The rules, as svcrdma moves a procedure's data:
+//  - the argument of ECHO, SINK and MIRROR is an opaque<>: its length word
+//    inline, its bytes inline after it or in the read chunk at the
+//    position right after the length word (one chunk, any number of
+//    segments, together exactly the length); FILL takes two words inline
+//    and no read chunk.  (svcrdma pulls any read chunk into the call
+//    before the procedure decodes it, MIRROR's too: DDP-eligibility is a
+//    requester's choice.)
+//  - when the call offers a reply chunk, the whole reply goes there
+//    (svc_rdma_sendto(): RDMA_NOMSG whenever the reply chunk is present),
+//    if it fits (else ERR_CHUNK), and a write chunk offered too is left
+//    unused: svcrdma would write the bulk result there and the rest into
+//    the reply chunk, an RDMA_NOMSG with write chunk bytes that
+//    xprtrdma's rpcrdma_decode_nomsg() (and
+//    cmkit_rpcrdma_decode_reply_chunks()) refuse;
+//  - else the result of ECHO and FILL is an opaque<>: with a write chunk,
+//    its bytes go there (the chunk must hold them all) and only the length
+//    word inline; MIRROR's result (not DDP-eligible) and the others go all
+//    inline, if the reply fits the client's inline receive size;
 // else ERR_CHUNK.  Arguments short of what they say are GARBAGE_ARGS; data
 // over kBulkMax that would pass through the bulk buffer is SYSTEM_ERR.
 const char *RpcResponder::Serve(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
@@ -231,30 +309,34 @@ const char *RpcResponder::Serve(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
 		return "garbage_args";
 	}
 
-	const bool to_chunk = proc != CMKIT_RPC_TESTPROG_SINK && ch.nr_write;
+	// The inline results: SINK's two words, else an opaque<> of the data.
+	const uint64_t results_len = proc == CMKIT_RPC_TESTPROG_SINK ? 8 : 4 + Pad4(w.len);
+	const bool to_reply = ch.has_reply;
+	const bool to_chunk = !to_reply && ch.nr_write &&
+		(proc == CMKIT_RPC_TESTPROG_ECHO || proc == CMKIT_RPC_TESTPROG_FILL);
+	if (to_reply) {
+		const char *refused = ToReplyChunk(d, ch, results_len, rep);
+		if (refused)
+			return refused;
+	}
 	if (to_chunk && cmkit_rpcrdma_write_len(&ch) < w.len) {
 		ErrChunk(rep);
 		return "err_chunk";
 	}
-	if (proc != CMKIT_RPC_TESTPROG_SINK && !to_chunk &&
-	    CMKIT_RPCRDMA_HDR_LEN + CMKIT_RPCRDMA_RPC_REPLY_LEN + 4 + Pad4(w.len) > inline_send_) {
-		ErrChunk(rep);	// too large to go inline, and no write chunk
+	if (proc != CMKIT_RPC_TESTPROG_SINK && !to_chunk && !to_reply &&
+	    CMKIT_RPCRDMA_HDR_LEN + CMKIT_RPCRDMA_RPC_REPLY_LEN + results_len > inline_send_) {
+		ErrChunk(rep);	// too large to go inline, and no write or reply chunk
 		return "err_chunk";
 	}
-	if ((w.from_chunk || to_chunk) && w.len > kBulkMax) {
+	if ((w.from_chunk || to_chunk || to_reply) && w.len > kBulkMax) {
 		rep->accept_stat = CMKIT_RPC_SYSTEM_ERR;
 		return "system_err";
 	}
 
 	const uint8_t *arg = c.args + 4;	// an inline argument's bytes
 	if (w.from_chunk || to_chunk) {
-		uint32_t off = 0;
-		for (uint32_t i = 0; w.from_chunk && i < ch.nr_read; i++) {
-			if (!ch.read[i].length)
-				continue;
-			w.reads.push_back({ch.read[i].handle, ch.read[i].offset, ch.read[i].length, off});
-			off += ch.read[i].length;
-		}
+		if (w.from_chunk)
+			PackReads(ch, &w.reads);
 		if (to_chunk) {
 			w.write_segs = ch.write_segs;
 			std::copy(ch.write, ch.write + ch.write_segs, w.write);
@@ -267,19 +349,114 @@ const char *RpcResponder::Serve(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
 	rep->accept_stat = CMKIT_RPC_SUCCESS;
 	if (proc == CMKIT_RPC_TESTPROG_SINK) {
 		*results = SinkResults(w.len, cmkit_crc32c(CMKIT_CRC32C_SEED, arg, w.len));
-	} else if (proc == CMKIT_RPC_TESTPROG_ECHO) {
-		*results = OpaqueResults(arg, w.len);
-	} else {
+	} else if (proc == CMKIT_RPC_TESTPROG_FILL) {
 		results->assign(4 + Pad4(w.len), 0);
 		cmkit_put_be32(results->data(), w.len);
 		for (uint32_t i = 0; i < w.len; i++)
 			(*results)[4 + i] = cmkit_rpc_testprog_byte(w.seed, i);
+	} else {	// ECHO, MIRROR
+		*results = OpaqueResults(arg, w.len);
+	}
+	if (to_reply) {	// the bulk buffer only to write them from
+		w.ready = true;
+		w.results = *results;
+		d->bulk = true;
+		return "pending";
 	}
 	return "success";
 }
 
+const char *RpcResponder::ReadCall(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
+				   cmkit_rpcrdma_reply *rep)
+{
+	BulkWork &w = d->work;
+
+	// svcrdma also takes read chunks at other positions with a
+	// position-zero chunk (svc_rdma_read_call_chunk() splices them in);
+	// cmkit sends the whole call in one chunk, and here that is all.
+	for (uint32_t i = 0; i < ch.nr_read; i++) {
+		if (ch.read_pos[i]) {
+			ErrChunk(rep);
+			return "err_chunk";
+		}
+	}
+	// Over the buffer, as over svcrdma's page budget
+	// (xdr_count_read_segments(): -EINVAL, answered ERR_CHUNK).
+	const uint32_t call_len = cmkit_rpcrdma_read_len(&ch, 0);
+	if (call_len > kBulkBytes) {
+		ErrChunk(rep);
+		return "err_chunk";
+	}
+	w.nomsg = true;
+	w.call_len = call_len;
+	w.lists = ch;
+	w.lists.nr_read = 0;
+	PackReads(ch, &w.reads);
+	d->nomsg = true;
+	d->bulk = true;
+	nomsg_calls_++;
+	return "pending";
+}
+
+bool RpcResponder::Conclude(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
+			    cmkit_rpcrdma_reply *rep, std::vector<uint8_t> *results)
+{
+	// NULL's SUCCESS goes into a reply chunk too.
+	if (!strcmp(d->result, "success") && ch.has_reply) {
+		const char *refused = ToReplyChunk(d, ch, results->size(), rep);
+		if (refused) {
+			d->result = refused;
+		} else {
+			d->work.ready = true;
+			d->work.results = *results;
+			d->bulk = true;
+			d->result = "pending";
+		}
+	}
+	if (!strcmp(d->result, "dropped")) {
+		dropped_++;
+		return false;
+	}
+	if (d->bulk)
+		return true;	// Finish() answers it
+	Answer(d, *rep, nullptr, !strcmp(d->result, "success") ? results : nullptr);
+	return false;
+}
+
+bool RpcResponder::ServeCall(CallDecision *d, uint8_t *bulk)
+{
+	const BulkWork w = std::move(d->work);
+	cmkit_rpcrdma_reply rep;
+	std::vector<uint8_t> results;
+
+	d->work = BulkWork();
+	d->bulk = false;
+	d->read_bytes = w.call_len;
+	memset(&rep, 0, sizeof(rep));
+	rep.hdr.rdma_xid = d->call.hdr.rdma_xid;
+	rep.hdr.rdma_credit = credits_;
+	rep.hdr.rdma_proc = CMKIT_RPCRDMA_MSG;
+	// The call from its xid on, as decode_call() takes one inline (its
+	// table answers a bad one: the transport header was good).
+	d->decode = cmkit_rpcrdma_decode_rpc_call(bulk, w.call_len, &d->call);
+	if (d->decode != CMKIT_RPCRDMA_OK) {
+		malformed_++;
+		d->result = ChooseMalformed(*d, CMKIT_RPCRDMA_FIXED_LEN, &rep);
+	} else {
+		if (IsTestProg(d->call))
+			d->procedure = cmkit_rpc_testprog_name(d->call.proc);
+		d->result = Choose(*d, w.lists, &rep);
+		if (!d->result)
+			d->result = Serve(d, w.lists, &rep, &results);
+	}
+	return Conclude(d, w.lists, &rep, &results);
+}
+
 void RpcResponder::Finish(CallDecision *d, uint8_t *bulk)
 {
+	if (d->work.nomsg && !ServeCall(d, bulk))
+		return;	// answered (or dropped) at once
+
 	const BulkWork &w = d->work;
 	cmkit_rpcrdma_reply rep;
 	cmkit_rpcrdma_chunks ch;
@@ -294,6 +471,10 @@ void RpcResponder::Finish(CallDecision *d, uint8_t *bulk)
 	rep.verf_flavor = CMKIT_RPC_AUTH_NONE;
 	rep.accept_stat = CMKIT_RPC_SUCCESS;
 	d->result = "success";
+	if (w.ready) {	// the results known, for the reply chunk
+		Reply(d, &rep, w.results, bulk);
+		return;
+	}
 	if (w.from_chunk)
 		d->read_bytes = w.len;
 	if (w.proc == CMKIT_RPC_TESTPROG_SINK) {
@@ -301,8 +482,7 @@ void RpcResponder::Finish(CallDecision *d, uint8_t *bulk)
 		uint32_t crc = CMKIT_CRC32C_SEED;
 		for (const BulkMove &m : w.reads)
 			crc = cmkit_crc32c(crc, bulk + m.local, m.len);
-		results = SinkResults(w.len, crc);
-		Answer(d, rep, nullptr, &results);
+		Reply(d, &rep, SinkResults(w.len, crc), bulk);
 		return;
 	}
 	if (w.proc == CMKIT_RPC_TESTPROG_FILL) {
@@ -311,28 +491,61 @@ void RpcResponder::Finish(CallDecision *d, uint8_t *bulk)
 	} else if (!w.from_chunk && w.len) {
 		memcpy(bulk, w.data.data(), w.len);
 	}
-	if (!w.write_segs) {	// ECHO from the read chunk, inline
-		results = OpaqueResults(bulk, w.len);
-		Answer(d, rep, nullptr, &results);
+	if (!w.write_segs) {	// ECHO or MIRROR from the read chunk
+		Reply(d, &rep, OpaqueResults(bulk, w.len), bulk);
 		return;
 	}
-	// The data into the write chunk's segments in order; each segment goes
-	// back with the bytes written there (0 for one left unused).
+	// The data into the write chunk.
 	ch.nr_write = 1;
 	ch.write_segs = w.write_segs;
-	uint32_t off = 0;
-	for (uint32_t i = 0; i < w.write_segs; i++) {
-		const uint32_t n = std::min(w.write[i].length, w.len - off);
-		ch.write[i] = w.write[i];
-		ch.write[i].length = n;
-		if (n)
-			d->writes.push_back({w.write[i].handle, w.write[i].offset, n, off});
-		off += n;
-	}
+	Spread(w.write, w.write_segs, w.len, ch.write, &d->writes);
 	d->written_bytes = w.len;
 	results.assign(4, 0);	// the length word alone inline
 	cmkit_put_be32(results.data(), w.len);
 	Answer(d, rep, &ch, &results);
+}
+
+// As svc_rdma_prepare_reply_chunk() and svc_rdma_encode_reply_chunk(): the
+// whole RPC reply written into the reply chunk's segments in order, each
+// segment echoed with the bytes written there, and an RDMA_NOMSG header
+// alone sent.
+void RpcResponder::Reply(CallDecision *d, cmkit_rpcrdma_reply *rep,
+			 const std::vector<uint8_t> &results, uint8_t *bulk)
+{
+	const BulkWork &w = d->work;
+
+	if (!w.reply_segs) {
+		Answer(d, *rep, nullptr, &results);
+		return;
+	}
+	std::vector<uint8_t> msg(CMKIT_RPCRDMA_RPC_REPLY_LEN + results.size());
+	const int len = cmkit_rpcrdma_encode_rpc_reply(msg.data(), msg.size(), rep,
+						       results.data(), results.size());
+	uint32_t room = 0;
+	for (uint32_t i = 0; i < w.reply_segs; i++)
+		room += w.reply[i].length;
+	if (len <= 0 || static_cast<uint32_t>(len) > std::min(room, kBulkBytes)) {
+		// Checked before (ToReplyChunk()): only a bug gets here.
+		memset(rep, 0, sizeof(*rep));
+		rep->hdr.rdma_xid = d->call.hdr.rdma_xid;
+		rep->hdr.rdma_credit = credits_;
+		ErrChunk(rep);
+		d->result = "err_chunk";
+		Answer(d, *rep, nullptr, nullptr);
+		return;
+	}
+	if (corrupt_ == RpcCorrupt::kXid)	// the RPC xid is in the chunk
+		cmkit_put_be32(msg.data(), ~rep->hdr.rdma_xid);
+	memcpy(bulk, msg.data(), static_cast<size_t>(len));
+
+	cmkit_rpcrdma_chunks ch;
+	memset(&ch, 0, sizeof(ch));
+	ch.has_reply = 1;
+	ch.reply_segs = w.reply_segs;
+	Spread(w.reply, w.reply_segs, static_cast<uint32_t>(len), ch.reply, &d->writes);
+	d->reply_bytes = static_cast<uint32_t>(len);
+	rep->hdr.rdma_proc = CMKIT_RPCRDMA_NOMSG;
+	Answer(d, *rep, &ch, &kNoResults);
 }
 
 void RpcResponder::Corrupt(const cmkit_rpcrdma_reply &rep, size_t xid_off, ServerMsg *m)
@@ -378,9 +591,11 @@ void RpcResponder::EncodeResults(const cmkit_rpcrdma_reply &rep, const cmkit_rpc
 	// Room for the longest header: only a bug makes it fail (an empty reply).
 	m->len = len > 0 ? static_cast<uint32_t>(len) : 0;
 	m->bytes.resize(m->len);
-	// The RPC reply (AUTH_NONE verifier) ends the message.
+	// The RPC reply (AUTH_NONE verifier) ends an RDMA_MSG; an RDMA_NOMSG
+	// has none (Corrupt() leaves its xid alone).
 	if (m->len)
-		Corrupt(rep, m->len - CMKIT_RPCRDMA_RPC_REPLY_LEN - results.size(), m);
+		Corrupt(rep, rep.hdr.rdma_proc == CMKIT_RPCRDMA_MSG
+			? m->len - CMKIT_RPCRDMA_RPC_REPLY_LEN - results.size() : 0, m);
 	replies_++;
 }
 
@@ -413,18 +628,28 @@ void RpcResponder::Answer(CallDecision *d, const cmkit_rpcrdma_reply &rep,
 	}
 	read_bytes_ += d->read_bytes;
 	written_bytes_ += d->written_bytes;
+	if (d->reply_bytes) {
+		reply_chunks_++;
+		reply_bytes_ += d->reply_bytes;
+	}
 }
 
 void RpcResponder::OnCall(const void *buf, size_t len, CallDecision *d)
 {
 	cmkit_rpcrdma_chunks ch;
+	bool unread = false;	// RDMA_NOMSG without a position-zero chunk
 
 	*d = CallDecision();
 	d->n = ++calls_;
 	memset(&ch, 0, sizeof(ch));
 	d->decode = cmkit_rpcrdma_decode_call(buf, len, &d->call);
-	if (d->decode == CMKIT_RPCRDMA_E_CHUNKS)	// decoded again, taking its chunks
+	if (d->decode == CMKIT_RPCRDMA_E_CHUNKS ||
+	    (d->decode == CMKIT_RPCRDMA_E_PROC && d->call.hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG)) {
+		// Decoded again, taking its chunks (and RDMA_NOMSG).
 		d->decode = cmkit_rpcrdma_decode_call_chunks(buf, len, &d->call, &ch);
+		unread = d->decode == CMKIT_RPCRDMA_E_CHUNKS &&
+			 d->call.hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG && ListsWellFormed(buf, len);
+	}
 	if (d->decode != CMKIT_RPCRDMA_OK)
 		malformed_++;
 	else if (IsTestProg(d->call))
@@ -447,23 +672,22 @@ void RpcResponder::OnCall(const void *buf, size_t len, CallDecision *d)
 	rep.hdr.rdma_credit = credits_;
 	rep.hdr.rdma_proc = CMKIT_RPCRDMA_MSG;
 	std::vector<uint8_t> results;
-	bool has_results = false;
-	if (d->decode != CMKIT_RPCRDMA_OK) {
+	if (unread) {
+		// svcrdma does not look at rdma_proc: without a read chunk it
+		// takes the bytes after the transport header as the call
+		// (svc_rdma_recvfrom()), none for an RDMA_NOMSG, and a call of
+		// length 0 is dropped unanswered (svc_handle_xprt()).
+		d->result = "dropped";
+	} else if (d->decode != CMKIT_RPCRDMA_OK) {
 		d->result = ChooseMalformed(*d, len, &rep);
+	} else if (d->call.hdr.rdma_proc == CMKIT_RPCRDMA_NOMSG) {
+		d->result = ReadCall(d, ch, &rep);
 	} else {
 		d->result = Choose(*d, ch, &rep);
-		if (!d->result) {
+		if (!d->result)
 			d->result = Serve(d, ch, &rep, &results);
-			has_results = !strcmp(d->result, "success");
-		}
 	}
-	if (!strcmp(d->result, "dropped")) {
-		dropped_++;
-		return;
-	}
-	if (d->bulk)
-		return;	// Finish() answers it
-	Answer(d, rep, nullptr, has_results ? &results : nullptr);
+	Conclude(d, ch, &rep, &results);
 }
 
 } // namespace cmkit_peer

@@ -6,10 +6,13 @@
 //
 // Besides NULL calls it serves cmkit's RPC test program
 // (include/cmkit/rpc_testprog.h) as svcrdma serves a program with chunks:
-// an ECHO or SINK argument may come in a read chunk, an ECHO or FILL result
-// goes into the write chunk the call offers, else inline.  OnCall() decides
-// all of it from the call alone: the answer at once, or, for a call that
-// needs the bulk buffer (a read chunk to fetch, a write chunk to fill), the
+// an ECHO, SINK or MIRROR argument may come in a read chunk, an ECHO or
+// FILL result goes into the write chunk the call offers, else inline.  A
+// call may come whole in a position-zero read chunk (RDMA_NOMSG); a
+// SUCCESS reply goes whole into the reply chunk whenever the call offers
+// one (RDMA_NOMSG).  OnCall() decides all it can from the call alone: the
+// answer at once, or, for a call that needs the bulk buffer (a read chunk
+// or a position-zero chunk to fetch, a write or reply chunk to fill), the
 // RDMA Reads to do first (CallDecision::work); Finish() then answers it
 // from the bulk buffer and says which RDMA Writes go before the reply.
 #ifndef CMKIT_PEER_RPC_RESPONDER_H
@@ -25,9 +28,12 @@
 
 namespace cmkit_peer {
 
-// The most bulk data one call moves (an ECHO's, FILL's or SINK's data<>);
-// the bulk buffer holds at least this much.
+// The most bulk data one call moves (an ECHO's, FILL's, SINK's or MIRROR's
+// data<>), and the size of the bulk buffer: that and a page of slack, for
+// a call or reply that carries such data whole (a position-zero chunk, a
+// reply chunk).
 constexpr uint32_t kBulkMax = 1U << 20;
+constexpr uint32_t kBulkBytes = kBulkMax + 4096;
 
 struct ServerMsg {
 	std::vector<uint8_t> bytes;
@@ -54,6 +60,18 @@ struct BulkWork {
 	std::vector<BulkMove> reads;	// the read chunk's segments, packed from offset 0
 	uint32_t write_segs = 0;	// the write chunk offered (0: none)
 	cmkit_rpcrdma_seg write[CMKIT_RPCRDMA_MAX_SEGS] = {};
+	uint32_t reply_segs = 0;	// the reply chunk offered, for the reply (0: none)
+	cmkit_rpcrdma_seg reply[CMKIT_RPCRDMA_MAX_SEGS] = {};
+	// A SUCCESS whose inline results are known at once (@results), that
+	// needs the bulk buffer only to write them into the reply chunk.
+	bool ready = false;
+	std::vector<uint8_t> results;
+	// RDMA_NOMSG: the reads fetch the whole RPC call (@call_len bytes,
+	// the position-zero chunk); Finish() decodes it and serves it with
+	// @lists (the call's write list and reply chunk).
+	bool nomsg = false;
+	uint32_t call_len = 0;
+	cmkit_rpcrdma_chunks lists{};
 };
 
 // The answer to one received message.
@@ -67,9 +85,11 @@ struct CallDecision {
 	uint32_t bad_xid_value = 0;
 	unsigned nreplies = 0;		// replies to send, in order
 	ServerMsg replies[2];
-	const char *procedure = "";	// the test program's "null", "echo", "fill", "sink"
-	uint32_t read_bytes = 0;	// data RDMA Read from the read chunk
+	const char *procedure = "";	// the test program's "null", "echo", "fill", "sink", "mirror"
+	bool nomsg = false;		// the call came in a position-zero read chunk
+	uint32_t read_bytes = 0;	// RDMA Read: the read chunk's data, or the whole call
 	uint32_t written_bytes = 0;	// data RDMA Written into the write chunk
+	uint32_t reply_bytes = 0;	// RPC reply RDMA Written into the reply chunk
 	// The call needs the bulk buffer: no reply yet (result "pending"); do
 	// work.reads, then Finish().  (call's pointers into the received
 	// message are not to be used after it is reposted.)
@@ -84,8 +104,9 @@ public:
 
 	void OnCall(const void *buf, size_t len, CallDecision *d);
 	// Answer a call OnCall() left pending (@d->bulk): its reads are done,
-	// their bytes in @bulk (kBulkMax bytes at least), where FILL's and an
-	// inline ECHO argument's bytes go too for the writes.
+	// their bytes in @bulk (kBulkBytes at least), where FILL's and an
+	// inline argument's bytes, or the RPC reply for the reply chunk, go
+	// too for the writes.
 	void Finish(CallDecision *d, uint8_t *bulk);
 
 	// The largest reply the client receives (its RFC 8797 receive size, or
@@ -103,19 +124,37 @@ public:
 	uint64_t procs() const { return procs_; }	// test program calls answered SUCCESS
 	uint64_t read_bytes() const { return read_bytes_; }
 	uint64_t written_bytes() const { return written_bytes_; }
+	uint64_t nomsg_calls() const { return nomsg_calls_; }	// position-zero calls read
+	uint64_t reply_chunks() const { return reply_chunks_; }	// replies in a reply chunk
+	uint64_t reply_bytes() const { return reply_bytes_; }	// written into them
 
 private:
 	// Answer @d->call per the knobs; the result's name, or nullptr for a
 	// test program procedure with data (Serve()).
 	const char *Choose(const CallDecision &d, const cmkit_rpcrdma_chunks &ch,
 			   cmkit_rpcrdma_reply *rep) const;
-	// ECHO, FILL, SINK: the answer, or the work for the bulk buffer
-	// ("pending"); *@results the inline results of a SUCCESS.
+	// ECHO, FILL, SINK, MIRROR: the answer, or the work for the bulk
+	// buffer ("pending"); *@results the inline results of a SUCCESS.
 	const char *Serve(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
 			  cmkit_rpcrdma_reply *rep, std::vector<uint8_t> *results) const;
 	// The server's answer to a call that did not decode (decode_call's table).
 	const char *ChooseMalformed(const CallDecision &d, size_t len,
 				    cmkit_rpcrdma_reply *rep) const;
+	// An RDMA_NOMSG call: the position-zero chunk to read, or the refusal.
+	const char *ReadCall(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
+			     cmkit_rpcrdma_reply *rep);
+	// Finish() of an RDMA_NOMSG call: decode the call from @bulk and
+	// answer it; true when it is to be finished as a bulk call still.
+	bool ServeCall(CallDecision *d, uint8_t *bulk);
+	// After Choose() and Serve(): a NULL SUCCESS for the reply chunk too,
+	// then the answer queued, the call dropped, or left for Finish()
+	// (true).
+	bool Conclude(CallDecision *d, const cmkit_rpcrdma_chunks &ch,
+		      cmkit_rpcrdma_reply *rep, std::vector<uint8_t> *results);
+	// A SUCCESS with inline @results: into the reply chunk @d->work keeps
+	// (written from @bulk), else inline.
+	void Reply(CallDecision *d, cmkit_rpcrdma_reply *rep, const std::vector<uint8_t> &results,
+		   uint8_t *bulk);
 	void Encode(const cmkit_rpcrdma_reply &rep, ServerMsg *m);
 	// A SUCCESS reply with @results inline and @ch's write list (NULL: none).
 	void EncodeResults(const cmkit_rpcrdma_reply &rep, const cmkit_rpcrdma_chunks *ch,
@@ -136,6 +175,7 @@ private:
 	uint64_t calls_ = 0, replies_ = 0, success_ = 0, errors_ = 0, dropped_ = 0;
 	uint64_t malformed_ = 0, bad_xid_ = 0;
 	uint64_t procs_ = 0, read_bytes_ = 0, written_bytes_ = 0;
+	uint64_t nomsg_calls_ = 0, reply_chunks_ = 0, reply_bytes_ = 0;
 };
 
 } // namespace cmkit_peer

@@ -17,8 +17,6 @@ namespace {
 constexpr uint32_t kRecvAllowance = 2;
 // The most receives a grant posts by itself (--rpc-recvs posts more).
 constexpr uint32_t kAutoRecvMax = 1024;
-// The bulk buffer: the most data a call moves, and a page of slack.
-constexpr uint32_t kBulkBytes = kBulkMax + 4096;
 // RDMA Reads or Writes outstanding at once: one bulk call's, one per
 // segment of its read or write chunk.
 constexpr uint32_t kRdmaWrs = CMKIT_RPCRDMA_MAX_SEGS;
@@ -103,6 +101,9 @@ void RpcServer::PrintSummary() const
 		.Uint("procs", responder_.procs())
 		.Uint("read_bytes", responder_.read_bytes())
 		.Uint("written_bytes", responder_.written_bytes())
+		.Uint("nomsg_calls", responder_.nomsg_calls())
+		.Uint("reply_chunks", responder_.reply_chunks())
+		.Uint("reply_bytes", responder_.reply_bytes())
 		.Uint("unfinished", bulk_calls_.size())
 		.Print();
 }
@@ -126,7 +127,11 @@ void RpcServer::PrintCall(const CallDecision &d) const
 		j.Uint("grant", o_.credits);
 	if (*d.procedure)
 		j.Str("procedure", d.procedure);
+	if (d.nomsg)
+		j.Bool("nomsg", true);
 	j.Uint("read_bytes", d.read_bytes).Uint("written_bytes", d.written_bytes);
+	if (d.reply_bytes)
+		j.Uint("reply_bytes", d.reply_bytes);
 	if (d.bad_xid)
 		j.Uint("bad_xid", d.bad_xid_value);
 	if (d.nreplies && o_.rpc_corrupt != RpcCorrupt::kNone)
