@@ -239,10 +239,11 @@ rpcrdma_calls_peer() {
 
 # cmkit's endpoint -> cmkit-peer serve --rpc, the RPC test program through
 # the control plane's proc command (1 KiB inline each way: the server sends
-# no RFC 8797 message): two calls inline, five with their data in read and
-# write chunks that the server RDMA-reads and -writes.  Each command's data
-# is checked by the kernel (its write fails otherwise); the chunk bytes are
-# counted on both sides.
+# no RFC 8797 message): three calls inline, five with their data in read and
+# write chunks that the server RDMA-reads and -writes, and a MIRROR whole in
+# a position-zero read chunk with its reply whole in the reply chunk.  Each
+# command's data is checked by the kernel (its write fails otherwise); the
+# chunk bytes are counted on both sides.
 rpcrdma_procs_peer() {	# <name> <addr>
 	siw_absent "$1" && return
 	name=$1 addr=$2
@@ -257,18 +258,20 @@ rpcrdma_procs_peer() {	# <name> <addr>
 	if [ -z "$why" ]; then
 		n=$(xprt_nr $PORT)
 		for c in "echo 512" "sink 256" "echo 65536" "fill 1048576" "sink 1048576" \
-			 "fill 4096" "echo 1048576"; do
+			 "fill 4096" "echo 1048576" "mirror 256" "mirror 65536"; do
 			echo "proc $n $c" > $D/rpcrdma/ctl 2> $T/$name.err ||
 				why="${why:-proc $n $c: $(cat $T/$name.err)}"
 		done
-		# read: 65536 + 1048576 + 1048576; write: 65536 + 1048576 + 4096 + 1048576
+		# read: 65536 + 1048576 + 1048576 + the MIRROR call (44 + 65536);
+		# write: 65536 + 1048576 + 4096 + 1048576; reply: its reply (28 + 65536)
 		sed 's/$/ /' $D/rpcrdma/xprts |
-			grep -q " procs=7 proc_errors=0 read_chunk=2162688 write_chunk=2166784 " ||
+			grep -q " procs=9 proc_errors=0 read_chunk=2228268 write_chunk=2166784 reply_chunk=65564 " ||
 			why="${why:-xprts: $(cat $D/rpcrdma/xprts)}"
 		echo "destroy all" > $D/rpcrdma/ctl || why="${why:-destroy failed}"
 	fi
 	wait $PEER
-	for c in procs=7 read_bytes=2162688 written_bytes=2166784; do
+	for c in procs=9 read_bytes=2228268 written_bytes=2166784 nomsg_calls=1 reply_chunks=1 \
+		 reply_bytes=65564; do
 		summary_has "$log" "$c" || why="${why:-serve summary lacks $c}"
 	done
 	nothing_alive || why="${why:-objects left: $(all_stats)}"
