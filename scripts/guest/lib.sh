@@ -98,9 +98,11 @@ nfs_file_sum() { nfs_pattern $NFS_FILE_SIZE | sha256sum | cut -d' ' -f1; }
 #                 (FSID_NUM), fsid 0, is that path (how PUTROOTFH finds
 #                 the pseudo-root).
 # An expiry is wall-clock seconds (get_expiry() subtracts the boot time):
-# a year from now.  With no reader on the channels a missed lookup is a
-# negative entry at once, never a wait.  nfsd must be running (its caches
-# exist once nfsd's filesystem is mounted).  Errors go to <file>.
+# a year from now.  A lookup that misses these entries within 30 s of the
+# last write to a channel waits for a mountd (cache_listeners_exist()): nfsd
+# drops the request and the client retries; later it is a negative entry
+# at once.  nfsd must be running (its caches exist once nfsd's filesystem
+# is mounted).  Errors go to <file>.
 nfsd_export() {	# <error file> <address>...
 	err=$1
 	shift
