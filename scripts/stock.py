@@ -100,10 +100,15 @@ BUILD = os.path.join(TOP, "build")
 # (it pulls rdma_cm and the RDMA core, configfs and sunrpc).  Loaded up
 # front as the test kernels have them built in; writing "rdma" to nfsd's
 # portlist would otherwise ask for the "svcrdma" alias.
+#
+# cmkit_userspace's NFS client case: the kernel's own NFS client, NFSv4
+# (nfsv4, which pulls nfs, netfs and dns_resolver), whose RDMA transport
+# (xprtrdma) is rpcrdma too.  Loaded up front: mount would otherwise ask for
+# "nfsv4" and the "xprtrdma" alias.
 MODULES = ("ib_core", "ib_cm", "iw_cm", "rdma_cm", "rdma_ucm", "ib_uverbs", "rdma_rxe",
            "crc32_generic", "dummy",
            "ib_srp", "scsi_transport_srp", "sd_mod", "ext4", "crc32c_generic", "libcrc32c",
-           "nfsd", "rpcrdma")
+           "nfsd", "rpcrdma", "nfsv4")
 # Loaded too where the package has them.  Debian's kernels do not.
 OPTIONAL = ("siw",)
 NO_SIW = "Debian's kernel has no siw"

@@ -191,8 +191,16 @@ kernel/net/sunrpc/xprtrdma/rpcrdma.ko.xz: kernel/drivers/infiniband/core/rdma_cm
 kernel/drivers/infiniband/core/iw_cm.ko.xz kernel/drivers/infiniband/core/ib_cm.ko.xz \
 kernel/drivers/infiniband/core/ib_core.ko.xz kernel/fs/configfs/configfs.ko.xz \
 kernel/net/sunrpc/sunrpc.ko.xz
-kernel/fs/nfs/nfsv4.ko.xz: kernel/fs/nfs/nfs.ko.xz kernel/net/sunrpc/sunrpc.ko.xz
-kernel/fs/nfs/nfs.ko.xz: kernel/fs/lockd/lockd.ko.xz kernel/net/sunrpc/sunrpc.ko.xz
+kernel/fs/netfs/netfs.ko.xz:
+kernel/net/dns_resolver/dns_resolver.ko.xz:
+kernel/fs/nfs/nfsv3.ko.xz: kernel/fs/nfs_common/nfs_acl.ko.xz kernel/fs/nfs/nfs.ko.xz \
+kernel/fs/lockd/lockd.ko.xz kernel/fs/nfs_common/grace.ko.xz kernel/net/sunrpc/sunrpc.ko.xz \
+kernel/fs/netfs/netfs.ko.xz
+kernel/fs/nfs/nfsv4.ko.xz: kernel/net/dns_resolver/dns_resolver.ko.xz kernel/fs/nfs/nfs.ko.xz \
+kernel/fs/lockd/lockd.ko.xz kernel/fs/nfs_common/grace.ko.xz kernel/net/sunrpc/sunrpc.ko.xz \
+kernel/fs/netfs/netfs.ko.xz
+kernel/fs/nfs/nfs.ko.xz: kernel/fs/lockd/lockd.ko.xz kernel/fs/nfs_common/grace.ko.xz \
+kernel/net/sunrpc/sunrpc.ko.xz kernel/fs/netfs/netfs.ko.xz
 """.replace("\\\n", "")
 
 
@@ -205,7 +213,8 @@ class ModuleList(unittest.TestCase):
         self.assertEqual(sorted(names), sorted(stock.MODULES + (
             "configfs", "udp_tunnel", "ip6_udp_tunnel", "scsi_common", "scsi_mod",
             "jbd2", "mbcache", "crc16",
-            "sunrpc", "grace", "lockd", "nfs_acl", "auth_rpcgss")))
+            "sunrpc", "grace", "lockd", "nfs_acl", "auth_rpcgss",
+            "nfs", "netfs", "dns_resolver")))
         for mod, deps in [("rdma_cm", ["ib_core", "iw_cm", "ib_cm", "configfs"]),
                           ("rdma_rxe", ["udp_tunnel", "ip6_udp_tunnel", "ib_uverbs"]),
                           ("rdma_ucm", ["rdma_cm", "ib_uverbs"]),
@@ -215,10 +224,12 @@ class ModuleList(unittest.TestCase):
                           ("ext4", ["jbd2", "mbcache", "crc16"]),
                           ("lockd", ["grace", "sunrpc"]),
                           ("nfsd", ["sunrpc", "grace", "lockd", "nfs_acl", "auth_rpcgss"]),
-                          ("rpcrdma", ["sunrpc", "rdma_cm", "configfs"])]:
+                          ("rpcrdma", ["sunrpc", "rdma_cm", "configfs"]),
+                          ("nfs", ["lockd", "grace", "sunrpc", "netfs"]),
+                          ("nfsv4", ["nfs", "dns_resolver", "sunrpc"])]:
             for d in deps:
                 self.assertLess(names.index(d), names.index(mod), f"{d} before {mod}")
-        for other in ("irdma", "e1000", "ib_srpt", "target_core_mod", "nfs", "nfsv4"):
+        for other in ("irdma", "e1000", "ib_srpt", "target_core_mod", "nfsv3"):
             self.assertNotIn(other, names)
         self.assertEqual(paths[0], "kernel/drivers/infiniband/core/ib_core.ko.xz")
 

@@ -358,20 +358,9 @@ rpcrdma_call_in_flight_pins_the_module() {
 	result "$name" "$why"
 }
 
-# The kernel's own NFS server over RDMA (svcrdma) as the server.  NFSv4
-# only: with NFSv3 on, nfsd needs lockd, which needs rpcbind, absent here.
-# Its RDMA listener (port 20049, any address) goes in first, then a thread.
-NFSD=/proc/fs/nfsd
-nfsd_start() {
-	mount -t nfsd nfsd $NFSD 2> $T/nfsd.err &&
-		echo "-2 -3 +4" > $NFSD/versions 2>> $T/nfsd.err &&
-		echo "rdma 20049" > $NFSD/portlist 2>> $T/nfsd.err &&
-		echo 1 > $NFSD/threads 2>> $T/nfsd.err
-}
-nfsd_stop() {
-	echo 0 > $NFSD/threads 2>/dev/null
-	umount $NFSD 2>/dev/null
-}
+# The kernel's own NFS server over RDMA (svcrdma) as the server: nfsd_start
+# and nfsd_export (lib.sh), NFSv4 only, its RDMA listener on port 20049 of
+# every address, exporting $NFS_EXPORT to rxe0's and siw0's addresses.
 
 # cmkit's endpoint calls program 100003 at nfsd: version 4 is accepted,
 # version 3 refused with PROG_MISMATCH 4..4 (EPROTO).
@@ -405,6 +394,70 @@ rpcrdma_calls_nfsd() {	# <device> <addr>
 	result "$name" "$why"
 }
 
+# The kernel's own NFS client (CONFIG_NFS_FS, CONFIG_NFS_V4 and xprtrdma)
+# mounts nfsd's export over RDMA (NFSv4.0, port 20049), reads the file
+# nfsd_export wrote and compares it with the pattern, writes a file of its
+# own (64 KiB) and finds it on the server's side after the unmount.
+# busybox's mount hands the options to the kernel as they are, so they
+# carry the server's address (addr=, which mount.nfs would add) and the
+# callback address (clientaddr=).  soft: a server that stops answering
+# fails the case instead of hanging it.  A lookup that misses nfsd's
+# caches within 30 s of their priming waits for a mountd (the kernel
+# counts a channel written to in the last 30 s as one listening): the
+# request is dropped, and the mount retries until it is killed (45 s; a
+# good mount takes a second or two).
+kernel_nfs_client() {	# <device> <addr>
+	name=kernel_nfs_client_reads_and_writes_the_export_over_rdma_$1
+	dev=$1 addr=$2
+	siw_absent "$name" && return
+	if [ -n "$NFSD_ABSENT" ]; then
+		skip "$name" "$NFSD_ABSENT"
+		return
+	fi
+	if ! grep -qw nfs4 /proc/filesystems && ! grep -qw nfs /proc/filesystems; then
+		skip "$name" "the kernel has no NFS client (neither built in nor loaded)"
+		return
+	fi
+	if [ -n "$NFSD_DOWN" ]; then
+		result "$name" "nfsd did not export: $NFSD_DOWN"
+		return
+	fi
+	why=
+	m=/mnt/nfs-$dev
+	mkdir -p $m
+	opts=vers=4.0,proto=rdma,port=$NFS_PORT,addr=$addr,clientaddr=$addr,soft,timeo=150,retrans=2
+	if ! timeout -s KILL 45 mount -t nfs -o $opts "$addr:/" $m 2> $T/$name.err; then
+		why="mount -o $opts $addr:/: $(cat $T/$name.err)"
+	else
+		grep -q " $m nfs4 .*proto=rdma" /proc/mounts ||
+			why="not NFSv4 over RDMA: $(grep " $m " /proc/mounts)"
+		size=$(wc -c < $m/$NFS_FILE)
+		[ "$size" = $NFS_FILE_SIZE ] || why="${why:-$NFS_FILE has $size bytes, not $NFS_FILE_SIZE}"
+		sum=$(sha256sum < $m/$NFS_FILE | cut -d' ' -f1)
+		[ "$sum" = "$NFS_SUM" ] || why="${why:-$NFS_FILE read over NFS: sha256 $sum, not $NFS_SUM (the pattern)}"
+		nfs_pattern 65536 > $m/written-over-$dev 2> $T/$name.err ||
+			why="${why:-write: $(cat $T/$name.err)}"
+		# The per-mount RPC counts: the READ and WRITE went over the mount's
+		# transport, rdma (xprt line).
+		awk -v m=" $m " 'index($0, m) && /^device / { on = 1; next }
+			/^device / { on = 0 } on' /proc/self/mountstats > $T/$name.stats
+		grep -q "xprt:[[:space:]]*rdma " $T/$name.stats ||
+			why="${why:-not over rdma: $(grep xprt: $T/$name.stats)}"
+		timeout -s KILL 60 umount $m 2> $T/$name.err || why="${why:-umount: $(cat $T/$name.err)}"
+		for op in READ WRITE; do
+			n=$(awk -v op="$op:" '$1 == op { print $2 }' $T/$name.stats)
+			[ "${n:-0}" -gt 0 ] || why="${why:-no $op RPC counted: $(grep -E "^[[:space:]]*(READ|WRITE):" $T/$name.stats)}"
+		done
+		wrote=$(sha256sum < $NFS_EXPORT/written-over-$dev | cut -d' ' -f1)
+		[ "$wrote" = "$(nfs_pattern 65536 | sha256sum | cut -d' ' -f1)" ] ||
+			why="${why:-the server has $(wc -c < $NFS_EXPORT/written-over-$dev) bytes of another content}"
+		rm -f $NFS_EXPORT/written-over-$dev
+	fi
+	grep -q " $m " /proc/mounts && umount -l $m
+	[ -n "$why" ] && dmesg | tail -n 15 | sed 's/^/    # /' >> $T/diag
+	result "$name" "$why"
+}
+
 rpcrdma_nfsd_cases() {
 	NFSD_DOWN=
 	# The test kernels have nfsd built in; a stock guest has loaded
@@ -413,9 +466,19 @@ rpcrdma_nfsd_cases() {
 	NFSD_ABSENT=
 	grep -qw nfsd /proc/filesystems ||
 		NFSD_ABSENT="the kernel has no nfsd (neither built in nor loaded)"
-	[ -n "$NFSD_ABSENT" ] || nfsd_start || NFSD_DOWN=$(cat $T/nfsd.err)
+	: > $T/nfsd.err
+	[ -n "$NFSD_ABSENT" ] || nfsd_start $T/nfsd.err || NFSD_DOWN=$(cat $T/nfsd.err)
 	rpcrdma_calls_nfsd rxe0 "$RXE_ADDR"
 	rpcrdma_calls_nfsd siw0 "$SIW_ADDR"
+	if [ -z "$NFSD_ABSENT$NFSD_DOWN" ]; then
+		NFS_SUM=$(nfs_file_sum)
+		nfsd_export $T/nfsd.err "$RXE_ADDR" "$SIW_ADDR" || NFSD_DOWN=$(cat $T/nfsd.err)
+		# No OPEN before the grace period ended (10 s from nfsd_start).
+		[ -n "$NFSD_DOWN" ] || await nfsd_grace_over ||
+			NFSD_DOWN="its grace period did not end: v4_end_grace $(cat $NFSD/v4_end_grace)"
+	fi
+	kernel_nfs_client rxe0 "$RXE_ADDR"
+	kernel_nfs_client siw0 "$SIW_ADDR"
 	nfsd_stop
 }
 
