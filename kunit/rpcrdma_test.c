@@ -497,6 +497,15 @@ static void rt_expect_calls_aborted(struct rt_ctx *c, struct rt_calls *a, u32 n)
 	KUNIT_EXPECT_EQ(test, a->res.accepted, 0U);
 }
 
+/*
+ * Reconnecting off: the calls end with their connection, as these cases
+ * say (with it on, they wait for the next: connection_lost_* below).
+ */
+static void rt_no_reconnect(struct rt_ctx *c)
+{
+	c->xprt->rx_reconnect = false;
+}
+
 /* ---- the force-disconnect work, held in its hook --------------------------- */
 
 struct rt_hold {
@@ -2907,6 +2916,7 @@ static void remote_disconnect_with_calls_in_flight_aborts_each_call(struct kunit
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
+	rt_no_reconnect(&c);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	/*
 	 * On siw the peer's close also flushes the Receives, and the flush's
@@ -3093,6 +3103,7 @@ static void completion_error_with_calls_in_flight_closes_once(struct kunit *test
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
+	rt_no_reconnect(&c);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	rt_flush_first.flushes = flushes;
 	c.xprt->rx_ops = &rt_flush_first_ops;
@@ -3115,6 +3126,7 @@ static void device_removal_with_calls_in_flight_aborts_them(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
+	rt_no_reconnect(&c);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	removal = cmkit_test_remove_device(test, c.param);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DEVICE_REMOVAL);
@@ -3201,6 +3213,7 @@ static void constructed_addr_change_with_calls_in_flight_aborts_them(struct kuni
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
+	rt_no_reconnect(&c);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	KUNIT_EXPECT_EQ(test, rt_inject(c.xprt->rx_ep->re_id, RDMA_CM_EVENT_ADDR_CHANGE, 0), 0);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_ADDR_CHANGE);
