@@ -582,10 +582,17 @@ static void rpcrdma_xprt_drain(struct rpcrdma_xprt *r_xprt)
 	rpcrdma_ep_put(ep);	/* never the last: the transport holds one */
 }
 
-static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
+/*
+ * End the connection.  @lost: it broke (the force-disconnect work), rather
+ * than its owner or a failed connect ending it: unless reconnecting is off
+ * or the owner closed the transport, the calls waiting for replies wait
+ * for the next connection instead of ending, and the reconnect work is
+ * queued (reconnect.c).
+ */
+static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt, bool lost)
 {
 	struct rpcrdma_ep *ep = r_xprt->rx_ep;
-	bool disconnecting;
+	bool disconnecting, reconnect;
 
 	if (!ep)
 		return;
@@ -594,13 +601,16 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 	cmkit_rpcrdma_xprt_clear_connected(r_xprt);
 	disconnecting = !rdma_disconnect(ep->re_id);
 	rpcrdma_xprt_drain(r_xprt);
-	cmkit_rpcrdma_reqs_abort(r_xprt);
+	reconnect = cmkit_rpcrdma_reqs_abort(r_xprt,
+					     lost && cmkit_rpcrdma_reconnect_wanted(r_xprt));
 	cmkit_rpcrdma_mrs_destroy(r_xprt);
 	cmkit_rpcrdma_reps_unmap(r_xprt);
 	cmkit_rpcrdma_sendctxs_destroy(r_xprt);
 	cmkit_rpcrdma_reqs_reset(r_xprt);
 	r_xprt->rx_ep = NULL;
 	trace_cmkit_rpcrdma_disconnect(r_xprt->rx_xid, rpcrdma_ep_put_final(ep, disconnecting));
+	if (reconnect)
+		cmkit_rpcrdma_reconnect_schedule(r_xprt);
 }
 
 /**
@@ -612,12 +622,14 @@ static void __rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
  * transport's reference.  If that put was the last, the id is destroyed
  * here; otherwise the ESTABLISHED reference keeps the ep until
  * DISCONNECTED, whose handler frees it and returns 1.  Safe to call with no
- * endpoint.
+ * endpoint.  Stops reconnecting first (cmkit_rpcrdma_reconnect_stop()):
+ * calls waiting for a new connection end with -ECONNABORTED too.
  */
 void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt)
 {
+	cmkit_rpcrdma_reconnect_stop(r_xprt);
 	mutex_lock(&r_xprt->rx_lock);
-	__rpcrdma_xprt_disconnect(r_xprt);
+	__rpcrdma_xprt_disconnect(r_xprt, false);
 	mutex_unlock(&r_xprt->rx_lock);
 }
 EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_disconnect, CMKIT_NS);
@@ -640,14 +652,36 @@ EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_disconnect, CMKIT_NS);
  */
 int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 {
+	int rc;
+
+	mutex_lock(&r_xprt->rx_lock);
+	/* The owner's connect allows reconnects again. */
+	r_xprt->rx_closed = false;
+	rc = __cmkit_rpcrdma_xprt_connect(r_xprt);
+	mutex_unlock(&r_xprt->rx_lock);
+	return rc;
+}
+EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_connect, CMKIT_NS);
+
+/**
+ * __cmkit_rpcrdma_xprt_connect - cmkit_rpcrdma_xprt_connect() under the transport's lock
+ * @r_xprt: the transport, under its rx_lock
+ *
+ * Also the reconnect work's attempt: a connection made ends the reconnect
+ * (rb_reconnecting), and the calls waiting for it are sent again.
+ *
+ * Return: as cmkit_rpcrdma_xprt_connect().
+ */
+int __cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
+{
 	struct rpcrdma_ep *ep;
 	long timeout;
 	int rc;
 
-	mutex_lock(&r_xprt->rx_lock);
+	lockdep_assert_held(&r_xprt->rx_lock);
 	rc = r_xprt->rx_ep ? -EISCONN : cmkit_rpcrdma_ep_create(r_xprt);
 	if (rc)
-		goto out_unlock;
+		goto out;
 	ep = r_xprt->rx_ep;
 
 	cmkit_rpcrdma_reset_cwnd(r_xprt);
@@ -676,18 +710,21 @@ int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt)
 		rc = -ENOTCONN;
 		goto out_disconnect;
 	}
+	spin_lock(&r_xprt->rx_buf.rb_lock);
+	r_xprt->rx_buf.rb_reconnecting = false;
+	spin_unlock(&r_xprt->rx_buf.rb_lock);
+	/* Calls waiting to be sent again go now. */
+	wake_up_all(&r_xprt->rx_buf.rb_wait);
 	rc = 0;
-	goto out_unlock;
+	goto out;
 
 out_disconnect:
-	__rpcrdma_xprt_disconnect(r_xprt);
-out_unlock:
-	mutex_unlock(&r_xprt->rx_lock);
+	__rpcrdma_xprt_disconnect(r_xprt, false);
+out:
 	atomic_inc(rc ? &cmkit_rpcrdma_stats.connects_failed : &cmkit_rpcrdma_stats.connects);
 	trace_cmkit_rpcrdma_connect(r_xprt->rx_xid, rc);
 	return rc;
 }
-EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_connect, CMKIT_NS);
 
 static void rpcrdma_force_work(struct work_struct *work)
 {
@@ -704,7 +741,7 @@ static void rpcrdma_force_work(struct work_struct *work)
 	gen = READ_ONCE(r_xprt->rx_force_gen);
 	/* The ep that asked may be gone, and a new one connected since. */
 	if (ep && ep->re_gen == gen)
-		__rpcrdma_xprt_disconnect(r_xprt);
+		__rpcrdma_xprt_disconnect(r_xprt, true);
 	else
 		trace_cmkit_rpcrdma_force_stale(r_xprt->rx_xid, gen);
 	mutex_unlock(&r_xprt->rx_lock);
@@ -741,6 +778,7 @@ struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst,
 	r_xprt->rx_inline_recv = clamp(inline_recv, RPCRDMA_MIN_INLINE, RPCRDMA_MAX_INLINE);
 	r_xprt->rx_connect_timeout = RPCRDMA_CONNECT_TIMEOUT;
 	r_xprt->rx_call_timeout = RPCRDMA_CALL_TIMEOUT;
+	cmkit_rpcrdma_reconnect_init(r_xprt);
 	if (cmkit_rpcrdma_buffer_create(r_xprt)) {
 		kfree(r_xprt);
 		return NULL;
@@ -751,6 +789,8 @@ EXPORT_SYMBOL_NS_GPL(cmkit_rpcrdma_xprt_create, CMKIT_NS);
 
 static void rpcrdma_xprt_close(struct rpcrdma_xprt *r_xprt)
 {
+	/* No reconnect from here on: the force work below cannot queue one. */
+	cmkit_rpcrdma_reconnect_stop(r_xprt);
 	cancel_work_sync(&r_xprt->rx_force_work);
 	cmkit_rpcrdma_xprt_disconnect(r_xprt);
 	/* The disconnect may have queued the action again: flush it. */

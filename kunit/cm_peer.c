@@ -139,7 +139,7 @@ static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
 			    p->reject_reason ?: IB_CM_REJ_CONSUMER_DEFINED);
 		return 1;	/* rdma_cm destroys the child */
 	}
-	if (p->hold_requests) {
+	if (p->hold_requests || READ_ONCE(p->dropping)) {
 		/* Neither accept nor reject: the initiator keeps waiting. */
 		p->child = child;
 		return 0;
@@ -511,6 +511,44 @@ int cmkit_peer_disconnect(struct cmkit_peer *p)
 		rc = rdma_disconnect(p->child);
 	mutex_unlock(&p->res_lock);
 	return rc;
+}
+
+/**
+ * cmkit_peer_drop - a server drops its connection and can accept another
+ * @srv: a server with an accepted connection
+ *
+ * Destroys the child id and its QP, outside any handler: an RPC server's
+ * held replies are dropped unsent, the client sees its connection end,
+ * and the server's next request is accepted (or rejected, if @srv->reject)
+ * as the first was.  A request that comes while the old connection is
+ * torn down (the client may reconnect at once) is held until it is gone:
+ * an RPC server has one connection's QP and CQ at a time.
+ *
+ * Return: 0, or -ENOENT if @srv has no connection.
+ */
+int cmkit_peer_drop(struct cmkit_peer *srv)
+{
+	struct rdma_cm_id *child;
+
+	mutex_lock(&srv->res_lock);
+	child = srv->child;
+	srv->child = NULL;
+	WRITE_ONCE(srv->dropping, true);
+	mutex_unlock(&srv->res_lock);
+	if (!child) {
+		WRITE_ONCE(srv->dropping, false);
+		return -ENOENT;
+	}
+	cmkit_peer_destroy_id(srv, child);
+	/* The listener's handler mutex orders this against a request's upcall. */
+	rdma_lock_handler(srv->id);
+	WRITE_ONCE(srv->dropping, false);
+	child = srv->hold_requests ? NULL : srv->child;
+	rdma_unlock_handler(srv->id);
+	if (child && cmkit_peer_accept_held(srv))
+		pr_warn("cmkit_test: %s: the request held during the drop was not accepted\n",
+			srv->name);
+	return 0;
 }
 
 /**

@@ -101,6 +101,7 @@ struct cmkit_cm_record {
  * @hold_requests: a server neither accepts nor rejects (the request pends)
  * @hold_disconnect: a server does not answer a DISCONNECTED with its own
  *	rdma_disconnect() (on IB: no DREP until cmkit_peer_disconnect())
+ * @dropping: cmkit_peer_drop() tears the connection down: requests are held
  * @rpc: if set (cmkit_rpc_srv_attach()), a server's accepted connection
  *	gets an RPC-over-RDMA QP that answers NULL calls (kunit/rpc_server.c)
  * @res_lock: protects @id, @child, @pd and @cq against device removal
@@ -123,6 +124,7 @@ struct cmkit_peer {
 	u8 reject_pdata_len;
 	bool hold_requests;
 	bool hold_disconnect;
+	bool dropping;
 	struct cmkit_rpc_srv *rpc;
 	struct mutex res_lock;	/* vs. DEVICE_REMOVAL */
 	struct work_struct removal_work;
@@ -158,6 +160,7 @@ int cmkit_peer_wait(struct cmkit_peer *p, enum rdma_cm_event_type event,
 
 int cmkit_peer_disconnect(struct cmkit_peer *p);
 int cmkit_peer_reject_held(struct cmkit_peer *srv);
+int cmkit_peer_drop(struct cmkit_peer *srv);
 int cmkit_peer_check_data(struct kunit *test, struct cmkit_peer *cli,
 			  struct cmkit_peer *srv);
 
@@ -265,6 +268,7 @@ struct cmkit_rpc_counts cmkit_rpc_srv_counts(struct cmkit_rpc_srv *s);
 int cmkit_rpc_srv_wait_calls(struct cmkit_rpc_srv *s, unsigned int calls);
 int cmkit_rpc_srv_wait_held(struct cmkit_rpc_srv *s, unsigned int held);
 int cmkit_rpc_srv_wait_sends(struct cmkit_rpc_srv *s, unsigned int sends);
+unsigned int cmkit_rpc_srv_xids(struct cmkit_rpc_srv *s, u32 *xids, unsigned int max);
 int cmkit_rpc_srv_rdma_write(struct cmkit_rpc_srv *s, u32 rkey, u64 addr, u32 len, u32 seed);
 void cmkit_rpc_srv_no_send_inv(struct cmkit_rpc_srv *s);
 int cmkit_rpc_srv_create_qp(struct cmkit_rpc_srv *s, struct rdma_cm_id *id, struct ib_pd *pd);

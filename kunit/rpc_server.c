@@ -33,6 +33,7 @@
 #define RPC_SRV_DEFAULT_GRANT	32
 #define RPC_SRV_EXTRA_XID	0x5a5a5a5aU
 #define RPC_SRV_WRITE_LEN	(64U << 10)	/* an RDMA Write of cmkit_rpc_srv_rdma_write() */
+#define RPC_SRV_XIDS		64	/* xids recorded (cmkit_rpc_srv_xids()) */
 
 struct rpc_srv_buf {
 	struct ib_cqe cqe;
@@ -102,6 +103,9 @@ struct rpc_srv_reply {
  * @procs: test-program calls waiting for @proc_work
  * @proc_work: serves them, one at a time
  * @counts: what the tests read
+ * @xids: the xids of the first RPC_SRV_XIDS calls received, over all
+ *	connections (cmkit_rpc_srv_xids())
+ * @nr_xids: calls received, of which the first RPC_SRV_XIDS are in @xids
  */
 struct cmkit_rpc_srv {
 	struct cmkit_peer *peer;
@@ -129,6 +133,8 @@ struct cmkit_rpc_srv {
 	struct list_head procs;
 	struct work_struct proc_work;
 	struct cmkit_rpc_counts counts;
+	u32 xids[RPC_SRV_XIDS];
+	unsigned int nr_xids;
 };
 
 static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -763,6 +769,9 @@ static void rpc_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		s->counts.overruns++;
 	s->counts.max_outstanding = max(s->counts.max_outstanding, out);
 	s->counts.last_xid = call.xid;
+	if (s->nr_xids < RPC_SRV_XIDS)
+		s->xids[s->nr_xids] = call.xid;
+	s->nr_xids++;
 	s->counts.last_prog = call.prog;
 	s->counts.last_vers = call.vers;
 	s->counts.last_credit = call.hdr.rdma_credit;
@@ -1296,4 +1305,24 @@ int cmkit_rpc_srv_wait_held(struct cmkit_rpc_srv *s, unsigned int held)
 {
 	return wait_event_timeout(s->wait, cmkit_rpc_srv_counts(s).held >= held,
 				  cmkit_test_timeout()) ? 0 : -ETIMEDOUT;
+}
+
+/**
+ * cmkit_rpc_srv_xids - the xids of the calls a server received, in order
+ * @s: the server
+ * @xids: room for @max of them
+ * @max: how many to copy at most
+ *
+ * Return: how many calls the server received over all its connections
+ * (the first RPC_SRV_XIDS are recorded).
+ */
+unsigned int cmkit_rpc_srv_xids(struct cmkit_rpc_srv *s, u32 *xids, unsigned int max)
+{
+	unsigned int n;
+
+	spin_lock(&s->lock);
+	n = s->nr_xids;
+	memcpy(xids, s->xids, min3(n, max, (unsigned int)RPC_SRV_XIDS) * sizeof(*xids));
+	spin_unlock(&s->lock);
+	return n;
 }

@@ -497,6 +497,15 @@ static void rt_expect_calls_aborted(struct rt_ctx *c, struct rt_calls *a, u32 n)
 	KUNIT_EXPECT_EQ(test, a->res.accepted, 0U);
 }
 
+/*
+ * Reconnecting off: the calls end with their connection, as these cases
+ * say (with it on, they wait for the next: connection_lost_* below).
+ */
+static void rt_no_reconnect(struct rt_ctx *c)
+{
+	c->xprt->rx_reconnect = false;
+}
+
 /* ---- the force-disconnect work, held in its hook --------------------------- */
 
 struct rt_hold {
@@ -3019,6 +3028,7 @@ static void remote_disconnect_with_calls_in_flight_aborts_each_call(struct kunit
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
+	rt_no_reconnect(&c);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	/*
 	 * On siw the peer's close also flushes the Receives, and the flush's
@@ -3205,6 +3215,7 @@ static void completion_error_with_calls_in_flight_closes_once(struct kunit *test
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
+	rt_no_reconnect(&c);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	rt_flush_first.flushes = flushes;
 	c.xprt->rx_ops = &rt_flush_first_ops;
@@ -3227,6 +3238,7 @@ static void device_removal_with_calls_in_flight_aborts_them(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
+	rt_no_reconnect(&c);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	removal = cmkit_test_remove_device(test, c.param);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DEVICE_REMOVAL);
@@ -3236,6 +3248,255 @@ static void device_removal_with_calls_in_flight_aborts_them(struct kunit *test)
 	rt_expect_calls_aborted(&c, a, RT_IN_FLIGHT);
 	rt_expect_removed(&c, removal);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 1);
+}
+
+/* ---- reconnecting after a lost connection (rpcrdma/reconnect.c) ----------- */
+
+#define RT_REEST_LOG	16
+
+/* The reconnects the transport scheduled, with their delays. */
+static struct {
+	spinlock_t lock;	/* the hook runs under the transport's rx_lock */
+	unsigned int nr;
+	unsigned long delay[RT_REEST_LOG];
+} rt_reest = { .lock = __SPIN_LOCK_UNLOCKED(rt_reest.lock) };
+
+static void rt_reconnect_hook(struct rpcrdma_xprt *x, unsigned long delay)
+{
+	spin_lock(&rt_reest.lock);
+	if (rt_reest.nr < RT_REEST_LOG)
+		rt_reest.delay[rt_reest.nr] = delay;
+	rt_reest.nr++;
+	spin_unlock(&rt_reest.lock);
+	wake_up_all(&rt_xp.wait);
+}
+
+static const struct rpcrdma_xprt_ops rt_reest_ops = {
+	.reconnect = rt_reconnect_hook,
+};
+
+static void rt_reest_start(struct rt_ctx *c)
+{
+	spin_lock(&rt_reest.lock);
+	rt_reest.nr = 0;
+	spin_unlock(&rt_reest.lock);
+	c->xprt->rx_ops = &rt_reest_ops;
+}
+
+static unsigned int rt_reest_nr(void)
+{
+	unsigned int n;
+
+	spin_lock(&rt_reest.lock);
+	n = rt_reest.nr;
+	spin_unlock(&rt_reest.lock);
+	return n;
+}
+
+static void rt_wait_reest(struct kunit *test, unsigned int n)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, wait_event_timeout(rt_xp.wait, rt_reest_nr() >= n,
+						       cmkit_test_timeout()),
+			      "%u reconnects scheduled, not %u", rt_reest_nr(), n);
+}
+
+/*
+ * The server drops the connection while it holds the replies to 4 calls
+ * (the held replies are never sent).  The transport reconnects at once
+ * (delay 0) on a new endpoint and MR pool, the old connection's MRs freed
+ * with it, and sends the 4 calls again with their xids, in order: the
+ * server sees each xid a second time, and its replies complete the calls.
+ */
+static void connection_lost_with_calls_pending_reconnects_and_they_complete(struct kunit *test)
+{
+	const u32 n = 4;
+	u32 xids[1 + 2 * 4];
+	unsigned int i, mrs;
+	struct rt_counts before, now;
+	struct rt_calls *a;
+	struct rt_ctx c;
+	int resent;
+
+	rt_setup(test, &c, true);
+	rt_reest_start(&c);
+	a = rt_calls_in_flight(&c, n);
+	before = rt_counts_now();
+	resent = atomic_read(&cmkit_rpcrdma_stats.calls_resent);
+	mrs = READ_ONCE(c.xprt->rx_buf.rb_mrs_count);
+	KUNIT_ASSERT_GT(test, mrs, 0U);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_drop(c.srv), 0);
+	/* Nothing is held any more; the calls sent again are answered. */
+	cmkit_rpc_srv_release(c.rpc);
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), 0);
+	KUNIT_EXPECT_EQ(test, a->res.sent, n);
+	KUNIT_EXPECT_EQ(test, a->res.accepted, n);
+	KUNIT_EXPECT_EQ(test, a->res.aborted + a->res.timedout, 0U);
+
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnects), 1U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnect_tries), 1U);
+	KUNIT_ASSERT_EQ(test, rt_reest_nr(), 1U);
+	KUNIT_EXPECT_EQ(test, rt_reest.delay[0], 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_stats.calls_resent) - resent, (int)n);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_xids(c.rpc, xids, ARRAY_SIZE(xids)), 1 + 2 * n);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, xids[1 + n + i], xids[1 + i],
+				    "call %u came again with xid 0x%08x, not 0x%08x", i,
+				    xids[1 + n + i], xids[1 + i]);
+	/* A new endpoint; the old connection's MRs are freed, none lent. */
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, now.eps_created - before.eps_created, 1);
+	KUNIT_EXPECT_GE(test, now.mrs_freed - before.mrs_freed, (int)mrs);
+	KUNIT_EXPECT_GT(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_count), 0U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_resend), 0U);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.xprt->rx_buf.rb_reconnecting));
+	/* The new connection carries calls. */
+	rt_calls_ok(&c, 2);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&c.xprt->rx_reconnect_work));
+}
+
+/*
+ * The server drops the connection and refuses every connection after it.
+ * The calls wait for a new connection until their own deadlines, which
+ * started when they were sent (the loss does not restart them: they are
+ * half gone when it happens), and each ends with -ETIMEDOUT; meanwhile the
+ * transport tries at once, then after the initial delay, doubling up to
+ * the cap, and goes on trying once every call has ended, until its owner
+ * disconnects it: then no reconnect is left queued.
+ */
+static void server_gone_ends_each_call_after_its_timeout_and_backs_off(struct kunit *test)
+{
+	const unsigned long init = msecs_to_jiffies(50), cap = 4 * init;
+	const unsigned long timeout = 2 * HZ;
+	const unsigned long expect[] = { 0, init, 2 * init, cap, cap, cap };
+	unsigned long started, sent, ended;
+	unsigned int calls, i, nr;
+	struct rt_counts now;
+	struct rt_calls *a;
+	struct rt_ctx c;
+	u32 tries;
+
+	rt_setup(test, &c, true);
+	rt_reest_start(&c);
+	c.xprt->rx_reest_init = init;
+	c.xprt->rx_reest_max = cap;
+	c.xprt->rx_call_timeout = timeout;
+	started = jiffies;
+	a = rt_calls_in_flight(&c, 3);
+	sent = jiffies;
+	calls = cmkit_rpc_srv_counts(c.rpc).calls;
+	WRITE_ONCE(c.srv->reject, true);
+	/* Not a synchronisation: the calls' deadlines are half gone at the loss. */
+	schedule_timeout_uninterruptible(timeout / 2);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_drop(c.srv), 0);
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), -ETIMEDOUT);
+	ended = jiffies;
+	KUNIT_EXPECT_EQ(test, a->res.sent, 3U);
+	KUNIT_EXPECT_EQ(test, a->res.timedout, 3U);
+	KUNIT_EXPECT_EQ(test, a->res.accepted + a->res.aborted, 0U);
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, call_timeouts), 3);
+	/* After their own timeout from their Send, not from the loss. */
+	KUNIT_EXPECT_GE(test, ended - started, timeout);
+	KUNIT_EXPECT_LT_MSG(test, ended - sent, timeout + timeout / 4,
+			    "the calls ended %u ms after they were sent",
+			    jiffies_to_msecs(ended - sent));
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).calls, calls);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_resend), 0U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnects), 0U);
+
+	/* Backing off: 0, the initial delay, doubled, capped. */
+	rt_wait_reest(test, ARRAY_SIZE(expect));
+	for (i = 0; i < ARRAY_SIZE(expect); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rt_reest.delay[i], expect[i], "delay %u", i);
+	/* Every call ended; the transport goes on trying. */
+	nr = rt_reest_nr();
+	rt_wait_reest(test, nr + 2);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(c.xprt->rx_buf.rb_reconnecting));
+
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&c.xprt->rx_reconnect_work));
+	KUNIT_EXPECT_FALSE(test, work_busy(&c.xprt->rx_reconnect_work.work));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.xprt->rx_buf.rb_reconnecting));
+	nr = rt_reest_nr();
+	tries = READ_ONCE(c.xprt->rx_reconnect_tries);
+	KUNIT_EXPECT_GE(test, tries, (u32)ARRAY_SIZE(expect));
+	rt_expect_all_released(&c);
+	KUNIT_EXPECT_EQ(test, rt_reest_nr(), nr);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnect_tries), tries);
+}
+
+/*
+ * The first reconnect fails and the next waits its delay (long here) when
+ * the owner disconnects: the queued reconnect is cancelled, none runs, and
+ * the calls waiting for it end with -ECONNABORTED at once.
+ */
+static void disconnect_during_backoff_stops_the_reconnects(struct kunit *test)
+{
+	const unsigned long init = 10 * cmkit_test_timeout();
+	struct rt_calls *a;
+	struct rt_ctx c;
+
+	rt_setup(test, &c, true);
+	rt_reest_start(&c);
+	c.xprt->rx_reest_init = init;
+	c.xprt->rx_reest_max = init;
+	a = rt_calls_in_flight(&c, 2);
+	WRITE_ONCE(c.srv->reject, true);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_drop(c.srv), 0);
+	rt_wait_reest(test, 2);
+	KUNIT_EXPECT_EQ(test, rt_reest.delay[0], 0UL);
+	KUNIT_EXPECT_EQ(test, rt_reest.delay[1], init);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnect_tries), 1U);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&c.xprt->rx_reconnect_work));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_resend), 2U);
+
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&c.xprt->rx_reconnect_work));
+	KUNIT_EXPECT_FALSE(test, work_busy(&c.xprt->rx_reconnect_work.work));
+	rt_expect_calls_aborted(&c, a, 2);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_resend), 0U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnect_tries), 1U);
+	KUNIT_EXPECT_EQ(test, rt_reest_nr(), 2U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnects), 0U);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * Through the control plane: a call command whose connection is lost
+ * completes on the next one, and xprts counts the reconnect.
+ */
+static void ctl_xprts_counts_reconnects(struct kunit *test)
+{
+	char *xprts = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct rt_cmd *call;
+	char line[32];
+	struct rt_ctx c;
+	u32 nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, xprts);
+	rt_setup(test, &c, true);
+	nr = rt_ctl_connect(&c, xprts, PAGE_SIZE);
+	rt_ctl_call_ok(test, nr);
+	rt_xprts(xprts, PAGE_SIZE);
+	/* Only once a lost connection was to be re-established. */
+	KUNIT_EXPECT_NULL_MSG(test, strstr(xprts, " reconnects="), "%s", xprts);
+	cmkit_rpc_srv_hold(c.rpc);
+	snprintf(line, sizeof(line), "call %u 2", nr);
+	call = rt_cmd_start(test, line, false);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, 2), 0);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_drop(c.srv), 0);
+	cmkit_rpc_srv_release(c.rpc);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&call->done, cmkit_test_timeout()));
+	KUNIT_EXPECT_EQ(test, call->rc, 0);
+	rt_xprts(xprts, PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(xprts, " reconnects=1 calls=3 replies=3 errors=0 "),
+				  "%s", xprts);
+	KUNIT_EXPECT_EQ(test, rt_ctl("destroy %u", nr), 0);
+	c.xprt = NULL;	/* the case's own transport was never used */
+	rt_expect_all_released(&c);
 }
 
 /* A local disconnect on a work item: it waits for the held reply handler. */
@@ -3313,6 +3574,7 @@ static void constructed_addr_change_with_calls_in_flight_aborts_them(struct kuni
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
+	rt_no_reconnect(&c);
 	a = rt_calls_in_flight(&c, RT_IN_FLIGHT);
 	KUNIT_EXPECT_EQ(test, rt_inject(c.xprt->rx_ep->re_id, RDMA_CM_EVENT_ADDR_CHANGE, 0), 0);
 	d = rt_wait_decision(test, RDMA_CM_EVENT_ADDR_CHANGE);
@@ -3790,6 +4052,10 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(calls_file_prints_a_large_batch_in_page_sized_records),
 	RT_CASE(ctl_call_waiting_for_a_reply_blocks_no_other_command),
 	RT_CASE(device_removal_with_calls_in_flight_aborts_them),
+	RT_CASE(connection_lost_with_calls_pending_reconnects_and_they_complete),
+	RT_CASE(server_gone_ends_each_call_after_its_timeout_and_backs_off),
+	RT_CASE(disconnect_during_backoff_stops_the_reconnects),
+	RT_CASE(ctl_xprts_counts_reconnects),
 	{}
 };
 

@@ -261,7 +261,9 @@ static int rpcrdma_marshal_req(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *
 	int len;
 
 	spin_lock(&buf->rb_lock);
-	req->rl_xid = msg && msg->nomsg ? msg->xid : buf->rb_xid++;
+	/* Sent again, a call keeps its xid: the server's reply cache knows it by it. */
+	if (!req->rl_xmits)
+		req->rl_xid = msg && msg->nomsg ? msg->xid : buf->rb_xid++;
 	credits = buf->rb_max_requests;
 	spin_unlock(&buf->rb_lock);
 	/* xprtrdma asks for its whole ring in every call. */
@@ -333,6 +335,8 @@ static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 	kref_get(&req->rl_kref);
 	sc->sc_req = req;
 	req->rl_gen = gen;
+	req->rl_prog = prog;
+	req->rl_vers = vers;
 	/*
 	 * Waiting, and counted, before the Send goes: the reply cannot come
 	 * before it, and whoever sees the server hold the call sees it in
@@ -340,13 +344,13 @@ static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 	 */
 	spin_lock(&buf->rb_lock);
 	list_add_tail(&req->rl_pending, &buf->rb_pending);
-	buf->rb_calls++;
+	buf->rb_calls += !req->rl_xmits;
 	spin_unlock(&buf->rb_lock);
 	rc = cmkit_rpcrdma_post_sends(r_xprt, req, sc);
 	if (rc) {
 		spin_lock(&buf->rb_lock);
 		list_del_init(&req->rl_pending);
-		buf->rb_calls--;
+		buf->rb_calls -= !req->rl_xmits;
 		spin_unlock(&buf->rb_lock);
 		/* Drops the Send's reference: never the last, the caller holds one. */
 		cmkit_rpcrdma_sendctx_unget_locked(r_xprt, sc);
@@ -355,7 +359,9 @@ static int rpcrdma_post_call(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *re
 		rc = -ENOTCONN;
 		goto out;
 	}
-	atomic_inc(&cmkit_rpcrdma_stats.calls_sent);
+	atomic_inc(req->rl_xmits ? &cmkit_rpcrdma_stats.calls_resent :
+		   &cmkit_rpcrdma_stats.calls_sent);
+	req->rl_xmits++;
 out:
 	mutex_unlock(&r_xprt->rx_send_lock);
 	return rc;
@@ -393,6 +399,27 @@ static void rpcrdma_batch_returned(const struct rpcrdma_batch *b)
 	}
 }
 
+/* rpcrdma_post_call(), waiting for a send context until @deadline. */
+static int rpcrdma_post_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req, u32 gen,
+				  u32 prog, u32 vers, const struct rpcrdma_msg *msg,
+				  unsigned long deadline)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	long t;
+	int rc;
+
+	while ((rc = rpcrdma_post_call(r_xprt, req, gen, prog, vers, msg)) == -EAGAIN) {
+		/* Too few Send completions lately: wait for one. */
+		t = wait_event_killable_timeout(buf->rb_wait, rpcrdma_sendctx_ready(buf, gen),
+						rpcrdma_remaining(deadline));
+		if (t <= 0) {
+			rc = t < 0 ? -EINTR : -ETIMEDOUT;
+			break;
+		}
+	}
+	return rc;
+}
+
 /*
  * Send one call (@msg, or a NULL call) on connection @gen (xprtrdma:
  * xprt_rdma_send_request) for batch @b.  On success *@reqp waits for its
@@ -406,7 +433,6 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_req *req = NULL;
-	long t;
 	int rc;
 
 	rc = rpcrdma_get_req(r_xprt, gen, deadline, b, &req);
@@ -418,15 +444,7 @@ static int rpcrdma_send_request(struct rpcrdma_xprt *r_xprt, u32 gen, u32 prog, 
 		goto out_req;
 	if (r_xprt->rx_ops && r_xprt->rx_ops->send)
 		r_xprt->rx_ops->send(r_xprt, req);
-	while ((rc = rpcrdma_post_call(r_xprt, req, gen, prog, vers, msg)) == -EAGAIN) {
-		/* Too few Send completions lately: wait for one. */
-		t = wait_event_killable_timeout(buf->rb_wait, rpcrdma_sendctx_ready(buf, gen),
-						rpcrdma_remaining(deadline));
-		if (t <= 0) {
-			rc = t < 0 ? -EINTR : -ETIMEDOUT;
-			break;
-		}
-	}
+	rc = rpcrdma_post_call_wait(r_xprt, req, gen, prog, vers, msg, deadline);
 	if (rc)
 		goto out_credit;
 	*reqp = req;
@@ -526,6 +544,7 @@ void cmkit_rpcrdma_reply_handler(struct rpcrdma_rep *rep)
 	old = buf->rb_credits;
 	buf->rb_credits = credits;
 	spin_unlock(&buf->rb_lock);
+	rpcrdma_reconnect_reset(r_xprt);
 	if (credits != old)
 		trace_cmkit_rpcrdma_credits(r_xprt->rx_xid, old, credits, grant);
 
@@ -550,36 +569,128 @@ out_drop:
 	wake_up_all(&buf->rb_wait);
 }
 
+/* A call whose chunks' MRs were registered on the connection: not sent again. */
+static bool rpcrdma_req_has_mrs(const struct rpcrdma_req *req)
+{
+	return req->rl_msg && req->rl_msg->mrs && !list_empty(req->rl_msg->mrs);
+}
+
 /**
  * cmkit_rpcrdma_reqs_abort - the connection ended: end every call waiting for a reply
  * @r_xprt: the transport, its QP drained (no reply can be matched any more)
+ * @resend: the connection was lost and the transport may reconnect
  *
- * Each waiting call completes with -ECONNABORTED.
+ * Each waiting call completes with -ECONNABORTED, unless @resend: then
+ * each one without MRs completes with -EAGAIN, to be sent again on the
+ * next connection (rpcrdma_call_resend()), and the transport reconnects if
+ * any call waits for it, including calls marked by an earlier loss and not
+ * sent again yet.
+ *
+ * Return: true if the caller must queue the reconnect (rb_reconnecting is
+ * set, before any call sees its completion).
  */
-void cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt)
+bool cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt, bool resend)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	struct rpcrdma_req *req, *tmp;
-	unsigned int n = 0;
+	unsigned int n = 0, again = 0;
+	bool reconnect;
 
 	spin_lock(&buf->rb_lock);
 	list_for_each_entry_safe(req, tmp, &buf->rb_pending, rl_pending) {
 		list_del_init(&req->rl_pending);
 		buf->rb_outstanding--;
-		req->rl_status = -ECONNABORTED;
+		if (resend && !rpcrdma_req_has_mrs(req)) {
+			req->rl_status = -EAGAIN;
+			buf->rb_resend++;
+			again++;
+		} else {
+			req->rl_status = -ECONNABORTED;
+		}
+		/* Its caller looks at rb_reconnecting under rb_lock: set below. */
 		rpcrdma_complete_rqst(req);
 		n++;
 	}
+	if (resend && (buf->rb_resend || buf->rb_reconnecting))
+		buf->rb_reconnecting = true;
+	reconnect = resend && buf->rb_reconnecting;
 	spin_unlock(&buf->rb_lock);
 	wake_up_all(&buf->rb_wait);
 	if (n)
-		trace_cmkit_rpcrdma_calls_aborted(r_xprt->rx_xid, n);
+		trace_cmkit_rpcrdma_calls_aborted(r_xprt->rx_xid, n - again);
+	return reconnect;
+}
+
+/*
+ * Connected (1, with the connection in *@gen), the transport no longer
+ * reconnecting (-ECONNABORTED), or 0 to wait.
+ */
+static int rpcrdma_resend_ready(struct rpcrdma_buffer *buf, u32 *gen)
+{
+	int rc = 0;
+
+	spin_lock(&buf->rb_lock);
+	if (buf->rb_connected) {
+		*gen = buf->rb_gen;
+		rc = 1;
+	} else if (!buf->rb_reconnecting) {
+		rc = -ECONNABORTED;
+	}
+	spin_unlock(&buf->rb_lock);
+	return rc;
+}
+
+/*
+ * The connection of a sent call was lost and the transport reconnects
+ * (cmkit_rpcrdma_reqs_abort() marked the call): wait for the next
+ * connection, take a credit on it and send the call again with its xid,
+ * as xprt_transmit() sends a request again after a reconnect; if that
+ * connection is lost before the Send, wait for the one after.  All within
+ * the call's own @deadline, which started at its first Send.  Return 0
+ * once it is sent (it waits for its reply again), else the call's errno.
+ */
+static int rpcrdma_call_resend(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+			       unsigned long deadline)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	u32 gen = 0, outstanding;
+	int cond, rc;
+	long t;
+
+	do {
+		if (!rpcrdma_remaining(deadline)) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		t = wait_event_killable_timeout(buf->rb_wait,
+						(cond = rpcrdma_resend_ready(buf, &gen)) != 0,
+						rpcrdma_remaining(deadline));
+		rc = rpcrdma_wait_result(t, cond);
+		if (rc)
+			break;
+		rc = rpcrdma_get_credit(r_xprt, gen, deadline, &outstanding);
+		if (rc)
+			continue;
+		reinit_completion(&req->rl_done);
+		req->rl_status = 0;
+		rc = rpcrdma_post_call_wait(r_xprt, req, gen, req->rl_prog, req->rl_vers,
+					    req->rl_msg, deadline);
+		if (rc)
+			rpcrdma_credit_put(buf);
+	} while (rc == -ECONNABORTED);
+	spin_lock(&buf->rb_lock);
+	buf->rb_resend--;
+	spin_unlock(&buf->rb_lock);
+	trace_cmkit_rpcrdma_call_resend(r_xprt->rx_xid, req->rl_xid, req->rl_xmits, rc);
+	return rc;
 }
 
 /*
  * Wait for a sent call's end, until @deadline.  A call abandoned (no reply
  * in time, or a fatal signal) leaves the waiting list and gives its credit back;
  * one that timed out closes its connection, as xprt_rdma_timer() does.
+ * A call whose connection was lost while the transport reconnects is sent
+ * again on the next connection, and waited for there.
  * A call with a reply has its round trip (rl_rtt_ns) set on return.
  */
 static void rpcrdma_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
@@ -588,25 +699,36 @@ static void rpcrdma_call_wait(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *r
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
 	bool waiting, lost;
 	long t;
+	int rc;
 
+again:
 	t = wait_for_completion_killable_timeout(&req->rl_done, rpcrdma_remaining(deadline));
-	if (t > 0) {
-		rpcrdma_call_returned(req);
-		return;
-	}
-	spin_lock(&buf->rb_lock);
-	waiting = !list_empty(&req->rl_pending);
-	if (waiting) {
-		list_del_init(&req->rl_pending);
-		buf->rb_outstanding--;
-	}
-	spin_unlock(&buf->rb_lock);
-	if (!waiting) {
+	if (t <= 0) {
+		spin_lock(&buf->rb_lock);
+		waiting = !list_empty(&req->rl_pending);
+		if (waiting) {
+			list_del_init(&req->rl_pending);
+			buf->rb_outstanding--;
+		}
+		spin_unlock(&buf->rb_lock);
+		if (waiting)
+			goto abandoned;
 		/* Matched or aborted meanwhile: its completion is on its way. */
 		wait_for_completion(&req->rl_done);
-		rpcrdma_call_returned(req);
+	}
+	if (req->rl_status == -EAGAIN) {
+		rc = rpcrdma_call_resend(r_xprt, req, deadline);
+		if (!rc)
+			goto again;
+		req->rl_status = rc;
+		if (rc == -ETIMEDOUT)
+			atomic_inc(&cmkit_rpcrdma_stats.call_timeouts);
 		return;
 	}
+	rpcrdma_call_returned(req);
+	return;
+
+abandoned:
 	wake_up_all(&buf->rb_wait);
 	if (t < 0) {
 		req->rl_status = -EINTR;

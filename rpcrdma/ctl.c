@@ -27,8 +27,9 @@
  *           once a proc command ran procs=<right> proc_errors=<n>
  *           read_chunk=<bytes> write_chunk=<bytes> reply_chunk=<bytes>
  *           (calls whose data came back right, the others, and the bytes
- *           their read, write and reply chunks carried), then, last,
- *           calls=<sent> replies=<accepted>
+ *           their read, write and reply chunks carried), once a lost
+ *           connection was to be re-established reconnects=<n> (the
+ *           connections made again), then, last, calls=<sent> replies=<accepted>
  *           errors=<n> credits=<now>
  *   calls   one JSON line per transport: its last call command's summary
  *           and round trips (the shape of cmkit-peer call's summary), as
@@ -539,6 +540,12 @@ static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *
 		seq_printf(m, " procs=%llu proc_errors=%llu read_chunk=%llu write_chunk=%llu reply_chunk=%llu",
 			   cx->procs, cx->proc_errors, cx->read_chunk, cx->write_chunk,
 			   cx->reply_chunk);
+	/*
+	 * Once a lost connection was to be re-established (reconnect.c): the
+	 * connections made again.  The lines of others stay as they were.
+	 */
+	if (READ_ONCE(cx->xprt->rx_reconnect_tries))
+		seq_printf(m, " reconnects=%u", READ_ONCE(cx->xprt->rx_reconnects));
 	/* The line ends here: scripts read credits= as its last field. */
 	seq_printf(m, " calls=%llu replies=%llu errors=%llu credits=%u\n", calls, replies,
 		   errors, credits);

@@ -43,6 +43,14 @@
  */
 #define RPCRDMA_CALL_TIMEOUT		(60 * HZ)
 /*
+ * Reconnect backoff (xprtrdma's xprt_rdma.h): a connection lost with calls
+ * waiting is re-established at once, then after RPCRDMA_INIT_REEST_TO,
+ * doubling up to RPCRDMA_MAX_REEST_TO between failed attempts; the first
+ * reply on a new connection resets it (rpc_rdma.c's reestablish_timeout = 0).
+ */
+#define RPCRDMA_INIT_REEST_TO		(5U * HZ)
+#define RPCRDMA_MAX_REEST_TO		(30U * HZ)
+/*
  * The credits a transport asks for in every call, its receive ring
  * (upstream: sunrpc.rdma_slot_table_entries, 128 by default; cmkit asks for
  * 32, which also bounds the memory of the control plane's 64 transports),
@@ -273,6 +281,10 @@ struct rpcrdma_mr {
  *	the interval cmkit-peer call measures); 0 without a reply
  * @rl_done: completed when the reply is matched or the connection ends
  * @rl_msg: the procedure call it carries (proc.c), or NULL for a NULL call
+ * @rl_prog: the RPC program it calls, for a retransmit
+ * @rl_vers: the program's version, for a retransmit
+ * @rl_xmits: times its Send was posted; after the first, the call keeps
+ *	its xid (the server's duplicate reply cache knows it by it)
  */
 struct rpcrdma_req {
 	struct list_head rl_list;
@@ -291,6 +303,9 @@ struct rpcrdma_req {
 	u64 rl_rtt_ns;
 	struct completion rl_done;
 	const struct rpcrdma_msg *rl_msg;
+	u32 rl_prog;
+	u32 rl_vers;
+	u32 rl_xmits;
 };
 
 /**
@@ -391,6 +406,11 @@ struct rpcrdma_rep {
  * @rb_mrs_count: MRs on @rb_all_mrs, or being made
  * @rb_mrs_lent: MRs callers hold
  * @rb_mrs_open: the connection's pool may grow (until its end)
+ * @rb_reconnecting: the transport re-establishes its connection for calls
+ *	it lost (reconnect.c): from such a loss until a reconnect succeeds or
+ *	the transport is closed
+ * @rb_resend: calls whose connection ended under them, waiting to be sent
+ *	again on the next one
  */
 struct rpcrdma_buffer {
 	spinlock_t rb_lock;	/* lists, credits, counts */
@@ -427,6 +447,8 @@ struct rpcrdma_buffer {
 	unsigned int rb_mrs_count;
 	unsigned int rb_mrs_lent;
 	bool rb_mrs_open;
+	bool rb_reconnecting;
+	u32 rb_resend;
 };
 
 /**
@@ -513,6 +535,11 @@ static inline int rpcrdma_ep_status(struct rpcrdma_ep *ep)
  * @send: called by a call that holds a req and a credit, before it takes
  *	the send lock to marshal and post its Send; may sleep (tests hold a
  *	call here).  Optional.
+ * @reconnect: called when a reconnect is scheduled, with its delay in
+ *	jiffies, under the transport's rx_lock; must not sleep.  Optional.
+ * @reconnect_work: called by the reconnect work when it starts, before it
+ *	takes the transport's lock; may sleep (tests hold the work here).
+ *	Optional.
  */
 struct rpcrdma_xprt_ops {
 	void (*cm_event)(struct rpcrdma_xprt *r_xprt, struct rdma_cm_id *id,
@@ -520,6 +547,8 @@ struct rpcrdma_xprt_ops {
 	void (*force_work)(struct rpcrdma_xprt *r_xprt);
 	void (*reply)(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req);
 	void (*send)(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req);
+	void (*reconnect)(struct rpcrdma_xprt *r_xprt, unsigned long delay);
+	void (*reconnect_work)(struct rpcrdma_xprt *r_xprt);
 };
 
 /**
@@ -543,6 +572,18 @@ struct rpcrdma_xprt_ops {
  * @rx_inline_recv: inline receive size we ask for, bytes
  * @rx_ops: optional observer
  * @rx_private: owner's data
+ * @rx_reconnect_work: re-establishes a lost connection (reconnect.c)
+ * @rx_reconnect: a connection lost with calls waiting is re-established
+ *	(the module parameter rpcrdma_reconnect when created)
+ * @rx_closed: the owner disconnected: no reconnect until its next connect
+ *	(under @rx_lock)
+ * @rx_reest_to: the delay before the next reconnect attempt, jiffies: 0
+ *	after a reply, else doubling from @rx_reest_init up to @rx_reest_max
+ *	(under @rx_lock; the reply handler zeroes it)
+ * @rx_reest_init: the first non-zero delay (RPCRDMA_INIT_REEST_TO)
+ * @rx_reest_max: the longest delay (RPCRDMA_MAX_REEST_TO)
+ * @rx_reconnect_tries: reconnect attempts made
+ * @rx_reconnects: reconnect attempts that connected
  * @rx_buf: reqs, reps, credits and the send-context ring
  */
 struct rpcrdma_xprt {
@@ -561,6 +602,14 @@ struct rpcrdma_xprt {
 	u32 rx_inline_recv;
 	const struct rpcrdma_xprt_ops *rx_ops;
 	void *rx_private;
+	struct delayed_work rx_reconnect_work;
+	bool rx_reconnect;
+	bool rx_closed;
+	unsigned long rx_reest_to;
+	unsigned long rx_reest_init;
+	unsigned long rx_reest_max;
+	u32 rx_reconnect_tries;
+	u32 rx_reconnects;
 	struct rpcrdma_buffer rx_buf;
 };
 
@@ -607,6 +656,9 @@ struct rpcrdma_xprt {
  * @mrs_got: MRs taken from a pool by a caller
  * @mrs_put: MRs a caller gave back
  * @mrs_remote_inv: MRs the peer invalidated with its reply
+ * @reconnect_tries: reconnect attempts
+ * @reconnects: reconnect attempts that connected
+ * @calls_resent: calls sent again, with their xid, on a new connection
  * @events: CM events the handler saw, by type
  */
 struct cmkit_rpcrdma_stats {
@@ -651,6 +703,9 @@ struct cmkit_rpcrdma_stats {
 	atomic_t mrs_got;
 	atomic_t mrs_put;
 	atomic_t mrs_remote_inv;
+	atomic_t reconnect_tries;
+	atomic_t reconnects;
+	atomic_t calls_resent;
 	atomic_t events[24];
 };
 
@@ -705,6 +760,7 @@ struct rpcrdma_xprt *cmkit_rpcrdma_xprt_create(const struct sockaddr *dst,
 void cmkit_rpcrdma_xprt_destroy(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_ep_create(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
+int __cmkit_rpcrdma_xprt_connect(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_xprt_disconnect(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_flush_disconnect(struct rpcrdma_xprt *r_xprt, struct ib_wc *wc);
 void cmkit_rpcrdma_force_disconnect(struct rpcrdma_ep *ep);
@@ -737,6 +793,22 @@ void cmkit_rpcrdma_recvs_close(struct rpcrdma_xprt *r_xprt);
 int cmkit_rpcrdma_xprt_set_connected(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_xprt_clear_connected(struct rpcrdma_xprt *r_xprt);
 
+/* Reconnecting (reconnect.c). */
+void cmkit_rpcrdma_reconnect_init(struct rpcrdma_xprt *r_xprt);
+bool cmkit_rpcrdma_reconnect_wanted(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_reconnect_schedule(struct rpcrdma_xprt *r_xprt);
+void cmkit_rpcrdma_reconnect_stop(struct rpcrdma_xprt *r_xprt);
+
+/**
+ * rpcrdma_reconnect_reset - a reply came: the next reconnect is immediate
+ * @r_xprt: the transport
+ */
+static inline void rpcrdma_reconnect_reset(struct rpcrdma_xprt *r_xprt)
+{
+	if (READ_ONCE(r_xprt->rx_reest_to))
+		WRITE_ONCE(r_xprt->rx_reest_to, 0);
+}
+
 /* Memory registration (frwr.c). */
 int cmkit_rpcrdma_mrs_create(struct rpcrdma_xprt *r_xprt);
 unsigned int cmkit_rpcrdma_mrs_refresh(struct rpcrdma_xprt *r_xprt);
@@ -754,7 +826,7 @@ int cmkit_rpcrdma_frwr_unmap_sync(struct rpcrdma_xprt *r_xprt, struct list_head 
 
 /* Calls (rpcrdma_call.c). */
 void cmkit_rpcrdma_reply_handler(struct rpcrdma_rep *rep);
-void cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt);
+bool cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt, bool resend);
 int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32 count,
 			    struct cmkit_rpcrdma_calls *res);
 int cmkit_rpcrdma_call_one(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers,

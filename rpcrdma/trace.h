@@ -442,6 +442,56 @@ DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_calls_aborted);
 /* rc: Receives posted when the drain begins */
 DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_drain);
 
+/* ---- reconnecting (reconnect.c) -------------------------------------------- */
+
+TRACE_EVENT(cmkit_rpcrdma_reconnect_schedule,
+	    TP_PROTO(u32 xprt, unsigned long delay, u32 tries, u32 resend),
+	    TP_ARGS(xprt, delay, tries, resend),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(unsigned int, delay_ms)
+			     __field(u32, tries)
+			     __field(u32, resend)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->delay_ms = jiffies_to_msecs(delay);
+			   __entry->tries = tries;
+			   __entry->resend = resend;),
+	    TP_printk("xprt=%u reconnect in %u ms (attempts so far %u, calls to resend %u)",
+		      __entry->xprt, __entry->delay_ms, __entry->tries, __entry->resend)
+);
+
+TRACE_EVENT(cmkit_rpcrdma_reconnect,
+	    TP_PROTO(u32 xprt, u32 try, int rc),
+	    TP_ARGS(xprt, try, rc),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, try)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->try = try;
+			   __entry->rc = rc;),
+	    TP_printk("xprt=%u reconnect attempt %u: rc=%d", __entry->xprt, __entry->try,
+		      __entry->rc)
+);
+
+TRACE_EVENT(cmkit_rpcrdma_call_resend,
+	    TP_PROTO(u32 xprt, u32 xid, u32 xmits, int rc),
+	    TP_ARGS(xprt, xid, xmits, rc),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, xid)
+			     __field(u32, xmits)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->xid = xid;
+			   __entry->xmits = xmits;
+			   __entry->rc = rc;),
+	    TP_printk("xprt=%u xid=0x%08x sent again (transmissions %u): rc=%d",
+		      __entry->xprt, __entry->xid, __entry->xmits, __entry->rc)
+);
+
+/* rc: 1 if the reconnect was not needed (connected meanwhile), else 0 */
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_reconnect_done);
+/* rc: calls that were waiting to be sent again (they end with -ECONNABORTED) */
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_reconnect_stop);
+
 #endif /* _CMKIT_RPCRDMA_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

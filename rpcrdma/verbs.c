@@ -288,6 +288,7 @@ struct rpcrdma_req *cmkit_rpcrdma_buffer_get(struct rpcrdma_buffer *buffers)
 	req->rl_status = 0;
 	req->rl_rtt_ns = 0;
 	req->rl_msg = NULL;
+	req->rl_xmits = 0;
 	reinit_completion(&req->rl_done);
 	atomic_inc(&cmkit_rpcrdma_stats.reqs_got);
 	return req;
