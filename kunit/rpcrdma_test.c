@@ -506,6 +506,12 @@ static void rt_no_reconnect(struct rt_ctx *c)
 	c->xprt->rx_reconnect = false;
 }
 
+/* Reconnecting on for the case's transport (off by default). */
+static void rt_reconnect(struct rt_ctx *c)
+{
+	c->xprt->rx_reconnect = true;
+}
+
 /* ---- the force-disconnect work, held in its hook --------------------------- */
 
 struct rt_hold {
@@ -3318,6 +3324,7 @@ static void connection_lost_with_calls_pending_reconnects_and_they_complete(stru
 	int resent;
 
 	rt_setup(test, &c, true);
+	rt_reconnect(&c);
 	rt_reest_start(&c);
 	a = rt_calls_in_flight(&c, n);
 	before = rt_counts_now();
@@ -3379,6 +3386,7 @@ static void server_gone_ends_each_call_after_its_timeout_and_backs_off(struct ku
 	u32 tries;
 
 	rt_setup(test, &c, true);
+	rt_reconnect(&c);
 	rt_reest_start(&c);
 	c.xprt->rx_reest_init = init;
 	c.xprt->rx_reest_max = cap;
@@ -3440,6 +3448,7 @@ static void disconnect_during_backoff_stops_the_reconnects(struct kunit *test)
 	struct rt_ctx c;
 
 	rt_setup(test, &c, true);
+	rt_reconnect(&c);
 	rt_reest_start(&c);
 	c.xprt->rx_reest_init = init;
 	c.xprt->rx_reest_max = init;
@@ -3474,11 +3483,14 @@ static void ctl_xprts_counts_reconnects(struct kunit *test)
 	struct rt_cmd *call;
 	char line[32];
 	struct rt_ctx c;
+	bool was;
 	u32 nr;
 
 	KUNIT_ASSERT_NOT_NULL(test, xprts);
 	rt_setup(test, &c, true);
+	was = cmkit_rpcrdma_reconnect_default(true);
 	nr = rt_ctl_connect(&c, xprts, PAGE_SIZE);
+	cmkit_rpcrdma_reconnect_default(was);
 	rt_ctl_call_ok(test, nr);
 	rt_xprts(xprts, PAGE_SIZE);
 	/* Only once a lost connection was to be re-established. */

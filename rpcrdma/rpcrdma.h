@@ -795,6 +795,7 @@ void cmkit_rpcrdma_xprt_clear_connected(struct rpcrdma_xprt *r_xprt);
 
 /* Reconnecting (reconnect.c). */
 void cmkit_rpcrdma_reconnect_init(struct rpcrdma_xprt *r_xprt);
+bool cmkit_rpcrdma_reconnect_default(bool on);
 bool cmkit_rpcrdma_reconnect_wanted(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_reconnect_schedule(struct rpcrdma_xprt *r_xprt);
 void cmkit_rpcrdma_reconnect_stop(struct rpcrdma_xprt *r_xprt);
