@@ -560,7 +560,10 @@ def failure_recap(legs, limit=8, width=240):
     for leg, v in legs:
         if v.ok:
             continue
-        items = [f"{leg}: FAIL: {p}" for p in v.problems]
+        items = [f"{leg}: FAIL: {p}" for p in v.problems
+                 if getattr(p, "kind", "") != "not-run"]
+        unrun = [p.split()[1].rstrip(":") for p in v.problems
+                 if getattr(p, "kind", "") == "not-run"]
         items += [f"{leg}: FAIL: {lf.ident}" + (f": {lf.reason}" if lf.reason else "")
                   for lf in v.leaves if lf.status == "FAIL"]
         for item in items[:limit]:
@@ -568,6 +571,10 @@ def failure_recap(legs, limit=8, width=240):
                 out.append((text if i == 0 else "    " + text)[:width])
         if len(items) > limit:
             out.append(f"{leg}: ... {len(items) - limit} more; see build/results/")
+        if unrun:
+            # One line: the reason above must stay in a log's tail.
+            out.append(f"{leg}: FAIL: {len(unrun)} suite(s) not run after the stop: "
+                       f"{' '.join(unrun)}"[:width])
     return out
 
 

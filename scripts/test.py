@@ -245,12 +245,12 @@ def main(argv):
 
     final = run.write_summary(lines, totals, xfails)
     junit = run.write_junit(groups)
+    print("\n".join(lines))
     if not args.host_only:
-        # Why each failed leg failed, again beside the summary: a log's tail
-        # (all CI keeps) must say it without the guest's output above.
+        # Why each failed leg failed, again beside the summary and after it:
+        # a log's tail (all CI keeps) must say it without the output above.
         for line in run.failure_recap(legs):
             say(line)
-    print("\n".join(lines))
     if totals[0] == 0:
         ok = False
         say("FAIL: no test ran")

@@ -87,6 +87,19 @@ class FailureRecap(unittest.TestCase):
         self.assertEqual(len(lines), 9)
         self.assertEqual(lines[-1], "7.3: ... 12 more; see build/results/")
 
+    def test_suites_not_run_after_a_stop_take_one_line_after_the_reason(self):
+        v = results.Verdict()
+        v.add("crashed-case", "suite cmkit_rpcrdma: the guest stopped in this case "
+                              "in case cmkit_rpcrdma.x (3 case(s) had ended)")
+        for s in ("cmkit_irdma", "cmkit_srpt", "cmkit_userspace"):
+            v.add("not-run", f"suite {s}: no results (not run: the guest stopped "
+                             "in cmkit_rpcrdma)")
+        lines = run.failure_recap([("6.12-debug", v)], limit=2)
+        self.assertEqual(len(lines), 2)
+        self.assertIn("the guest stopped in this case", lines[0])
+        self.assertEqual(lines[1], "6.12-debug: FAIL: 3 suite(s) not run after the stop: "
+                                   "cmkit_irdma cmkit_srpt cmkit_userspace")
+
 
 class Workflow(unittest.TestCase):
     def test_matrix_is_the_harness_matrix(self):
