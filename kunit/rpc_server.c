@@ -422,6 +422,32 @@ static u32 rpc_srv_read_chunk(const struct cmkit_rpcrdma_chunks *ch, u32 *first)
  * Write) or inline, piece by piece.  A call whose chunks cannot carry
  * what it says is answered RDMA_ERROR ERR_CHUNK, as svcrdma answers one.
  */
+/*
+ * The segments a reply announces for a chunk the server wrote @len bytes
+ * into: the offer's @n segments @offer echoed in @wrote, each with the
+ * length it holds, as svcrdma announces them; the last one's length is
+ * then made to lie as @action asks (the cases that check the client
+ * refuses lengths that break its offer).  True if it was made longer.
+ */
+static bool rpc_srv_wrote(struct cmkit_rpcrdma_seg *wrote, const struct cmkit_rpcrdma_seg *offer,
+			  u32 n, u32 len, enum cmkit_rpc_action action)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		wrote[i] = offer[i];
+		wrote[i].length = min(len, offer[i].length);
+		len -= wrote[i].length;
+	}
+	if (action == CMKIT_RPC_SRV_WRITE_LONGER) {
+		wrote[n - 1].length += 4;
+		return true;
+	}
+	if (action == CMKIT_RPC_SRV_WRITE_SHORTER)
+		wrote[n - 1].length -= min(4U, wrote[n - 1].length);
+	return false;
+}
+
 static void rpc_srv_serve(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r, u8 *piece)
 {
 	struct rpc_srv_proc *p = r->proc;
@@ -508,23 +534,11 @@ static void rpc_srv_serve(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r, u8 *
 		}
 	}
 	if (write) {
-		u32 left = len, i;
-
-		/* The write list echoes the offer, each segment's length what it holds. */
 		p->wrote.nr_write = 1;
 		p->wrote.write_segs = ch->write_segs;
-		for (i = 0; i < ch->write_segs; i++) {
-			p->wrote.write[i] = ch->write[i];
-			p->wrote.write[i].length = min(left, ch->write[i].length);
-			left -= p->wrote.write[i].length;
-		}
-		i = ch->write_segs - 1;
-		if (r->action == CMKIT_RPC_SRV_WRITE_LONGER) {
-			p->wrote.write[i].length += 4;
+		/* A longer write chunk comes with a result that agrees with it. */
+		if (rpc_srv_wrote(p->wrote.write, ch->write, ch->write_segs, len, r->action))
 			cmkit_put_be32(p->results, len + 4);
-		} else if (r->action == CMKIT_RPC_SRV_WRITE_SHORTER) {
-			p->wrote.write[i].length -= min(4U, p->wrote.write[i].length);
-		}
 	}
 	p->send_inv = READ_ONCE(s->send_inv_ok) && rpc_srv_one_rkey(ch, &p->inv_rkey);
 	rpc_srv_queue(s, r);
@@ -613,7 +627,7 @@ static void rpc_srv_mirror(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r)
 	struct cmkit_rpcrdma_call call;
 	u8 *msg = NULL, *res = NULL, *out = NULL;
 	const u8 *args = p->args;
-	u32 args_len = p->args_len, len, res_len, out_len, left, i;
+	u32 args_len = p->args_len, len, res_len, out_len;
 	int rc = 0;
 
 	p->served = true;
@@ -660,16 +674,7 @@ static void rpc_srv_mirror(struct cmkit_rpc_srv *s, struct rpc_srv_reply *r)
 	p->nomsg_reply = true;
 	p->wrote.has_reply = 1;
 	p->wrote.reply_segs = ch->reply_segs;
-	for (left = out_len, i = 0; i < ch->reply_segs; i++) {
-		p->wrote.reply[i] = ch->reply[i];
-		p->wrote.reply[i].length = min(left, ch->reply[i].length);
-		left -= p->wrote.reply[i].length;
-	}
-	i = ch->reply_segs - 1;
-	if (r->action == CMKIT_RPC_SRV_WRITE_LONGER)
-		p->wrote.reply[i].length += 4;
-	else if (r->action == CMKIT_RPC_SRV_WRITE_SHORTER)
-		p->wrote.reply[i].length -= min(4U, p->wrote.reply[i].length);
+	rpc_srv_wrote(p->wrote.reply, ch->reply, ch->reply_segs, out_len, r->action);
 	spin_lock(&s->lock);
 	s->counts.written_bytes += out_len;
 	s->counts.reply_chunks++;

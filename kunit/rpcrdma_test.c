@@ -2862,17 +2862,30 @@ static void test_program_calls_move_their_data_inline_and_in_chunks(struct kunit
 }
 
 /*
- * The server's write list says more than it wrote (beyond what the call
- * offered), or less than the result's own length: the client refuses
- * either reply (-EPROTO) and reads nothing past what it can trust; its
- * MRs come back and the connection carries the next call.
+ * The server's write list (FILL's result) or reply chunk (MIRROR's whole
+ * reply) says more than it wrote (beyond what the call offered), or less
+ * than the result it announces: the client refuses either reply (-EPROTO)
+ * and reads nothing past what it can trust; its MRs come back and the
+ * connection carries the next call, served right.
  */
-static void write_chunk_lengths_that_break_the_offer_are_refused(struct kunit *test)
+static void chunk_lengths_that_break_the_offer_are_refused(struct kunit *test)
 {
-	static const enum cmkit_rpc_action lies[] = {
-		CMKIT_RPC_SRV_WRITE_LONGER, CMKIT_RPC_SRV_WRITE_SHORTER,
+	static const struct {
+		const char *chunk, *how;
+		u32 proc, wtype;
+		enum cmkit_rpc_action lie;
+	} lies[] = {
+		{ "write list", "longer", CMKIT_RPC_TESTPROG_FILL, CMKIT_RPCRDMA_WRITECH,
+		  CMKIT_RPC_SRV_WRITE_LONGER },
+		{ "write list", "shorter", CMKIT_RPC_TESTPROG_FILL, CMKIT_RPCRDMA_WRITECH,
+		  CMKIT_RPC_SRV_WRITE_SHORTER },
+		{ "reply chunk", "longer", CMKIT_RPC_TESTPROG_MIRROR, CMKIT_RPCRDMA_REPLYCH,
+		  CMKIT_RPC_SRV_WRITE_LONGER },
+		{ "reply chunk", "shorter", CMKIT_RPC_TESTPROG_MIRROR, CMKIT_RPCRDMA_REPLYCH,
+		  CMKIT_RPC_SRV_WRITE_SHORTER },
 	};
 	const u32 len = 8192;
+	struct page **arg = rt_pages(test, len / PAGE_SIZE);
 	struct page **res = rt_pages(test, len / PAGE_SIZE);
 	struct cmkit_rpcrdma_proc p;
 	struct rt_counts now;
@@ -2883,24 +2896,36 @@ static void write_chunk_lengths_that_break_the_offer_are_refused(struct kunit *t
 	/* A server that never invalidates: the client's LOCAL_INV fences every MR. */
 	cmkit_rpc_srv_no_send_inv(c.rpc);
 	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_pages_fill(arg, len, 9);
 	for (i = 0; i < ARRAY_SIZE(lies); i++) {
+		bool fill = lies[i].proc == CMKIT_RPC_TESTPROG_FILL;
+
 		/* The connection's calls so far, then the lie, then the truth. */
-		cmkit_rpc_srv_set(c.rpc, lies[i], cmkit_rpc_srv_counts(c.rpc).calls + 1, 1);
+		cmkit_rpc_srv_set(c.rpc, lies[i].lie, cmkit_rpc_srv_counts(c.rpc).calls + 1, 1);
 		p = (struct cmkit_rpcrdma_proc){
-			.proc = CMKIT_RPC_TESTPROG_FILL, .fill_len = len, .fill_seed = 7,
-			.res = res, .res_max = len,
+			.proc = lies[i].proc, .res = res, .res_max = len,
 		};
+		if (fill) {
+			p.fill_len = len;
+			p.fill_seed = 7;
+		} else {
+			p.arg = arg;
+			p.arg_len = len;
+		}
 		KUNIT_EXPECT_EQ_MSG(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), -EPROTO,
-				    "a write list with %s lengths was followed",
-				    i ? "shorter" : "longer");
+				    "a %s with %s lengths was followed", lies[i].chunk,
+				    lies[i].how);
 		KUNIT_EXPECT_EQ(test, p.res_len, 0U);
-		KUNIT_EXPECT_EQ(test, p.m.wtype, CMKIT_RPCRDMA_WRITECH);
+		KUNIT_EXPECT_EQ(test, p.m.wtype, lies[i].wtype);
 		KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
-		p.fill_seed = 8;
+		if (fill)
+			p.fill_seed = 9;
 		KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), 0);
 		KUNIT_EXPECT_EQ(test, p.res_len, len);
-		KUNIT_EXPECT_EQ(test, rt_pages_differ(res, len, 8), len);
+		KUNIT_EXPECT_EQ(test, rt_pages_differ(res, len, 9), len);
 	}
+	/* Each MIRROR wrote its reply chunk, the refused ones too. */
+	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).reply_chunks, 4U);
 	now = rt_counts_now();
 	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).send_inv, 0U);
 	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_remote_inv), 0);
@@ -2975,47 +3000,6 @@ static void large_calls_travel_whole_in_position_zero_and_reply_chunks(struct ku
 	now = rt_counts_now();
 	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_got), 2 * (int)chunked);
 	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_remote_inv), 0);
-	cmkit_rpcrdma_xprt_disconnect(c.xprt);
-	rt_expect_all_released(&c);
-}
-
-/*
- * A server that says it wrote more into the reply chunk than was offered,
- * or less than the RPC reply it announces, is refused (-EPROTO), never
- * followed; the next call on the connection is served right.
- */
-static void reply_chunk_lengths_that_break_the_offer_are_refused(struct kunit *test)
-{
-	static const enum cmkit_rpc_action lies[] = {
-		CMKIT_RPC_SRV_WRITE_LONGER, CMKIT_RPC_SRV_WRITE_SHORTER,
-	};
-	const u32 len = 8192;
-	struct page **arg = rt_pages(test, len / PAGE_SIZE);
-	struct page **res = rt_pages(test, len / PAGE_SIZE);
-	struct cmkit_rpcrdma_proc p;
-	struct rt_ctx c;
-	unsigned int i;
-
-	rt_setup(test, &c, true);
-	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
-	rt_pages_fill(arg, len, 9);
-	for (i = 0; i < ARRAY_SIZE(lies); i++) {
-		cmkit_rpc_srv_set(c.rpc, lies[i], cmkit_rpc_srv_counts(c.rpc).calls + 1, 1);
-		p = (struct cmkit_rpcrdma_proc){
-			.proc = CMKIT_RPC_TESTPROG_MIRROR, .arg = arg, .arg_len = len,
-			.res = res, .res_max = len,
-		};
-		KUNIT_EXPECT_EQ_MSG(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), -EPROTO,
-				    "a reply chunk with %s lengths was followed",
-				    i ? "shorter" : "longer");
-		KUNIT_EXPECT_EQ(test, p.res_len, 0U);
-		KUNIT_EXPECT_EQ(test, p.m.wtype, CMKIT_RPCRDMA_REPLYCH);
-		KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
-		KUNIT_EXPECT_EQ(test, cmkit_rpcrdma_xprt_proc(c.xprt, &p), 0);
-		KUNIT_EXPECT_EQ(test, p.res_len, len);
-		KUNIT_EXPECT_EQ(test, rt_pages_differ(res, len, 9), len);
-	}
-	KUNIT_EXPECT_EQ(test, cmkit_rpc_srv_counts(c.rpc).reply_chunks, 4U);
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 }
@@ -4047,9 +4031,8 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(registered_mr_takes_the_peers_write_and_local_inv_fences_it),
 	RT_CASE(mr_failure_at_each_step_leaves_nothing),
 	RT_CASE(test_program_calls_move_their_data_inline_and_in_chunks),
-	RT_CASE(write_chunk_lengths_that_break_the_offer_are_refused),
+	RT_CASE(chunk_lengths_that_break_the_offer_are_refused),
 	RT_CASE(large_calls_travel_whole_in_position_zero_and_reply_chunks),
-	RT_CASE(reply_chunk_lengths_that_break_the_offer_are_refused),
 	RT_CASE(chunked_call_whose_send_fails_leaves_its_mrs_to_the_connection),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(calls_in_flight_outlive_a_handled_signal),
