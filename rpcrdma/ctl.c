@@ -20,6 +20,17 @@
  *                                  here: 0 if it came back right, -EILSEQ
  *                                  if not, else the call's errno
  *                                  (cmkit_rpcrdma_xprt_proc())
+ *             nfs4 <n> read <name> | nfs4 <n> write <name> <bytes>
+ *                                  NFSv4.0 COMPOUNDs to a server's
+ *                                  pseudo-root (rpcrdma/nfs4.c): read the
+ *                                  whole file (at most 4 MiB) in 256 KiB
+ *                                  READs through write chunks, or WRITE
+ *                                  <bytes> (a multiple of 4, at most
+ *                                  256 KiB) of the guest's nfs_pattern at
+ *                                  offset 0 through a read chunk and read
+ *                                  them back: 0, -EILSEQ, -EREMOTEIO (an
+ *                                  NFS error), -EPROTO, -EIO, or the call's
+ *                                  errno
  *             disconnect <n>       disconnect transport n (it stays listed)
  *             destroy <n>|all      disconnect and forget transport n, or all
  *           a failed command fails the write with its errno
@@ -35,6 +46,11 @@
  *           and round trips (the shape of cmkit-peer call's summary), as
  *           they were when the file was opened: a call command or a
  *           destroy meanwhile changes what the next open shows
+ *           (once an nfs4 command ran, before calls=: nfs4=<ok>
+ *           nfs4_errors=<n> nfs4_status=<nfsstat4> nfs4_grace=<waits>
+ *           nfs4_size=<bytes> nfs4_read=<bytes> nfs4_reads=<n> nfs4_crc32c=<hex>
+ *           nfs4_written=<bytes> nfs4_verified=<bytes>)
+ *   nfs4_data  the data of the last nfs4 read command (empty if it failed)
  *   stats   objects made and freed, and CM events by type
  *
  * A connect and a call wait without the control plane's lock (a connecting
@@ -107,6 +123,7 @@ struct rpcrdma_ctl_xprt {
 	u64 nfs4_errors;	/* the others */
 	u64 nfs4_size;		/* the last LOOKUP's GETATTR size */
 	u64 nfs4_read;		/* bytes the last nfs4 read command read */
+	u32 nfs4_reads;		/* in that many READs */
 	u32 nfs4_crc;		/* their crc32c */
 	u64 nfs4_written;	/* bytes the last nfs4 write command wrote */
 	u64 nfs4_verified;	/* of them, read back and found right */
@@ -544,16 +561,18 @@ struct rpcrdma_ctl_nfs4 {
 	void *data;		/* a read's data (vmalloc), handed to the transport */
 	u32 data_len;
 	u64 read;
+	u32 reads;
 	u32 crc;
 	u64 written;
 	u64 verified;
 };
 
 /*
- * Read the whole file @name, RPCRDMA_CTL_NFS4_PIECE at a time, through write
- * chunks: 0, or -EFBIG (a file over RPCRDMA_CTL_NFS4_MAX), -EIO (a short
- * READ before the end, or none saying it reached the end), or the errno of
- * the lookup or a READ.
+ * Read the whole file @name, asking for RPCRDMA_CTL_NFS4_PIECE at a time,
+ * through write chunks: 0, or -EFBIG (a file over RPCRDMA_CTL_NFS4_MAX),
+ * -EIO (a READ that gave more than asked, nothing or not whole pages short
+ * of the end, eof before the end, or none saying it reached the end), or
+ * the errno of the lookup or a READ.
  */
 static int rpcrdma_ctl_nfs4_read(struct rpcrdma_xprt *x, const char *name,
 				 struct rpcrdma_ctl_nfs4 *r)
@@ -581,7 +600,14 @@ static int rpcrdma_ctl_nfs4_read(struct rpcrdma_xprt *x, const char *name,
 
 		rc = cmkit_rpcrdma_nfs4_read(x, &r->f, off, pages + off / PAGE_SIZE,
 					     round_up(count, 4), &got, &eof);
-		if (!rc && (got != count || (eof && off + got < r->f.size))) {
+		if (!rc)
+			r->reads++;
+		/*
+		 * A server may return less than asked (nfsd: its max_block_size);
+		 * the next READ goes on from there, its chunk from a page start.
+		 */
+		if (!rc && (got > count || (eof && off + got < r->f.size) ||
+			    (got < count && (!got || got % PAGE_SIZE)))) {
 			pr_warn_ratelimited("xprt %u: READ at %llu: %u of %u bytes, eof %d\n",
 					    x->rx_xid, off, got, count, eof);
 			rc = -EIO;
@@ -698,6 +724,7 @@ static int rpcrdma_ctl_nfs4(char *args)
 		cx->nfs4_verified = r->verified;
 	} else {
 		cx->nfs4_read = r->read;
+		cx->nfs4_reads = r->reads;
 		cx->nfs4_crc = rc ? 0 : r->crc;
 		/* What the nfs4_data file shows: this read's data, if it succeeded. */
 		vfree(cx->nfs4_data);
@@ -799,9 +826,9 @@ static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *
 			   cx->reply_chunk);
 	/* Only once an nfs4 command ran, as the proc fields. */
 	if (cx->nfs4_ok || cx->nfs4_errors)
-		seq_printf(m, " nfs4=%llu nfs4_errors=%llu nfs4_status=%u nfs4_grace=%u nfs4_size=%llu nfs4_read=%llu nfs4_crc32c=%08x nfs4_written=%llu nfs4_verified=%llu",
+		seq_printf(m, " nfs4=%llu nfs4_errors=%llu nfs4_status=%u nfs4_grace=%u nfs4_size=%llu nfs4_read=%llu nfs4_reads=%u nfs4_crc32c=%08x nfs4_written=%llu nfs4_verified=%llu",
 			   cx->nfs4_ok, cx->nfs4_errors, cx->nfs4_status, cx->nfs4_grace,
-			   cx->nfs4_size, cx->nfs4_read, cx->nfs4_crc, cx->nfs4_written,
+			   cx->nfs4_size, cx->nfs4_read, cx->nfs4_reads, cx->nfs4_crc, cx->nfs4_written,
 			   cx->nfs4_verified);
 	/*
 	 * Once a lost connection was to be re-established (reconnect.c): the
