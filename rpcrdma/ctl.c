@@ -825,11 +825,14 @@ static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *
 			   cx->procs, cx->proc_errors, cx->read_chunk, cx->write_chunk,
 			   cx->reply_chunk);
 	/* Only once an nfs4 command ran, as the proc fields. */
-	if (cx->nfs4_ok || cx->nfs4_errors)
-		seq_printf(m, " nfs4=%llu nfs4_errors=%llu nfs4_status=%u nfs4_grace=%u nfs4_size=%llu nfs4_read=%llu nfs4_reads=%u nfs4_crc32c=%08x nfs4_written=%llu nfs4_verified=%llu",
-			   cx->nfs4_ok, cx->nfs4_errors, cx->nfs4_status, cx->nfs4_grace,
-			   cx->nfs4_size, cx->nfs4_read, cx->nfs4_reads, cx->nfs4_crc, cx->nfs4_written,
+	if (cx->nfs4_ok || cx->nfs4_errors) {
+		seq_printf(m, " nfs4=%llu nfs4_errors=%llu nfs4_status=%u nfs4_grace=%u",
+			   cx->nfs4_ok, cx->nfs4_errors, cx->nfs4_status, cx->nfs4_grace);
+		seq_printf(m, " nfs4_size=%llu nfs4_read=%llu nfs4_reads=%u nfs4_crc32c=%08x",
+			   cx->nfs4_size, cx->nfs4_read, cx->nfs4_reads, cx->nfs4_crc);
+		seq_printf(m, " nfs4_written=%llu nfs4_verified=%llu", cx->nfs4_written,
 			   cx->nfs4_verified);
+	}
 	/*
 	 * Once a lost connection was to be re-established (reconnect.c): the
 	 * connections made again.  The lines of others stay as they were.
