@@ -12,6 +12,7 @@
 #include "cmkit/mpa.h"
 #include "cmkit/mpa_fpdu.h"
 #include "cmkit/crc32c.h"
+#include "cmkit/nfs4.h"
 #include "cmkit/rpcrdma_chunk.h"
 #include "cmkit/rpcrdma_cmp.h"
 #include "cmkit/rpcrdma_msg.h"
@@ -66,3 +67,19 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_tsk_mgmt);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_rsp);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_short_iu);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_decode_short_iu);
+
+/* NFSv4.0 COMPOUNDs (rpcrdma/nfs4.c's, and the KUnit suites'). */
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_anonymous_stateid);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_bypass_stateid);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_enc_begin);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_enc_putrootfh);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_enc_putfh);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_enc_lookup);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_enc_getfh);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_enc_getattr);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_enc_read);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_enc_write);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_enc_end);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_decode_compound);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpc_encode_call_hdr);
+EXPORT_SYMBOL_IF_KUNIT(cmkit_nfs4_result_name);

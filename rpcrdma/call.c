@@ -252,6 +252,28 @@ u32 cmkit_rpcrdma_xid_get(struct rpcrdma_xprt *r_xprt)
 	return xid;
 }
 
+/*
+ * A call whose RPC message its caller wrote whole (msg->whole): an
+ * RDMA_MSG header with its chunk lists, then the message as it is.  Its
+ * length, or a negative result.
+ */
+static int rpcrdma_marshal_whole(struct rpcrdma_req *req, u32 credits,
+				 const struct rpcrdma_msg *msg)
+{
+	u8 *p = rdmab_data(req->rl_sendbuf);
+	u32 room = rdmab_length(req->rl_sendbuf);
+	int len;
+
+	len = cmkit_rpcrdma_encode_hdr(p, room, req->rl_xid, CMKIT_RPCRDMA_VERSION, credits,
+				       CMKIT_RPCRDMA_MSG, msg->ch);
+	if (len < 0)
+		return len;
+	if (msg->args_len > room - len)
+		return CMKIT_RPCRDMA_E_NOSPACE;
+	memcpy(p + len, msg->args, msg->args_len);
+	return len + msg->args_len;
+}
+
 /* Write the call, a NULL call unless @msg says otherwise, into the req's send buffer. */
 static int rpcrdma_marshal_req(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
 			       u32 prog, u32 vers, const struct rpcrdma_msg *msg)
@@ -263,7 +285,7 @@ static int rpcrdma_marshal_req(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *
 	spin_lock(&buf->rb_lock);
 	/* Sent again, a call keeps its xid: the server's reply cache knows it by it. */
 	if (!req->rl_xmits)
-		req->rl_xid = msg && msg->nomsg ? msg->xid : buf->rb_xid++;
+		req->rl_xid = msg && (msg->nomsg || msg->whole) ? msg->xid : buf->rb_xid++;
 	credits = buf->rb_max_requests;
 	spin_unlock(&buf->rb_lock);
 	/* xprtrdma asks for its whole ring in every call. */
@@ -273,6 +295,9 @@ static int rpcrdma_marshal_req(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *
 					       rdmab_length(req->rl_sendbuf), req->rl_xid,
 					       CMKIT_RPCRDMA_VERSION, credits, CMKIT_RPCRDMA_NOMSG,
 					       msg->ch);
+	else if (msg && msg->whole)
+		/* The caller wrote the RPC call, its xid and credential with it. */
+		len = rpcrdma_marshal_whole(req, credits, msg);
 	else if (msg)
 		len = cmkit_rpcrdma_encode_call(rdmab_data(req->rl_sendbuf),
 						rdmab_length(req->rl_sendbuf), req->rl_xid,

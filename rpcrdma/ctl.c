@@ -20,6 +20,17 @@
  *                                  here: 0 if it came back right, -EILSEQ
  *                                  if not, else the call's errno
  *                                  (cmkit_rpcrdma_xprt_proc())
+ *             nfs4 <n> read <name> | nfs4 <n> write <name> <bytes>
+ *                                  NFSv4.0 COMPOUNDs to a server's
+ *                                  pseudo-root (rpcrdma/nfs4.c): read the
+ *                                  whole file (at most 4 MiB) in 256 KiB
+ *                                  READs through write chunks, or WRITE
+ *                                  <bytes> (a multiple of 4, at most
+ *                                  256 KiB) of the guest's nfs_pattern at
+ *                                  offset 0 through a read chunk and read
+ *                                  them back: 0, -EILSEQ, -EREMOTEIO (an
+ *                                  NFS error), -EPROTO, -EIO, or the call's
+ *                                  errno
  *             disconnect <n>       disconnect transport n (it stays listed)
  *             destroy <n>|all      disconnect and forget transport n, or all
  *           a failed command fails the write with its errno
@@ -35,6 +46,11 @@
  *           and round trips (the shape of cmkit-peer call's summary), as
  *           they were when the file was opened: a call command or a
  *           destroy meanwhile changes what the next open shows
+ *           (once an nfs4 command ran, before calls=: nfs4=<ok>
+ *           nfs4_errors=<n> nfs4_status=<nfsstat4> nfs4_grace=<waits>
+ *           nfs4_size=<bytes> nfs4_read=<bytes> nfs4_reads=<n> nfs4_crc32c=<hex>
+ *           nfs4_written=<bytes> nfs4_verified=<bytes>)
+ *   nfs4_data  the data of the last nfs4 read command (empty if it failed)
  *   stats   objects made and freed, and CM events by type
  *
  * A connect and a call wait without the control plane's lock (a connecting
@@ -55,6 +71,7 @@
 #include <linux/slab.h>
 #include <linux/math64.h>
 #include <linux/sort.h>
+#include <linux/vmalloc.h>
 
 #include <cmkit/crc32c.h>
 #include <cmkit/rpc_testprog.h>
@@ -102,7 +119,22 @@ struct rpcrdma_ctl_xprt {
 	u64 read_chunk;		/* bytes their read chunks carried */
 	u64 write_chunk;	/* bytes their write chunks carried */
 	u64 reply_chunk;	/* bytes their reply chunks carried */
+	u64 nfs4_ok;		/* nfs4 commands that succeeded */
+	u64 nfs4_errors;	/* the others */
+	u64 nfs4_size;		/* the last LOOKUP's GETATTR size */
+	u64 nfs4_read;		/* bytes the last nfs4 read command read */
+	u32 nfs4_reads;		/* in that many READs */
+	u32 nfs4_crc;		/* their crc32c */
+	u64 nfs4_written;	/* bytes the last nfs4 write command wrote */
+	u64 nfs4_verified;	/* of them, read back and found right */
+	u32 nfs4_status;	/* the last nfsstat4 other than NFS4_OK (0: none) */
+	u32 nfs4_grace;		/* NFS4ERR_GRACE answers waited out */
+	void *nfs4_data;	/* the last nfs4 read command's data (vmalloc) */
+	u32 nfs4_data_len;
 };
+
+/* The transport whose nfs4 read command ran last: the nfs4_data file's. */
+static struct rpcrdma_ctl_xprt *rpcrdma_ctl_nfs4_last;
 
 /* Under cmkit_rpcrdma_control.lock. */
 static LIST_HEAD(rpcrdma_ctl_xprts);
@@ -134,7 +166,11 @@ static void rpcrdma_ctl_batch_put(struct rpcrdma_ctl_batch *b)
 }
 
 static void rpcrdma_ctl_free(struct rpcrdma_ctl_xprt *cx)
+	__must_hold(&cmkit_rpcrdma_control.lock)
 {
+	if (rpcrdma_ctl_nfs4_last == cx)
+		rpcrdma_ctl_nfs4_last = NULL;
+	vfree(cx->nfs4_data);
 	cmkit_rpcrdma_xprt_destroy(cx->xprt);
 	rpcrdma_ctl_batch_put(cx->last);
 	kfree(cx);
@@ -484,6 +520,252 @@ static int rpcrdma_ctl_proc(char *args)
 	return rc;
 }
 
+/*
+ * The nfs4 commands' sizes: a read reads at most RPCRDMA_CTL_NFS4_MAX
+ * bytes, RPCRDMA_CTL_NFS4_PIECE at a time (one READ, one write chunk); a
+ * write writes at most one piece.
+ */
+#define RPCRDMA_CTL_NFS4_MAX	(4U << 20)
+#define RPCRDMA_CTL_NFS4_PIECE	(256U << 10)
+
+/* The pages of a vmalloc'ed buffer of @len bytes, for a chunk to map. */
+static struct page **rpcrdma_ctl_vpages(void *buf, u32 len)
+{
+	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	struct page **pages = kcalloc(n, sizeof(*pages), GFP_KERNEL);
+
+	for (i = 0; pages && i < n; i++)
+		pages[i] = vmalloc_to_page(buf + i * PAGE_SIZE);
+	return pages;
+}
+
+/*
+ * The bytes an nfs4 write command writes, those of the guest's
+ * nfs_pattern (scripts/guest/lib.sh): 16-byte lines, each its own byte
+ * offset in decimal, zero-padded to 15 digits, and a newline.
+ */
+static void rpcrdma_ctl_nfs4_pattern(u8 *buf, u32 len)
+{
+	char line[17];
+	u32 o;
+
+	for (o = 0; o < len; o += 16) {
+		snprintf(line, sizeof(line), "%015u\n", o);
+		memcpy(buf + o, line, min_t(u32, 16, len - o));
+	}
+}
+
+/* What an nfs4 command found and did, as the xprts line shows it. */
+struct rpcrdma_ctl_nfs4 {
+	struct cmkit_rpcrdma_nfs4_file f;
+	void *data;		/* a read's data (vmalloc), handed to the transport */
+	u32 data_len;
+	u64 read;
+	u32 reads;
+	u32 crc;
+	u64 written;
+	u64 verified;
+};
+
+/*
+ * Read the whole file @name, asking for RPCRDMA_CTL_NFS4_PIECE at a time,
+ * through write chunks: 0, or -EFBIG (a file over RPCRDMA_CTL_NFS4_MAX),
+ * -EIO (a READ that gave more than asked, nothing or not whole pages short
+ * of the end, eof before the end, or none saying it reached the end), or
+ * the errno of the lookup or a READ.
+ */
+static int rpcrdma_ctl_nfs4_read(struct rpcrdma_xprt *x, const char *name,
+				 struct rpcrdma_ctl_nfs4 *r)
+{
+	struct page **pages = NULL;
+	bool eof = false;
+	u64 off;
+	u32 got;
+	int rc;
+
+	rc = cmkit_rpcrdma_nfs4_lookup(x, name, &r->f);
+	if (rc)
+		return rc;
+	if (r->f.size > RPCRDMA_CTL_NFS4_MAX)
+		return -EFBIG;
+	r->data_len = r->f.size;
+	r->data = vzalloc(max_t(u32, r->data_len, 1));
+	if (r->data)
+		pages = rpcrdma_ctl_vpages(r->data, max_t(u32, r->data_len, 1));
+	if (!pages)
+		return -ENOMEM;
+	r->crc = CMKIT_CRC32C_SEED;
+	for (off = 0; !rc && off < r->f.size; off += got) {
+		u32 count = min_t(u64, RPCRDMA_CTL_NFS4_PIECE, r->f.size - off);
+
+		rc = cmkit_rpcrdma_nfs4_read(x, &r->f, off, pages + off / PAGE_SIZE,
+					     round_up(count, 4), &got, &eof);
+		if (!rc)
+			r->reads++;
+		/*
+		 * A server may return less than asked (nfsd: its max_block_size);
+		 * the next READ goes on from there, its chunk from a page start.
+		 */
+		if (!rc && (got > count || (eof && off + got < r->f.size) ||
+			    (got < count && (!got || got % PAGE_SIZE)))) {
+			pr_warn_ratelimited("xprt %u: READ at %llu: %u of %u bytes, eof %d\n",
+					    x->rx_xid, off, got, count, eof);
+			rc = -EIO;
+		}
+		if (!rc)
+			r->read += got;
+	}
+	/* The last READ reached the end of the file, as nfsd says when it does. */
+	if (!rc && r->f.size && !eof)
+		rc = -EIO;
+	if (!rc)
+		r->crc = ~cmkit_crc32c(r->crc, r->data, r->read);
+	kfree(pages);
+	return rc;
+}
+
+/*
+ * Write @len bytes of the guest's pattern at offset 0 of @name through a
+ * read chunk, then read them back through a write chunk: 0, -EILSEQ when
+ * they came back otherwise, -EIO when the server wrote fewer, or the
+ * errno of the lookup, the WRITE or the READ.
+ */
+static int rpcrdma_ctl_nfs4_write(struct rpcrdma_xprt *x, const char *name, u32 len,
+				  struct rpcrdma_ctl_nfs4 *r)
+{
+	struct page **out = NULL, **in = NULL;
+	void *wbuf = NULL, *rbuf = NULL;
+	u32 written, got;
+	bool eof;
+	int rc;
+
+	rc = cmkit_rpcrdma_nfs4_lookup(x, name, &r->f);
+	if (rc)
+		return rc;
+	rc = -ENOMEM;
+	wbuf = vzalloc(len);
+	rbuf = vzalloc(len);
+	if (!wbuf || !rbuf)
+		goto out;
+	out = rpcrdma_ctl_vpages(wbuf, len);
+	in = rpcrdma_ctl_vpages(rbuf, len);
+	if (!out || !in)
+		goto out;
+	rpcrdma_ctl_nfs4_pattern(wbuf, len);
+	rc = cmkit_rpcrdma_nfs4_write(x, &r->f, 0, out, len, &written);
+	if (rc)
+		goto out;
+	r->written = written;
+	rc = -EIO;
+	if (written != len)
+		goto out;
+	rc = cmkit_rpcrdma_nfs4_read(x, &r->f, 0, in, len, &got, &eof);
+	if (rc)
+		goto out;
+	rc = got == len && !memcmp(wbuf, rbuf, len) ? 0 : -EILSEQ;
+	if (!rc)
+		r->verified = len;
+out:
+	kfree(in);
+	kfree(out);
+	vfree(rbuf);
+	vfree(wbuf);
+	return rc;
+}
+
+/*
+ * nfs4 <n> read <name> | nfs4 <n> write <name> <bytes>: NFSv4.0 COMPOUNDs
+ * to the server's pseudo-root, as a call command, without the control
+ * plane's lock (called with it held, it drops and retakes it).
+ */
+static int rpcrdma_ctl_nfs4(char *args)
+	__must_hold(&cmkit_rpcrdma_control.lock)
+{
+	char *n = strsep(&args, " "), *op = strsep(&args, " "), *name = strsep(&args, " ");
+	struct rpcrdma_ctl_nfs4 *r;
+	struct rpcrdma_ctl_xprt *cx;
+	bool writing;
+	u32 len = 0;
+	int rc;
+
+	if (!n || !op || !name || !*name || strlen(name) > CMKIT_NFS4_MAXNAMLEN)
+		return -EINVAL;
+	writing = !strcmp(op, "write");
+	if (!writing && (strcmp(op, "read") || args))
+		return -EINVAL;
+	if (writing && (rpcrdma_ctl_u32(strsep(&args, " "), &len) || args || !len || len % 4 ||
+			len > RPCRDMA_CTL_NFS4_PIECE))
+		return -EINVAL;
+	r = kzalloc_obj(*r, GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	cx = rpcrdma_ctl_caller_get(n, &rc);
+	if (!cx) {
+		kfree(r);
+		return rc;
+	}
+
+	mutex_unlock(&cmkit_rpcrdma_control.lock);
+	if (writing)
+		rc = rpcrdma_ctl_nfs4_write(cx->xprt, name, len, r);
+	else
+		rc = rpcrdma_ctl_nfs4_read(cx->xprt, name, r);
+	mutex_lock(&cmkit_rpcrdma_control.lock);
+
+	if (rc)
+		cx->nfs4_errors++;
+	else
+		cx->nfs4_ok++;
+	cx->nfs4_size = r->f.size;
+	cx->nfs4_status = r->f.status;
+	cx->nfs4_grace += r->f.grace_waits;
+	if (writing) {
+		cx->nfs4_written = r->written;
+		cx->nfs4_verified = r->verified;
+	} else {
+		cx->nfs4_read = r->read;
+		cx->nfs4_reads = r->reads;
+		cx->nfs4_crc = rc ? 0 : r->crc;
+		/* What the nfs4_data file shows: this read's data, if it succeeded. */
+		vfree(cx->nfs4_data);
+		cx->nfs4_data = rc ? NULL : r->data;
+		cx->nfs4_data_len = rc ? 0 : r->data_len;
+		if (!rc)
+			r->data = NULL;
+		rpcrdma_ctl_nfs4_last = cx;
+	}
+	vfree(r->data);
+	kfree(r);
+	rpcrdma_ctl_caller_put(cx);
+	return rc;
+}
+
+/*
+ * The nfs4_data file: the data of the last nfs4 read command that
+ * succeeded on the transport it ran on (empty if that one failed, or the
+ * transport is gone).
+ */
+static ssize_t rpcrdma_ctl_nfs4_data_read(struct file *file, char __user *ubuf, size_t count,
+					  loff_t *ppos)
+{
+	struct rpcrdma_ctl_xprt *cx;
+	ssize_t rc = 0;
+
+	mutex_lock(&cmkit_rpcrdma_control.lock);
+	cx = rpcrdma_ctl_nfs4_last;
+	if (cx && cx->nfs4_data)
+		rc = simple_read_from_buffer(ubuf, count, ppos, cx->nfs4_data,
+					     cx->nfs4_data_len);
+	mutex_unlock(&cmkit_rpcrdma_control.lock);
+	return rc;
+}
+
+static const struct file_operations cmkit_rpcrdma_nfs4_data_fops = {
+	.owner = THIS_MODULE,
+	.read = rpcrdma_ctl_nfs4_data_read,
+	.llseek = default_llseek,
+};
+
 static int rpcrdma_ctl_command(char *line)
 {
 	char *verb = strsep(&line, " ");
@@ -495,6 +777,8 @@ static int rpcrdma_ctl_command(char *line)
 		return rpcrdma_ctl_call(line);
 	if (!strcmp(verb, "proc"))
 		return rpcrdma_ctl_proc(line);
+	if (!strcmp(verb, "nfs4"))
+		return rpcrdma_ctl_nfs4(line);
 	if (!strcmp(verb, "destroy") && line && !strcmp(line, "all")) {
 		rpcrdma_ctl_destroy_all();
 		return 0;
@@ -540,6 +824,15 @@ static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *
 		seq_printf(m, " procs=%llu proc_errors=%llu read_chunk=%llu write_chunk=%llu reply_chunk=%llu",
 			   cx->procs, cx->proc_errors, cx->read_chunk, cx->write_chunk,
 			   cx->reply_chunk);
+	/* Only once an nfs4 command ran, as the proc fields. */
+	if (cx->nfs4_ok || cx->nfs4_errors) {
+		seq_printf(m, " nfs4=%llu nfs4_errors=%llu nfs4_status=%u nfs4_grace=%u",
+			   cx->nfs4_ok, cx->nfs4_errors, cx->nfs4_status, cx->nfs4_grace);
+		seq_printf(m, " nfs4_size=%llu nfs4_read=%llu nfs4_reads=%u nfs4_crc32c=%08x",
+			   cx->nfs4_size, cx->nfs4_read, cx->nfs4_reads, cx->nfs4_crc);
+		seq_printf(m, " nfs4_written=%llu nfs4_verified=%llu", cx->nfs4_written,
+			   cx->nfs4_verified);
+	}
 	/*
 	 * Once a lost connection was to be re-established (reconnect.c): the
 	 * connections made again.  The lines of others stay as they were.
@@ -893,6 +1186,7 @@ static const struct cmkit_ctl_file rpcrdma_ctl_files[] = {
 	{ "xprts", &cmkit_rpcrdma_xprts_fops },
 	{ "calls", &cmkit_rpcrdma_calls_fops },
 	{ "stats", &cmkit_rpcrdma_stats_fops },
+	{ "nfs4_data", &cmkit_rpcrdma_nfs4_data_fops },
 };
 
 /*

@@ -487,3 +487,135 @@ out_free:
 	return rc;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_xprt_proc);
+
+/*
+ * The results of a call_chunks call that ended with a reply: its lists
+ * against the offer, then the inline results copied out.  0 or -EPROTO.
+ */
+static int rpcrdma_chunks_results(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+				  struct cmkit_rpcrdma_chunked *c,
+				  const struct rpcrdma_proc_lists *l)
+{
+	u32 write_len = 0, reply_len = 0;
+	int rc;
+
+	rc = cmkit_rpcrdma_check_reply_chunks(&l->offered, &l->got, &write_len, &reply_len);
+	if (rc == CMKIT_RPCRDMA_OK && (reply_len || l->reply.hdr.rdma_proc != CMKIT_RPCRDMA_MSG))
+		rc = CMKIT_RPCRDMA_E_CHUNKS;
+	if (rc == CMKIT_RPCRDMA_OK && l->reply.results_len > c->res_max)
+		rc = CMKIT_RPCRDMA_E_NOSPACE;
+	trace_cmkit_rpcrdma_chunks_reply(r_xprt->rx_xid, req->rl_xid, rc, write_len,
+					 l->reply.results_len);
+	if (rc != CMKIT_RPCRDMA_OK)
+		return -EPROTO;
+	c->write_len = write_len;
+	c->res_len = l->reply.results_len;
+	memcpy(c->res, l->reply.results, c->res_len);
+	return 0;
+}
+
+/**
+ * cmkit_rpcrdma_call_chunks - send one call of any program with chunks
+ * @r_xprt: a connected transport
+ * @prog: RPC program
+ * @vers: program version
+ * @proc: procedure (for traces; @c->call carries it)
+ * @c: the call, its chunks and room for its results; on return what the
+ *	server said
+ *
+ * Registers the read chunk's pages (the bulk argument, at its position)
+ * and the write chunk's (a bulk result) as one MR each, posts the
+ * registrations in one chain with the Send, waits for the reply, and
+ * fences the MRs (LOCAL_INV, or the server's Send With Invalidate) before
+ * anything is read.  The reply's chunk lists must keep to the offer, and
+ * its RPC results are copied to @c->res; what they say is the caller's.
+ *
+ * Return: 0 when the server accepted the call and its reply kept to the
+ * terms of the offer; -EPROTO for a reply that did not (rejected,
+ * malformed, a chunk not offered, results longer than @c->res_max);
+ * -EINVAL for a bad @c; -EMSGSIZE for a chunk larger than one MR maps;
+ * -EAGAIN when no MR was free; -EIO when an MR could not be registered or
+ * fenced; else the call's errno (cmkit_rpcrdma_call_one()).
+ */
+int cmkit_rpcrdma_call_chunks(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32 proc,
+			      struct cmkit_rpcrdma_chunked *c)
+{
+	struct rpcrdma_msg msg = { .proc = proc, .whole = true, .xid = c->xid,
+				   .args = c->call, .args_len = c->call_len };
+	struct rpcrdma_proc_lists *l;
+	struct rpcrdma_req *req;
+	struct rpcrdma_ep *ep;
+	LIST_HEAD(mrs);
+	u32 max_mr;
+	int rc, inv;
+
+	c->res_len = 0;
+	c->write_len = 0;
+	if (!c->call || c->call_len < CMKIT_RPCRDMA_RPC_CALL_LEN || c->call_len % 4 ||
+	    (c->read && (!c->read_len || c->read_pos % 4 || c->read_pos > c->call_len ||
+			 c->read_pos < CMKIT_RPCRDMA_RPC_CALL_LEN)) ||
+	    (c->write && !c->write_max) || (c->res_max && !c->res))
+		return -EINVAL;
+	mutex_lock(&r_xprt->rx_lock);
+	ep = r_xprt->rx_ep;
+	if (!ep || rpcrdma_ep_status(ep) != 1) {
+		mutex_unlock(&r_xprt->rx_lock);
+		return -ENOTCONN;
+	}
+	max_mr = ep->re_max_fr_depth * PAGE_SIZE;
+	mutex_unlock(&r_xprt->rx_lock);
+	trace_cmkit_rpcrdma_marshal(r_xprt->rx_xid, proc, c->read ? c->read_len : 0,
+				    c->write ? c->write_max : 0,
+				    c->read ? CMKIT_RPCRDMA_READCH : CMKIT_RPCRDMA_NOCH,
+				    c->write ? CMKIT_RPCRDMA_WRITECH : CMKIT_RPCRDMA_NOCH);
+	if ((c->read && c->read_len > max_mr) || (c->write && c->write_max > max_mr))
+		return -EMSGSIZE;
+
+	l = kzalloc_obj(*l, GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	if (c->read) {
+		rc = rpcrdma_proc_map(r_xprt, &mrs, c->read, c->read_len, false,
+				      &l->offered.read[0]);
+		if (rc)
+			goto out_free;
+		l->offered.nr_read = 1;
+		l->offered.read_pos[0] = c->read_pos;
+	}
+	if (c->write) {
+		rc = rpcrdma_proc_map(r_xprt, &mrs, c->write, c->write_max, true,
+				      &l->offered.write[0]);
+		if (rc)
+			goto out_unmap;
+		l->offered.nr_write = 1;
+		l->offered.write_segs = 1;
+	}
+	msg.mrs = &mrs;
+	msg.ch = &l->offered;
+	msg.reply = &l->reply;
+	msg.got = &l->got;
+
+	rc = cmkit_rpcrdma_call_one(r_xprt, prog, vers, &msg, &req);
+	/* Fenced before anything is read, as cmkit_rpcrdma_xprt_proc() does. */
+	if (req && req->rl_reply && req->rl_reply->rr_remote_inv &&
+	    !cmkit_rpcrdma_frwr_remote_inv(&mrs, req->rl_reply->rr_inv_rkey) && !rc)
+		rc = -EPROTO;
+	if (!req)
+		rpcrdma_proc_unmap(&mrs);
+	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, &mrs);
+	if (req) {
+		if (!rc && !inv)
+			rc = rpcrdma_chunks_results(r_xprt, req, c, l);
+		cmkit_rpcrdma_buffer_put(&r_xprt->rx_buf, req);
+	}
+	if (!rc && inv)
+		rc = inv;
+	goto out_free;
+
+out_unmap:
+	rpcrdma_proc_unmap(&mrs);
+out_free:
+	kfree(l);
+	return rc;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_call_chunks);

@@ -23,6 +23,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include <cmkit/nfs4.h>
 #include <cmkit/rpcrdma_chunk.h>
 #include <cmkit/rpcrdma_cmp.h>
 #include <cmkit/rpcrdma_msg.h>
@@ -313,8 +314,11 @@ struct rpcrdma_req {
  * @proc: the RPC procedure
  * @nomsg: the whole RPC call is in @ch's position-zero read chunk, written
  *	there with @xid: the Send carries an RDMA_NOMSG header alone
- * @xid: the xid of a @nomsg call, taken with cmkit_rpcrdma_xid_get()
- * @args: its inline arguments (XDR)
+ * @whole: @args is the whole RPC call, its header (credential included)
+ *	written by the caller with @xid: the Send carries an RDMA_MSG header
+ *	and @args as they are (cmkit_rpcrdma_call_chunks())
+ * @xid: the xid of a @nomsg or @whole call, taken with cmkit_rpcrdma_xid_get()
+ * @args: its inline arguments (XDR), or the whole RPC call (@whole)
  * @args_len: their length
  * @ch: the chunks offered (registered memory), or NULL for none
  * @mrs: the MRs of @ch, mapped: their registrations are posted in one chain
@@ -333,6 +337,7 @@ struct rpcrdma_req {
 struct rpcrdma_msg {
 	u32 proc;
 	bool nomsg;
+	bool whole;
 	u32 xid;
 	const void *args;
 	u32 args_len;
@@ -869,6 +874,77 @@ struct cmkit_rpcrdma_proc {
 };
 
 int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_proc *p);
+
+/**
+ * struct cmkit_rpcrdma_chunked - one call of any program, with its chunks (proc.c)
+ * @xid: the call's xid, taken with cmkit_rpcrdma_xid_get() and written by
+ *	the caller at the start of @call
+ * @call: the whole RPC call as it goes inline: its header (any
+ *	credential), then its arguments, less the bytes of the read chunk
+ * @call_len: its length, a multiple of 4
+ * @read: the read chunk's data: @read_len bytes from the start of these
+ *	pages (NULL: no read chunk)
+ * @read_len: its length
+ * @read_pos: its XDR position, counted from the xid: a multiple of 4, in
+ *	the arguments (past the header), at most @call_len
+ * @write: pages for a bulk result in one write chunk: room for @write_max
+ *	bytes from the start of these pages (NULL: no write chunk)
+ * @write_max: their room, bytes
+ * @res: where the RPC results (inline, after the accepted reply's
+ *	header) are copied: room for @res_max bytes
+ * @res_max: its room
+ * @res_len: out: the results' length
+ * @write_len: out: the bytes the server says it wrote in the write chunk
+ *
+ * Each chunk is one MR: at most the device's fast-registration depth in
+ * pages.  No reply chunk is offered: the reply less its write chunk must
+ * fit the connection's inline receive size.
+ */
+struct cmkit_rpcrdma_chunked {
+	u32 xid;
+	const void *call;
+	u32 call_len;
+	struct page **read;
+	u32 read_len;
+	u32 read_pos;
+	struct page **write;
+	u32 write_max;
+	void *res;
+	u32 res_max;
+	u32 res_len;
+	u32 write_len;
+};
+
+int cmkit_rpcrdma_call_chunks(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32 proc,
+			      struct cmkit_rpcrdma_chunked *c);
+
+/* NFSv4.0 COMPOUNDs to a server's export (nfs4.c). */
+
+/* The NFS4ERR_GRACE status: the server's grace period runs. */
+#define RPCRDMA_NFS4ERR_GRACE		10013
+
+/**
+ * struct cmkit_rpcrdma_nfs4_file - a file of the server's pseudo-root
+ * @fh: its file handle, as GETFH gave it
+ * @fh_len: its length
+ * @size: its size, as GETATTR gave it
+ * @status: the nfsstat4 of the last COMPOUND that failed (0: none)
+ * @grace_waits: NFS4ERR_GRACE answers waited out
+ */
+struct cmkit_rpcrdma_nfs4_file {
+	u8 fh[CMKIT_NFS4_FHSIZE];
+	u32 fh_len;
+	u64 size;
+	u32 status;
+	u32 grace_waits;
+};
+
+int cmkit_rpcrdma_nfs4_lookup(struct rpcrdma_xprt *r_xprt, const char *name,
+			      struct cmkit_rpcrdma_nfs4_file *f);
+int cmkit_rpcrdma_nfs4_read(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_nfs4_file *f,
+			    u64 offset, struct page **pages, u32 count, u32 *got, bool *eof);
+int cmkit_rpcrdma_nfs4_write(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_nfs4_file *f,
+			     u64 offset, struct page **pages, u32 len, u32 *written);
 int cmkit_rpcrdma_result_to_errno(int result);
 u32 cmkit_rpcrdma_xid_get(struct rpcrdma_xprt *r_xprt);
 

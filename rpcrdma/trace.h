@@ -492,6 +492,73 @@ DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_reconnect_done);
 /* rc: calls that were waiting to be sent again (they end with -ECONNABORTED) */
 DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_reconnect_stop);
 
+/* A call_chunks reply: its lists and results taken (result 0) or refused. */
+TRACE_EVENT(cmkit_rpcrdma_chunks_reply,
+	    TP_PROTO(u32 xprt, u32 xid, int result, u32 write_len, u32 results_len),
+	    TP_ARGS(xprt, xid, result, write_len, results_len),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, xid)
+			     __field(int, result)
+			     __field(u32, write_len)
+			     __field(u32, results_len)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->xid = xid;
+			   __entry->result = result;
+			   __entry->write_len = write_len;
+			   __entry->results_len = results_len;),
+	    TP_printk("xprt=%u xid=0x%08x result=%d write chunk %u bytes, results %u bytes inline",
+		      __entry->xprt, __entry->xid, __entry->result, __entry->write_len,
+		      __entry->results_len)
+);
+
+/*
+ * An NFSv4.0 COMPOUND's end: the call's errno, the decoder's result, the
+ * COMPOUND's nfsstat4 and its last operation.
+ */
+TRACE_EVENT(cmkit_rpcrdma_nfs4_compound,
+	    TP_PROTO(u32 xprt, u32 first_op, int rc, int decoded, u32 status, u32 last_op),
+	    TP_ARGS(xprt, first_op, rc, decoded, status, last_op),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, first_op)
+			     __field(int, rc)
+			     __field(int, decoded)
+			     __field(u32, status)
+			     __field(u32, last_op)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->first_op = first_op;
+			   __entry->rc = rc;
+			   __entry->decoded = decoded;
+			   __entry->status = status;
+			   __entry->last_op = last_op;),
+	    TP_printk("xprt=%u compound from op %u: rc=%d decoded=%d status=%u last op %u",
+		      __entry->xprt, __entry->first_op, __entry->rc, __entry->decoded,
+		      __entry->status, __entry->last_op)
+);
+
+/* NFS4ERR_GRACE: the COMPOUND is sent again after a wait (rc: tries so far). */
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_nfs4_grace);
+
+/* An NFSv4.0 READ or WRITE: what was asked and what the server did. */
+TRACE_EVENT(cmkit_rpcrdma_nfs4_io,
+	    TP_PROTO(u32 xprt, u32 op, u64 offset, u32 count, u32 done, int rc),
+	    TP_ARGS(xprt, op, offset, count, done, rc),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, op)
+			     __field(u64, offset)
+			     __field(u32, count)
+			     __field(u32, done)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->op = op;
+			   __entry->offset = offset;
+			   __entry->count = count;
+			   __entry->done = done;
+			   __entry->rc = rc;),
+	    TP_printk("xprt=%u %s offset %llu count %u: %u bytes, rc=%d", __entry->xprt,
+		      __entry->op == 25 ? "READ" : "WRITE",
+		      __entry->offset, __entry->count, __entry->done, __entry->rc)
+);
+
 #endif /* _CMKIT_RPCRDMA_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -458,6 +458,70 @@ kernel_nfs_client() {	# <device> <addr>
 	result "$name" "$why"
 }
 
+# cmkit's endpoint sends NFSv4.0 COMPOUNDs to nfsd (rpcrdma/nfs4.c, the
+# nfs4 verb): PUTROOTFH, LOOKUP, GETFH, GETATTR give $NFS_FILE's size,
+# READs of 256 KiB bring the whole file back through write chunks (the
+# nfs4_data file holds what came, compared with the export's file byte
+# for byte; nfsd answers with less when its max_block_size is smaller, and
+# the verb goes on from there), and a WRITE of 64 KiB of the pattern through a read chunk
+# (anonymous stateid, AUTH_SYS as root) lands in a file of zeros the case
+# made, which the verb reads back through a write chunk and the case
+# compares on the server's side.  Runs after nfsd's grace period ended
+# (the anonymous stateid is refused with NFS4ERR_GRACE before).
+rpcrdma_nfs4_nfsd() {	# <device> <addr>
+	name=rpcrdma_nfs4_reads_and_writes_the_export_over_rdma_$1
+	dev=$1
+	siw_absent "$name" && return
+	if [ -n "$NFSD_ABSENT" ]; then
+		skip "$name" "$NFSD_ABSENT"
+		return
+	fi
+	if [ -n "$NFSD_DOWN" ]; then
+		result "$name" "nfsd did not export: $NFSD_DOWN"
+		return
+	fi
+	why=
+	w=cmkit-nfs4-$dev
+	{ head -c 65536 /dev/zero > $NFS_EXPORT/$w && chmod 666 $NFS_EXPORT/$w; } 2> $T/$name.err ||
+		why="cannot make $w: $(cat $T/$name.err)"
+	[ -n "$why" ] || await sh -c "echo 'connect $2 $NFS_PORT' > $D/rpcrdma/ctl" ||
+		why="connect to nfsd failed"
+	if [ -z "$why" ]; then
+		n=$(xprt_nr $NFS_PORT)
+		echo "nfs4 $n read $NFS_FILE" > $D/rpcrdma/ctl 2> $T/$name.err ||
+			why="nfs4 read: $(cat $T/$name.err) ($(grep "^$n " $D/rpcrdma/xprts))"
+		line=$(grep "^$n " $D/rpcrdma/xprts)
+		# READs of 256 KiB, or of nfsd's max_block_size when smaller (it
+		# follows the guest's memory: 128 KiB in a small guest).
+		piece=$(cat $NFSD/max_block_size)
+		[ "$piece" -gt 262144 ] && piece=262144
+		reads=$(((NFS_FILE_SIZE + piece - 1) / piece))
+		for want in nfs4=1 nfs4_errors=0 nfs4_status=0 nfs4_size=$NFS_FILE_SIZE \
+			nfs4_read=$NFS_FILE_SIZE nfs4_reads=$reads; do
+			case " $line " in *" $want "*) ;; *) why="${why:-read: no $want in: $line}" ;; esac
+		done
+		cmp $D/rpcrdma/nfs4_data $NFS_EXPORT/$NFS_FILE > $T/$name.cmp 2>&1 ||
+			why="${why:-the data READ brought differs from $NFS_FILE: $(cat $T/$name.cmp)}"
+		echo "nfs4 $n write $w 65536" > $D/rpcrdma/ctl 2> $T/$name.err ||
+			why="${why:-nfs4 write: $(cat $T/$name.err) ($(grep "^$n " $D/rpcrdma/xprts))}"
+		line=$(grep "^$n " $D/rpcrdma/xprts)
+		# The read's COMPOUNDs (LOOKUP, the READs) and the write's three
+		# (LOOKUP, WRITE, READ back), none refused or sent again.
+		calls=$((reads + 4))
+		for want in nfs4=2 nfs4_errors=0 nfs4_status=0 nfs4_size=65536 nfs4_written=65536 \
+			nfs4_verified=65536 calls=$calls replies=$calls errors=0; do
+			case " $line " in *" $want "*) ;; *) why="${why:-write: no $want in: $line}" ;; esac
+		done
+		nfs_pattern 65536 | cmp - $NFS_EXPORT/$w > $T/$name.cmp 2>&1 ||
+			why="${why:-the server's $w is not what was written: $(cat $T/$name.cmp)}"
+		echo "destroy all" > $D/rpcrdma/ctl || why="${why:-destroy failed}"
+	fi
+	rm -f $NFS_EXPORT/$w
+	nothing_alive || why="${why:-objects left: $(all_stats)}"
+	[ -n "$why" ] && dmesg | tail -n 15 | sed 's/^/    # /' >> $T/diag
+	result "$name" "$why"
+}
+
 rpcrdma_nfsd_cases() {
 	NFSD_DOWN=
 	# The test kernels have nfsd built in; a stock guest has loaded
@@ -477,6 +541,8 @@ rpcrdma_nfsd_cases() {
 		[ -n "$NFSD_DOWN" ] || await nfsd_grace_over ||
 			NFSD_DOWN="its grace period did not end: v4_end_grace $(cat $NFSD/v4_end_grace)"
 	fi
+	rpcrdma_nfs4_nfsd rxe0 "$RXE_ADDR"
+	rpcrdma_nfs4_nfsd siw0 "$SIW_ADDR"
 	kernel_nfs_client rxe0 "$RXE_ADDR"
 	kernel_nfs_client siw0 "$SIW_ADDR"
 	nfsd_stop
