@@ -31,6 +31,7 @@
 #include <linux/file.h>
 #include <linux/fs_struct.h>
 #include <linux/highmem.h>
+#include <linux/iopoll.h>
 #include <linux/kthread.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -42,6 +43,7 @@
 #include <linux/utsname.h>
 #include <kunit/resource.h>
 #include <rdma/ib_cm.h>
+#include <rdma/restrack.h>
 
 #include "cmkit_test.h"
 #include <cmkit/crc32c.h>
@@ -808,12 +810,20 @@ static void disconnect_race_remote_handled_then_local_frees(struct kunit *test)
  * handler, which returns 1 and rdma_cm destroys the id.  IB only: an iWARP
  * peer's stack closes its side of the connection by itself.
  */
+static u32 rt_cm_ids(struct ib_device *dev)
+{
+	return rdma_restrack_count(dev, RDMA_RESTRACK_CM_ID, false);
+}
+
 static void disconnect_race_local_first_then_remote_dreq_frees_in_handler(struct kunit *test)
 {
 	struct cmkit_cm_record r;
+	struct ib_device *dev;
 	struct rt_counts now;
 	struct rt_decision d;
 	struct rt_ctx c;
+	u32 ids, n;
+	int rc;
 
 	rt_setup_dev(test, &c, rt_rxe, false);
 	c.srv->hold_disconnect = true;
@@ -830,9 +840,21 @@ static void disconnect_race_local_first_then_remote_dreq_frees_in_handler(struct
 	KUNIT_EXPECT_EQ(test, now.eps_freed - c.base.eps_freed, 0);
 	KUNIT_EXPECT_EQ(test, rt_count(RDMA_CM_EVENT_DISCONNECTED), 0U);
 
+	/* The client's id, the server's listener and child, and the rest. */
+	dev = cmkit_test_device(test, c.param);
+	ids = rt_cm_ids(dev);
 	KUNIT_ASSERT_EQ(test, cmkit_peer_disconnect(c.srv), 0);	/* the DREP */
 	d = rt_wait_decision(test, RDMA_CM_EVENT_DISCONNECTED);
 	KUNIT_EXPECT_EQ(test, d.rc, 1);
+	/*
+	 * What the handler returned, not what it traced: rdma_cm destroys the
+	 * id (it leaves the device's restrack) only on a return of 1.  No
+	 * event says so; rdma_cm's work does it right after the handler.
+	 */
+	rc = read_poll_timeout(rt_cm_ids, n, n == ids - 1, USEC_PER_MSEC,
+			       jiffies_to_usecs(cmkit_test_timeout()), false, dev);
+	KUNIT_EXPECT_EQ_MSG(test, rc, 0,
+			    "rdma_cm did not destroy the id: %u of %u rdma_cm ids left", n, ids);
 	rt_expect_all_released(&c);
 	rt_expect_destroyed_by(&c, 0, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.xprt->rx_force_count), 0);
