@@ -160,6 +160,28 @@ static void rpcrdma_proc_unmap(struct list_head *mrs)
 }
 
 /* What the call's arguments and its largest reply are, and their bulk parts. */
+/*
+ * Fence a call's MRs before anything of its reply is read, whatever the
+ * call's end (@rc): the MR the server invalidated with its reply is put as
+ * it is, the rest by LOCAL_INV; a call never sent (no @req) never posted
+ * its registrations either.  An rkey the call did not advertise fences
+ * nothing and refuses the reply (-EPROTO).  Returns @rc, else the fence's
+ * errno: 0 only if the results may be read.
+ */
+static int rpcrdma_fence(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
+			 struct list_head *mrs, int rc)
+{
+	int inv;
+
+	if (req && req->rl_reply && req->rl_reply->rr_remote_inv &&
+	    !cmkit_rpcrdma_frwr_remote_inv(mrs, req->rl_reply->rr_inv_rkey) && !rc)
+		rc = -EPROTO;
+	if (!req)
+		rpcrdma_proc_unmap(mrs);
+	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, mrs);
+	return rc ?: inv;
+}
+
 static int rpcrdma_proc_sizes(const struct cmkit_rpcrdma_proc *p, u32 *call_len, u32 *bulk_arg,
 			      u32 *reply_len, u32 *bulk_res)
 {
@@ -367,7 +389,7 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	struct rpcrdma_ep *ep;
 	LIST_HEAD(mrs);
 	u8 *args = NULL;
-	int rc, inv;
+	int rc;
 
 	p->res_len = 0;
 	p->sink_len = 0;
@@ -455,26 +477,12 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 
 	rc = cmkit_rpcrdma_call_one(r_xprt, CMKIT_RPC_TESTPROG, CMKIT_RPC_TESTPROG_VERS, &msg,
 				    &req);
-	/*
-	 * Fenced before anything is read, whatever the call's end: the MR the
-	 * server invalidated with its reply is put as it is, the rest by
-	 * LOCAL_INV.  An rkey the call did not advertise fences nothing here:
-	 * the reply is refused below.
-	 */
-	if (req && req->rl_reply && req->rl_reply->rr_remote_inv &&
-	    !cmkit_rpcrdma_frwr_remote_inv(&mrs, req->rl_reply->rr_inv_rkey) && !rc)
-		rc = -EPROTO;
-	/* A call never sent never posted its registrations either. */
-	if (!req)
-		rpcrdma_proc_unmap(&mrs);
-	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, &mrs);
+	rc = rpcrdma_fence(r_xprt, req, &mrs, rc);
 	if (req) {
-		if (!rc && !inv)
+		if (!rc)
 			rc = rpcrdma_proc_results(r_xprt, req, p, l, &reply_buf);
 		cmkit_rpcrdma_buffer_put(&r_xprt->rx_buf, req);
 	}
-	if (!rc && inv)
-		rc = inv;
 	goto out_free;
 
 out_unmap:
@@ -547,7 +555,7 @@ int cmkit_rpcrdma_call_chunks(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u
 	struct rpcrdma_ep *ep;
 	LIST_HEAD(mrs);
 	u32 max_mr;
-	int rc, inv;
+	int rc;
 
 	c->res_len = 0;
 	c->write_len = 0;
@@ -596,20 +604,12 @@ int cmkit_rpcrdma_call_chunks(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u
 	msg.got = &l->got;
 
 	rc = cmkit_rpcrdma_call_one(r_xprt, prog, vers, &msg, &req);
-	/* Fenced before anything is read, as cmkit_rpcrdma_xprt_proc() does. */
-	if (req && req->rl_reply && req->rl_reply->rr_remote_inv &&
-	    !cmkit_rpcrdma_frwr_remote_inv(&mrs, req->rl_reply->rr_inv_rkey) && !rc)
-		rc = -EPROTO;
-	if (!req)
-		rpcrdma_proc_unmap(&mrs);
-	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, &mrs);
+	rc = rpcrdma_fence(r_xprt, req, &mrs, rc);
 	if (req) {
-		if (!rc && !inv)
+		if (!rc)
 			rc = rpcrdma_chunks_results(r_xprt, req, c, l);
 		cmkit_rpcrdma_buffer_put(&r_xprt->rx_buf, req);
 	}
-	if (!rc && inv)
-		rc = inv;
 	goto out_free;
 
 out_unmap:
