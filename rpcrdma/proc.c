@@ -161,6 +161,30 @@ static void rpcrdma_proc_unmap(struct list_head *mrs)
 
 /* What the call's arguments and its largest reply are, and their bulk parts. */
 /*
+ * The connection's limits for a call: its inline sizes (each pointer may
+ * be NULL) and the bytes one MR maps.  -ENOTCONN unless connected.
+ */
+static int rpcrdma_ep_limits(struct rpcrdma_xprt *r_xprt, u32 *inline_send, u32 *inline_recv,
+			     u32 *max_mr)
+{
+	struct rpcrdma_ep *ep;
+
+	mutex_lock(&r_xprt->rx_lock);
+	ep = r_xprt->rx_ep;
+	if (!ep || rpcrdma_ep_status(ep) != 1) {
+		mutex_unlock(&r_xprt->rx_lock);
+		return -ENOTCONN;
+	}
+	if (inline_send)
+		*inline_send = ep->re_inline_send;
+	if (inline_recv)
+		*inline_recv = ep->re_inline_recv;
+	*max_mr = ep->re_max_fr_depth * PAGE_SIZE;
+	mutex_unlock(&r_xprt->rx_lock);
+	return 0;
+}
+
+/*
  * Fence a call's MRs before anything of its reply is read, whatever the
  * call's end (@rc): the MR the server invalidated with its reply is put as
  * it is, the rest by LOCAL_INV; a call never sent (no @req) never posted
@@ -386,7 +410,6 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	struct cmkit_rpcrdma_chunks *ch;
 	struct rpcrdma_proc_lists *l;
 	struct rpcrdma_req *req;
-	struct rpcrdma_ep *ep;
 	LIST_HEAD(mrs);
 	u8 *args = NULL;
 	int rc;
@@ -399,16 +422,9 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	rc = rpcrdma_proc_sizes(p, &call_len, &bulk_arg, &reply_len, &bulk_res);
 	if (rc)
 		return rc;
-	mutex_lock(&r_xprt->rx_lock);
-	ep = r_xprt->rx_ep;
-	if (!ep || rpcrdma_ep_status(ep) != 1) {
-		mutex_unlock(&r_xprt->rx_lock);
-		return -ENOTCONN;
-	}
-	inline_send = ep->re_inline_send;
-	inline_recv = ep->re_inline_recv;
-	max_mr = ep->re_max_fr_depth * PAGE_SIZE;
-	mutex_unlock(&r_xprt->rx_lock);
+	rc = rpcrdma_ep_limits(r_xprt, &inline_send, &inline_recv, &max_mr);
+	if (rc)
+		return rc;
 	if (cmkit_rpcrdma_choose(call_len, bulk_arg, reply_len, bulk_res, inline_send,
 				 inline_recv, RPCRDMA_PROC_HDR_LEN, &p->m))
 		return -EINVAL;
@@ -552,7 +568,6 @@ int cmkit_rpcrdma_call_chunks(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u
 				   .args = c->call, .args_len = c->call_len };
 	struct rpcrdma_proc_lists *l;
 	struct rpcrdma_req *req;
-	struct rpcrdma_ep *ep;
 	LIST_HEAD(mrs);
 	u32 max_mr;
 	int rc;
@@ -564,14 +579,9 @@ int cmkit_rpcrdma_call_chunks(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u
 			 c->read_pos < CMKIT_RPCRDMA_RPC_CALL_LEN)) ||
 	    (c->write && !c->write_max) || (c->res_max && !c->res))
 		return -EINVAL;
-	mutex_lock(&r_xprt->rx_lock);
-	ep = r_xprt->rx_ep;
-	if (!ep || rpcrdma_ep_status(ep) != 1) {
-		mutex_unlock(&r_xprt->rx_lock);
-		return -ENOTCONN;
-	}
-	max_mr = ep->re_max_fr_depth * PAGE_SIZE;
-	mutex_unlock(&r_xprt->rx_lock);
+	rc = rpcrdma_ep_limits(r_xprt, NULL, NULL, &max_mr);
+	if (rc)
+		return rc;
 	trace_cmkit_rpcrdma_marshal(r_xprt->rx_xid, proc, c->read ? c->read_len : 0,
 				    c->write ? c->write_max : 0,
 				    c->read ? CMKIT_RPCRDMA_READCH : CMKIT_RPCRDMA_NOCH,
