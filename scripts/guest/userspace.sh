@@ -362,20 +362,27 @@ rpcrdma_call_in_flight_pins_the_module() {
 # and nfsd_export (lib.sh), NFSv4 only, its RDMA listener on port 20049 of
 # every address, exporting $NFS_EXPORT to rxe0's and siw0's addresses.
 
+# The guest's nfsd cannot serve case $1: skipped when the kernel has no
+# nfsd, failed when it did not start, export or end its grace period.
+nfsd_unready() {	# <name>; true when the case is already reported
+	if [ -n "$NFSD_ABSENT" ]; then
+		skip "$1" "$NFSD_ABSENT"
+		return 0
+	fi
+	if [ -n "$NFSD_DOWN" ]; then
+		result "$1" "nfsd is not serving: $NFSD_DOWN"
+		return 0
+	fi
+	return 1
+}
+
 # cmkit's endpoint calls program 100003 at nfsd: version 4 is accepted,
 # version 3 refused with PROG_MISMATCH 4..4 (EPROTO).
 rpcrdma_calls_nfsd() {	# <device> <addr>
 	name=rpcrdma_calls_nfsd_over_rdma_$1
 	siw_absent "$name" && return
 	why=
-	if [ -n "$NFSD_ABSENT" ]; then
-		skip "$name" "$NFSD_ABSENT"
-		return
-	fi
-	if [ -n "$NFSD_DOWN" ]; then
-		result "$name" "nfsd did not start: $NFSD_DOWN"
-		return
-	fi
+	nfsd_unready "$name" && return
 	await sh -c "echo 'connect $2 20049' > $D/rpcrdma/ctl" || why="connect to nfsd failed"
 	if [ -z "$why" ]; then
 		n=$(xprt_nr 20049)
@@ -410,18 +417,11 @@ kernel_nfs_client() {	# <device> <addr>
 	name=kernel_nfs_client_reads_and_writes_the_export_over_rdma_$1
 	dev=$1 addr=$2
 	siw_absent "$name" && return
-	if [ -n "$NFSD_ABSENT" ]; then
-		skip "$name" "$NFSD_ABSENT"
-		return
-	fi
 	if ! grep -qw nfs4 /proc/filesystems && ! grep -qw nfs /proc/filesystems; then
 		skip "$name" "the kernel has no NFS client (neither built in nor loaded)"
 		return
 	fi
-	if [ -n "$NFSD_DOWN" ]; then
-		result "$name" "nfsd did not export: $NFSD_DOWN"
-		return
-	fi
+	nfsd_unready "$name" && return
 	why=
 	m=/mnt/nfs-$dev
 	mkdir -p $m
@@ -472,14 +472,7 @@ rpcrdma_nfs4_nfsd() {	# <device> <addr>
 	name=rpcrdma_nfs4_reads_and_writes_the_export_over_rdma_$1
 	dev=$1
 	siw_absent "$name" && return
-	if [ -n "$NFSD_ABSENT" ]; then
-		skip "$name" "$NFSD_ABSENT"
-		return
-	fi
-	if [ -n "$NFSD_DOWN" ]; then
-		result "$name" "nfsd did not export: $NFSD_DOWN"
-		return
-	fi
+	nfsd_unready "$name" && return
 	why=
 	w=cmkit-nfs4-$dev
 	{ head -c 65536 /dev/zero > $NFS_EXPORT/$w && chmod 666 $NFS_EXPORT/$w; } 2> $T/$name.err ||
