@@ -732,6 +732,9 @@ static int rpcrdma_ctl_nfs4_read_depth(struct rpcrdma_xprt *x, struct page **pag
 	for (i = 0; i < n; i++)
 		flush_work(&rds[i].work);
 	rc = d->rc;
+	/* Every byte once: pieces that did not cover the file are no read. */
+	if (!rc && off + d->read != r->f.size)
+		rc = -EIO;
 	r->reads += d->reads;
 	r->read += d->read;
 	r->in_flight = max(r->in_flight, d->max_in_flight);
