@@ -417,6 +417,7 @@ nfs_cmkit_read() {	# <in flight>
 nfs_run() {	# <impl> <rep> <in flight>
 	begin nfs "$1" rxe0 "$2" "depth $3"
 	i=0 rc=0
+	[ "$1" = kernel ] && k0=$(nfs_kernel_reads)
 	t0=$(uptime_s)
 	while [ $i -lt "$NFS_READS" ] && [ $rc = 0 ]; do
 		"nfs_$1_read" "$3"
@@ -426,6 +427,11 @@ nfs_run() {	# <impl> <rep> <in flight>
 	t1=$(uptime_s)
 	awk -v a="$t0" -v b="$t1" -v n=$((NFS_FILE_SIZE * i)) 'BEGIN { printf "%.2f %d\n", b - a, n }'
 	[ "$1" = cmkit ] && grep "^$NFS_X " $D/rpcrdma/xprts
+	if [ "$1" = kernel ]; then
+		k1=$(nfs_kernel_reads)
+		echo "READs $((${k1:-0} - ${k0:-0}))"
+		echo $((${k1:-0} - ${k0:-0})) >> $T/nfs-kernel-reads-$3
+	fi
 	end nfs "$1" rxe0 "$2" $rc
 }
 
@@ -458,7 +464,6 @@ if want nfs; then
 		na nfs kernel "$why"
 	fi
 	[ -n "$NFS_KERNEL" ] && say bench-note "nfs: the client's rsize $NFS_RSIZE, nfsd's max_block_size $(cat $NFSD/max_block_size)"
-	k0=$(nfs_kernel_reads)
 	r=1
 	while [ $r -le "$REPS" ]; do
 		for depth in 1 8; do
@@ -473,8 +478,10 @@ if want nfs; then
 		r=$((r + 1))
 	done
 	if [ -n "$NFS_KERNEL" ]; then
-		k1=$(nfs_kernel_reads)
-		say bench-note "nfs: the kernel client sent $((${k1:-0} - ${k0:-0})) READs for $((2 * REPS * NFS_READS)) MiB"
+		for depth in 1 8; do
+			reads=$(awk '{ n += $1 } END { print n + 0 }' $T/nfs-kernel-reads-$depth 2>/dev/null)
+			say bench-note "nfs: at $depth in flight the kernel client sent $reads READs for $((REPS * NFS_READS)) MiB"
+		done
 		umount $NFS_MNT || umount -l $NFS_MNT
 	fi
 	[ -n "$NFS_X" ] && echo "destroy $NFS_X" > $D/rpcrdma/ctl
