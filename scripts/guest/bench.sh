@@ -382,8 +382,9 @@ fi
 #           READs): at 1 in flight bs = the mount's rsize, each read() one
 #           READ waited for; at 8 bs = 1 MiB, which the client's direct I/O
 #           splits into READs of at most rsize sent together (a note per
-#           depth counts them: busybox dd's buffer is not page-aligned,
-#           and the client sent 9 and 16 READs per MiB where cmkit sends 8).
+#           depth counts them: the client sent 9 and 16 READs per MiB
+#           where cmkit sends 8, perhaps as busybox dd's buffer is not
+#           page-aligned).
 # Each side's figure so carries its own per-file cost: cmkit's LOOKUP and
 # its crc32c of the data, the client's OPEN, CLOSE and dd's exec.
 NFS_MNT=/mnt/bench-nfs
