@@ -48,7 +48,7 @@ help:
 	@echo "make run                  boot the 6.12 test kernel and drive each handler (results in build/results/run/)"
 	@echo "make shell                a shell in the test guest (KVER=6.1)"
 	@echo "make ki-repro KI=<n>      a kernel bug's reproduction without cmkit (KVER=; CMKIT_NO_PATCHES=1: on the unpatched kernel)"
-	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_N_SIW=, BENCH_ITEMS=, BENCH_SUITES=, BENCH_HARNESS_KVERS=)"
+	@echo "make bench                benchmarks, each against its alternative (KVER=, BENCH_REPS=, BENCH_N=, BENCH_N_SIW=, BENCH_ITEMS=, BENCH_SUITES=, BENCH_HARNESS_KVERS=, BENCH_NFS_READS=)"
 	@echo "make kernels              build every test kernel up front (KVERS= narrows)"
 	@echo "make update-kernels       move kunit/kernels.pin to the archive's newest packages"
 	@echo "make fuzz                 run every libFuzzer target long (FUZZ_SECONDS each)"
@@ -150,6 +150,7 @@ bench: setup
 		$(if $(BENCH_HARNESS_KVERS),--harness-kernels "$(BENCH_HARNESS_KVERS)") \
 		$(if $(BENCH_N),--n $(BENCH_N)) $(if $(BENCH_N_SIW),--n-siw $(BENCH_N_SIW)) \
 		$(if $(BENCH_ITEMS),--items "$(BENCH_ITEMS)") \
+		$(if $(BENCH_NFS_READS),--nfs-reads $(BENCH_NFS_READS)) \
 		$(if $(BENCH_SUITES),--suites "$(BENCH_SUITES)")
 
 kernels: setup

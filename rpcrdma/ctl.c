@@ -20,11 +20,14 @@
  *                                  here: 0 if it came back right, -EILSEQ
  *                                  if not, else the call's errno
  *                                  (cmkit_rpcrdma_xprt_proc())
- *             nfs4 <n> read <name> | nfs4 <n> write <name> <bytes>
+ *             nfs4 <n> read <name> [<in flight>] | nfs4 <n> write <name> <bytes>
  *                                  NFSv4.0 COMPOUNDs to a server's
  *                                  pseudo-root (rpcrdma/nfs4.c): read the
  *                                  whole file (at most 4 MiB) in 256 KiB
- *                                  READs through write chunks, or WRITE
+ *                                  READs through write chunks, one at a
+ *                                  time or up to <in flight> (1..8) at
+ *                                  once in READs of the server's READ
+ *                                  size (rpcrdma_ctl_nfs4_read()), or WRITE
  *                                  <bytes> (a multiple of 4, at most
  *                                  256 KiB) of the guest's nfs_pattern at
  *                                  offset 0 through a read chunk and read
@@ -49,6 +52,8 @@
  *           (once an nfs4 command ran, before calls=: nfs4=<ok>
  *           nfs4_errors=<n> nfs4_status=<nfsstat4> nfs4_grace=<waits>
  *           nfs4_size=<bytes> nfs4_read=<bytes> nfs4_reads=<n> nfs4_crc32c=<hex>
+ *           nfs4_depth=<in flight asked> nfs4_in_flight=<most at once>
+ *           nfs4_rsize=<the server's READ size, 0: not known>
  *           nfs4_written=<bytes> nfs4_verified=<bytes>)
  *   nfs4_data  the data of the last nfs4 read command (empty if it failed)
  *   stats   objects made and freed, and CM events by type
@@ -72,12 +77,14 @@
 #include <linux/math64.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include <cmkit/crc32c.h>
 #include <cmkit/rpc_testprog.h>
 
 #include "core/cmkit.h"
 #include "rpcrdma/rpcrdma.h"
+#include "rpcrdma/trace.h"
 
 /* How many transports the control plane may hold at once. */
 #define RPCRDMA_CTL_MAX		64
@@ -124,6 +131,9 @@ struct rpcrdma_ctl_xprt {
 	u64 nfs4_size;		/* the last LOOKUP's GETATTR size */
 	u64 nfs4_read;		/* bytes the last nfs4 read command read */
 	u32 nfs4_reads;		/* in that many READs */
+	u32 nfs4_depth;		/* of which it kept up to that many outstanding */
+	u32 nfs4_in_flight;	/* and had that many at most */
+	u32 nfs4_rsize;		/* the server's READ size as a read found it (0: not known) */
 	u32 nfs4_crc;		/* their crc32c */
 	u64 nfs4_written;	/* bytes the last nfs4 write command wrote */
 	u64 nfs4_verified;	/* of them, read back and found right */
@@ -527,6 +537,8 @@ static int rpcrdma_ctl_proc(char *args)
  */
 #define RPCRDMA_CTL_NFS4_MAX	(4U << 20)
 #define RPCRDMA_CTL_NFS4_PIECE	(256U << 10)
+/* The most READs an nfs4 read command keeps outstanding at once. */
+#define RPCRDMA_CTL_NFS4_DEPTH	8U
 
 /* The pages of a vmalloc'ed buffer of @len bytes, for a chunk to map. */
 static struct page **rpcrdma_ctl_vpages(void *buf, u32 len)
@@ -562,19 +574,190 @@ struct rpcrdma_ctl_nfs4 {
 	u32 data_len;
 	u64 read;
 	u32 reads;
+	u32 in_flight;		/* the most READs it had outstanding at once */
+	u32 rsize;		/* the server's READ size (0: not known), in and out */
 	u32 crc;
 	u64 written;
 	u64 verified;
 };
 
 /*
- * Read the whole file @name, asking for RPCRDMA_CTL_NFS4_PIECE at a time,
- * through write chunks: 0, or -EFBIG (a file over RPCRDMA_CTL_NFS4_MAX),
- * -EIO (a READ that gave more than asked, nothing or not whole pages short
- * of the end, eof before the end, or none saying it reached the end), or
- * the errno of the lookup or a READ.
+ * Is a READ at @off that asked for @count bytes of a file of @size and
+ * got @got, @eof, one the read may go on from?  Not if it gave more than
+ * asked, nothing or not whole pages short of what was asked, eof before
+ * the end, or reached the end without saying eof.
  */
-static int rpcrdma_ctl_nfs4_read(struct rpcrdma_xprt *x, const char *name,
+static bool rpcrdma_ctl_nfs4_got_ok(u64 off, u32 count, u32 got, bool eof, u64 size)
+{
+	return got <= count && !(eof && off + got < size) &&
+	       !(got < count && (!got || got % PAGE_SIZE)) && !(off + got == size && !eof);
+}
+
+/*
+ * A READ at @off of @count bytes into the file's pages, checked: 0, -EIO
+ * (rpcrdma_ctl_nfs4_got_ok() refused it) or the READ's errno; @got and
+ * @eof as the server said.
+ */
+static int rpcrdma_ctl_nfs4_read_one(struct rpcrdma_xprt *x, struct cmkit_rpcrdma_nfs4_file *f,
+				     struct page **pages, u64 off, u32 count, u32 *got, bool *eof)
+{
+	int rc;
+
+	rc = cmkit_rpcrdma_nfs4_read(x, f, off, pages + off / PAGE_SIZE, round_up(count, 4),
+				     got, eof);
+	if (!rc && !rpcrdma_ctl_nfs4_got_ok(off, count, *got, *eof, f->size)) {
+		pr_warn_ratelimited("xprt %u: READ at %llu: %u of %u bytes, eof %d\n",
+				    x->rx_xid, off, *got, count, *eof);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+/*
+ * An nfs4 read with more than one READ outstanding: the file from @next
+ * on, in pieces of @rsize bytes, each read by whichever of the work items
+ * takes it next (a piece a READ gave short of is finished by more READs
+ * of the same item); the first error stops them all.
+ */
+struct rpcrdma_ctl_nfs4_depth {
+	struct rpcrdma_xprt *x;
+	struct page **pages;
+	u64 size;
+	u32 rsize;
+	spinlock_t lock;	/* guards the fields below */
+	u64 next;		/* the next piece's offset */
+	u64 read;		/* bytes the READs brought */
+	u32 reads;
+	u32 in_flight;
+	u32 max_in_flight;
+	u32 status;		/* an nfsstat4 a READ failed with */
+	u32 grace_waits;
+	int rc;			/* the first error */
+};
+
+/* One of an nfs4 read's work items, with its own copy of the file (its status). */
+struct rpcrdma_ctl_nfs4_reader {
+	struct work_struct work;
+	struct rpcrdma_ctl_nfs4_depth *d;
+	struct cmkit_rpcrdma_nfs4_file f;
+};
+
+/* Read the piece [@off, @end) in READs of what is left of it: 0 or the first errno. */
+static int rpcrdma_ctl_nfs4_read_piece(struct rpcrdma_ctl_nfs4_reader *rd, u64 off, u64 end)
+{
+	struct rpcrdma_ctl_nfs4_depth *d = rd->d;
+	bool eof;
+	u32 got;
+	int rc = 0;
+
+	while (!rc && off < end) {
+		spin_lock(&d->lock);
+		d->max_in_flight = max(d->max_in_flight, ++d->in_flight);
+		spin_unlock(&d->lock);
+		rc = rpcrdma_ctl_nfs4_read_one(d->x, &rd->f, d->pages, off, end - off, &got, &eof);
+		spin_lock(&d->lock);
+		d->in_flight--;
+		if (!rc) {
+			d->reads++;
+			d->read += got;
+		}
+		spin_unlock(&d->lock);
+		off += got;
+	}
+	return rc;
+}
+
+static void rpcrdma_ctl_nfs4_read_work(struct work_struct *work)
+{
+	struct rpcrdma_ctl_nfs4_reader *rd =
+		container_of(work, struct rpcrdma_ctl_nfs4_reader, work);
+	struct rpcrdma_ctl_nfs4_depth *d = rd->d;
+	u64 off, end;
+	int rc = 0;
+
+	for (;;) {
+		spin_lock(&d->lock);
+		if (d->rc || d->next >= d->size) {
+			spin_unlock(&d->lock);
+			break;
+		}
+		off = d->next;
+		end = min_t(u64, off + d->rsize, d->size);
+		d->next = end;
+		spin_unlock(&d->lock);
+		rc = rpcrdma_ctl_nfs4_read_piece(rd, off, end);
+		if (rc)
+			break;
+	}
+	spin_lock(&d->lock);
+	if (rc && !d->rc)
+		d->rc = rc;
+	if (rd->f.status)
+		d->status = rd->f.status;
+	d->grace_waits += rd->f.grace_waits;
+	spin_unlock(&d->lock);
+}
+
+/*
+ * Read [@off, size) of the file with up to @depth READs outstanding, from
+ * @depth work items of system_unbound_wq, each sending one READ at a time
+ * as the single-READ path does: 0 or the first errno.
+ */
+static int rpcrdma_ctl_nfs4_read_depth(struct rpcrdma_xprt *x, struct page **pages, u64 off,
+				       u32 depth, struct rpcrdma_ctl_nfs4 *r)
+{
+	struct rpcrdma_ctl_nfs4_reader *rds;
+	struct rpcrdma_ctl_nfs4_depth *d;
+	u32 i, n;
+	int rc;
+
+	n = min_t(u64, depth, DIV_ROUND_UP_ULL(r->f.size - off, r->rsize));
+	d = kzalloc_obj(*d, GFP_KERNEL);
+	rds = kcalloc(n, sizeof(*rds), GFP_KERNEL);
+	if (!d || !rds) {
+		kfree(rds);
+		kfree(d);
+		return -ENOMEM;
+	}
+	*d = (struct rpcrdma_ctl_nfs4_depth){ .x = x, .pages = pages, .size = r->f.size,
+					      .rsize = r->rsize, .next = off };
+	spin_lock_init(&d->lock);
+	trace_cmkit_rpcrdma_nfs4_depth(x->rx_xid, depth, n, off, r->rsize);
+	for (i = 0; i < n; i++) {
+		rds[i].d = d;
+		rds[i].f = r->f;
+		INIT_WORK(&rds[i].work, rpcrdma_ctl_nfs4_read_work);
+		queue_work(system_unbound_wq, &rds[i].work);
+	}
+	for (i = 0; i < n; i++)
+		flush_work(&rds[i].work);
+	rc = d->rc;
+	/* Every byte once: pieces that did not cover the file are no read. */
+	if (!rc && off + d->read != r->f.size)
+		rc = -EIO;
+	r->reads += d->reads;
+	r->read += d->read;
+	r->in_flight = max(r->in_flight, d->max_in_flight);
+	if (d->status)
+		r->f.status = d->status;
+	r->f.grace_waits += d->grace_waits;
+	trace_cmkit_rpcrdma_nfs4_depth_done(x->rx_xid, d->reads, d->max_in_flight, rc);
+	kfree(rds);
+	kfree(d);
+	return rc;
+}
+
+/*
+ * Read the whole file @name through write chunks, up to @depth READs
+ * outstanding: 0, or -EFBIG (a file over RPCRDMA_CTL_NFS4_MAX), -EIO (a
+ * READ rpcrdma_ctl_nfs4_got_ok() refused), or the errno of the lookup or
+ * a READ.  One READ at a time asks for RPCRDMA_CTL_NFS4_PIECE; more than
+ * one ask for r->rsize, the server's READ size (nfsd: its max_block_size
+ * when smaller), as the transport learned it from a READ that ended short
+ * of the end of the file (whole pages: what the server gives for one
+ * READ); while it is not known, the first READ goes alone and finds it.
+ */
+static int rpcrdma_ctl_nfs4_read(struct rpcrdma_xprt *x, const char *name, u32 depth,
 				 struct rpcrdma_ctl_nfs4 *r)
 {
 	struct page **pages = NULL;
@@ -598,26 +781,28 @@ static int rpcrdma_ctl_nfs4_read(struct rpcrdma_xprt *x, const char *name,
 	for (off = 0; !rc && off < r->f.size; off += got) {
 		u32 count = min_t(u64, RPCRDMA_CTL_NFS4_PIECE, r->f.size - off);
 
-		rc = cmkit_rpcrdma_nfs4_read(x, &r->f, off, pages + off / PAGE_SIZE,
-					     round_up(count, 4), &got, &eof);
-		if (!rc)
-			r->reads++;
+		/* With the server's READ size known, the rest at the depth asked. */
+		if (depth > 1 && r->rsize) {
+			trace_cmkit_rpcrdma_nfs4_rsize(x->rx_xid, off, r->rsize, true);
+			break;
+		}
 		/*
 		 * A server may return less than asked (nfsd: its max_block_size);
 		 * the next READ goes on from there, its chunk from a page start.
 		 */
-		if (!rc && (got > count || (eof && off + got < r->f.size) ||
-			    (got < count && (!got || got % PAGE_SIZE)))) {
-			pr_warn_ratelimited("xprt %u: READ at %llu: %u of %u bytes, eof %d\n",
-					    x->rx_xid, off, got, count, eof);
-			rc = -EIO;
+		rc = rpcrdma_ctl_nfs4_read_one(x, &r->f, pages, off, count, &got, &eof);
+		if (rc)
+			break;
+		r->reads++;
+		r->read += got;
+		r->in_flight = 1;
+		if (off + got < r->f.size && got != r->rsize) {
+			trace_cmkit_rpcrdma_nfs4_rsize(x->rx_xid, off, got, false);
+			r->rsize = got;
 		}
-		if (!rc)
-			r->read += got;
 	}
-	/* The last READ reached the end of the file, as nfsd says when it does. */
-	if (!rc && r->f.size && !eof)
-		rc = -EIO;
+	if (!rc && off < r->f.size)
+		rc = rpcrdma_ctl_nfs4_read_depth(x, pages, off, depth, r);
 	if (!rc)
 		r->crc = ~cmkit_crc32c(r->crc, r->data, r->read);
 	kfree(pages);
@@ -674,9 +859,10 @@ out:
 }
 
 /*
- * nfs4 <n> read <name> | nfs4 <n> write <name> <bytes>: NFSv4.0 COMPOUNDs
- * to the server's pseudo-root, as a call command, without the control
- * plane's lock (called with it held, it drops and retakes it).
+ * nfs4 <n> read <name> [<in flight>] | nfs4 <n> write <name> <bytes>:
+ * NFSv4.0 COMPOUNDs to the server's pseudo-root, as a call command,
+ * without the control plane's lock (called with it held, it drops and
+ * retakes it).
  */
 static int rpcrdma_ctl_nfs4(char *args)
 	__must_hold(&cmkit_rpcrdma_control.lock)
@@ -684,14 +870,17 @@ static int rpcrdma_ctl_nfs4(char *args)
 	char *n = strsep(&args, " "), *op = strsep(&args, " "), *name = strsep(&args, " ");
 	struct rpcrdma_ctl_nfs4 *r;
 	struct rpcrdma_ctl_xprt *cx;
+	u32 len = 0, depth = 1;
 	bool writing;
-	u32 len = 0;
 	int rc;
 
 	if (!n || !op || !name || !*name || strlen(name) > CMKIT_NFS4_MAXNAMLEN)
 		return -EINVAL;
 	writing = !strcmp(op, "write");
-	if (!writing && (strcmp(op, "read") || args))
+	if (!writing && strcmp(op, "read"))
+		return -EINVAL;
+	if (!writing && args && (rpcrdma_ctl_u32(strsep(&args, " "), &depth) || args ||
+				 !depth || depth > RPCRDMA_CTL_NFS4_DEPTH))
 		return -EINVAL;
 	if (writing && (rpcrdma_ctl_u32(strsep(&args, " "), &len) || args || !len || len % 4 ||
 			len > RPCRDMA_CTL_NFS4_PIECE))
@@ -704,12 +893,13 @@ static int rpcrdma_ctl_nfs4(char *args)
 		kfree(r);
 		return rc;
 	}
+	r->rsize = cx->nfs4_rsize;
 
 	mutex_unlock(&cmkit_rpcrdma_control.lock);
 	if (writing)
 		rc = rpcrdma_ctl_nfs4_write(cx->xprt, name, len, r);
 	else
-		rc = rpcrdma_ctl_nfs4_read(cx->xprt, name, r);
+		rc = rpcrdma_ctl_nfs4_read(cx->xprt, name, depth, r);
 	mutex_lock(&cmkit_rpcrdma_control.lock);
 
 	if (rc)
@@ -725,6 +915,9 @@ static int rpcrdma_ctl_nfs4(char *args)
 	} else {
 		cx->nfs4_read = r->read;
 		cx->nfs4_reads = r->reads;
+		cx->nfs4_depth = depth;
+		cx->nfs4_in_flight = r->in_flight;
+		cx->nfs4_rsize = r->rsize;
 		cx->nfs4_crc = rc ? 0 : r->crc;
 		/* What the nfs4_data file shows: this read's data, if it succeeded. */
 		vfree(cx->nfs4_data);
@@ -830,6 +1023,8 @@ static void rpcrdma_ctl_show_calls(struct seq_file *m, struct rpcrdma_ctl_xprt *
 			   cx->nfs4_ok, cx->nfs4_errors, cx->nfs4_status, cx->nfs4_grace);
 		seq_printf(m, " nfs4_size=%llu nfs4_read=%llu nfs4_reads=%u nfs4_crc32c=%08x",
 			   cx->nfs4_size, cx->nfs4_read, cx->nfs4_reads, cx->nfs4_crc);
+		seq_printf(m, " nfs4_depth=%u nfs4_in_flight=%u nfs4_rsize=%u", cx->nfs4_depth,
+			   cx->nfs4_in_flight, cx->nfs4_rsize);
 		seq_printf(m, " nfs4_written=%llu nfs4_verified=%llu", cx->nfs4_written,
 			   cx->nfs4_verified);
 	}

@@ -559,6 +559,62 @@ TRACE_EVENT(cmkit_rpcrdma_nfs4_io,
 		      __entry->offset, __entry->count, __entry->done, __entry->rc)
 );
 
+/*
+ * An nfs4 read command's READ size: a READ at @offset that ended short
+ * of the end of the file found it (@known false), or,
+ * with it known, the rest of the file from @offset goes at the depth
+ * asked (@known true).
+ */
+TRACE_EVENT(cmkit_rpcrdma_nfs4_rsize,
+	    TP_PROTO(u32 xprt, u64 offset, u32 rsize, bool known),
+	    TP_ARGS(xprt, offset, rsize, known),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u64, offset)
+			     __field(u32, rsize)
+			     __field(bool, known)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->offset = offset;
+			   __entry->rsize = rsize;
+			   __entry->known = known;),
+	    TP_printk("xprt=%u offset %llu: READ size %u %s", __entry->xprt, __entry->offset,
+		      __entry->rsize, __entry->known ? "known: the rest at depth" : "found")
+);
+
+/* An nfs4 read at a depth over 1: @items work items read from @offset in pieces of @rsize. */
+TRACE_EVENT(cmkit_rpcrdma_nfs4_depth,
+	    TP_PROTO(u32 xprt, u32 depth, u32 items, u64 offset, u32 rsize),
+	    TP_ARGS(xprt, depth, items, offset, rsize),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, depth)
+			     __field(u32, items)
+			     __field(u64, offset)
+			     __field(u32, rsize)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->depth = depth;
+			   __entry->items = items;
+			   __entry->offset = offset;
+			   __entry->rsize = rsize;),
+	    TP_printk("xprt=%u depth %u: %u work items from offset %llu, READs of %u",
+		      __entry->xprt, __entry->depth, __entry->items, __entry->offset,
+		      __entry->rsize)
+);
+
+/* Its work items are done: the READs they sent, the most outstanding at once, the first error. */
+TRACE_EVENT(cmkit_rpcrdma_nfs4_depth_done,
+	    TP_PROTO(u32 xprt, u32 reads, u32 in_flight, int rc),
+	    TP_ARGS(xprt, reads, in_flight, rc),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, reads)
+			     __field(u32, in_flight)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->reads = reads;
+			   __entry->in_flight = in_flight;
+			   __entry->rc = rc;),
+	    TP_printk("xprt=%u %u READs, at most %u in flight: rc=%d", __entry->xprt,
+		      __entry->reads, __entry->in_flight, __entry->rc)
+);
+
 #endif /* _CMKIT_RPCRDMA_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -5,8 +5,8 @@ each beside what a kernel developer would use instead, measured in one run.
 
     bench.py [--kernel 6.12] [--reps 5] [--harness-reps 3] [--n 300] [--n-siw 64]
              [--harness-kernels 6.1,6.12,7.3]
-             [--items harness,cm,irdma,rpc,srp] [--suites "*"] [--irdma-nodes 100]
-             [--irdma-events 10000] [--rpc-calls 2000] [--srp-mb 64]
+             [--items harness,cm,irdma,rpc,srp,nfs] [--suites "*"] [--irdma-nodes 100]
+             [--irdma-events 10000] [--rpc-calls 2000] [--srp-mb 64] [--nfs-reads 64]
 
 1. harness: for each kernel of --harness-kernels, make test's phases on it
    (module build, initramfs, boot to /init, device set-up, each suite's
@@ -24,7 +24,11 @@ each beside what a kernel developer would use instead, measured in one run.
    a LIO RAM disk (rd_mcp).
 5. irdma: events per second through irdma_cm_event_handler() against a
    one-work-item-per-event baseline.
-Items 2 to 5 run in one boot of the "<kernel>-bench" leg (kunit/bench.config)
+6. nfs: READ throughput of the guest's nfsd export file (1 MiB, read
+   --nfs-reads times per measurement) over rxe0, cmkit's `nfs4 <n> read
+   <name> <in flight>` against the kernel's NFS client (vers=4.0,
+   proto=rdma) under dd with O_DIRECT, at 1 and 8 READs in flight.
+Items 2 to 6 run in one boot of the "<kernel>-bench" leg (kunit/bench.config)
 with cmkit.mode=bench (scripts/guest/bench.sh).  Each figure is a median
 with its spread (min..max) over the repetitions; each ratio is cmkit's
 figure over the other's, both from this run.  On a guest whose clock is
@@ -77,7 +81,10 @@ TARGETS = {
     "rpc": ("<=", 0.5),
     "srp": (">=", 1.0),
     "irdma": (">=", 2.0),
+    "nfs": (">=", 1.0),
 }
+# The nfs item's READs in flight, each a row.
+NFS_DEPTHS = (1, 8)
 
 
 def say(msg):
@@ -462,6 +469,31 @@ def srp_results(rep):
     return {"rows": rows, "errors": errors}
 
 
+def nfs_results(rep):
+    """The nfs item: per depth, each side's MiB/s over the repetitions
+    ("seconds bytes" per measurement) and cmkit's over the kernel client's."""
+    rows, errors = [], []
+    for depth in NFS_DEPTHS:
+        what = f"depth {depth}"
+        vals = {"cmkit": {}, "kernel": {}}
+        for impl, d in vals.items():
+            for r in rep.select("nfs", impl, what=what):
+                words = (r["text"].splitlines() or [""])[0].split()
+                if r["rc"] or len(words) < 2 or float(words[0]) <= 0:
+                    errors.append(f"{impl} {what} rep {r['rep']}: exit {r['rc']}")
+                    continue
+                d[r["rep"]] = int(words[1]) / (1 << 20) / float(words[0])
+        if not vals["cmkit"] and not vals["kernel"]:
+            continue
+        f = {impl: figure(list(d.values()), "MiB/s") for impl, d in vals.items()}
+        pairs = [(vals["cmkit"][x], vals["kernel"][x]) for x in vals["cmkit"]
+                 if x in vals["kernel"]]
+        r = ratio(f["cmkit"], f["kernel"], pairs)
+        rows.append({"depth": depth, "cmkit": f["cmkit"], "kernel": f["kernel"], "ratio": r,
+                     "meets": meets("nfs", r)})
+    return {"rows": rows, "errors": errors}
+
+
 def not_available(rep, item):
     return [f"{impl}: {why}" for it, impl, why in rep.na if it == item]
 
@@ -624,7 +656,7 @@ def guest_params(args):
     """scripts/guest/bench.sh's cmkit.bench= value (key:value,...)."""
     return (f"n:{args.n},n_siw:{args.n_siw},reps:{args.reps},"
             f"irdma_nodes:{args.irdma_nodes},irdma_events:{args.irdma_events},"
-            f"rpc_calls:{args.rpc_calls},srp_mb:{args.srp_mb},"
+            f"rpc_calls:{args.rpc_calls},srp_mb:{args.srp_mb},nfs_reads:{args.nfs_reads},"
             f"items:{'+'.join(args.guest_items)}")
 
 
@@ -690,6 +722,10 @@ def bench_guest(kver, args):
         res["srp"] = srp_results(rep)
         res["srp"]["not_available"] = not_available(rep, "srp")
         res["srp"]["notes"] = [n for it, n in rep.notes if it == "srp"]
+    if "nfs" in args.guest_items:
+        res["nfs"] = nfs_results(rep)
+        res["nfs"]["not_available"] = not_available(rep, "nfs")
+        res["nfs"]["notes"] = [n for it, n in rep.notes if it == "nfs"]
     return res
 
 
@@ -827,6 +863,16 @@ def table(res):
                         f"events per work run {fmt(d.get('per_run'), 1)}")
         for e in ir["errors"]:
             add(f"   error: {e}")
+    nfs = (g or {}).get("nfs")
+    if nfs:
+        add("")
+        add("6. NFS READ throughput of nfsd's 1 MiB export file over rxe0 (MiB/s): cmkit's "
+            "nfs4 read vs the kernel's NFS client (vers=4.0, proto=rdma, dd with O_DIRECT)")
+        for row in nfs["rows"]:
+            add(f"   {row['depth']} in flight  cmkit {fmt(row['cmkit']):>22}   "
+                f"kernel {fmt(row['kernel']):>22}  "
+                f"{fmt_ratio(row['ratio'], 'nfs') if row['ratio'] else ''}")
+        notes(add, nfs)
     shown = {}
     for k in (g or {}).get("known_issues", []):
         shown[k["ident"]] = shown.get(k["ident"], 0) + 1
@@ -977,11 +1023,13 @@ def parse_args(argv):
     ap.add_argument("--n", type=int, default=300, help="CM churn connections on rxe0")
     ap.add_argument("--n-siw", type=int, default=SIW_N,
                     help="CM churn connections on siw0 (both sides; see SIW_N)")
-    ap.add_argument("--items", default="harness,cm,irdma,rpc,srp")
+    ap.add_argument("--items", default="harness,cm,irdma,rpc,srp,nfs")
     ap.add_argument("--irdma-nodes", type=int, default=100)
     ap.add_argument("--irdma-events", type=int, default=10000, help="per node")
     ap.add_argument("--rpc-calls", type=int, default=2000)
     ap.add_argument("--srp-mb", type=int, default=64)
+    ap.add_argument("--nfs-reads", type=int, default=64,
+                    help="reads of the 1 MiB file per NFS measurement")
     args = ap.parse_args(argv[1:])
     items = [i for i in args.items.replace(",", " ").split() if i]
     bad = [i for i in items if i not in TARGETS]

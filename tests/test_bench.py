@@ -291,6 +291,44 @@ class RpcAndSrp(unittest.TestCase):
         self.assertAlmostEqual(row["IOPS"]["cmkit"]["median"], 64.0)
         self.assertAlmostEqual(row["MB/s"]["ratio"]["value"], 2.0)
 
+    def test_nfs_mib_per_second_per_depth(self):
+        body = ""
+        for rep, (mine, theirs) in enumerate([("2.00", "1.00"), ("1.00", "1.00"),
+                                              ("2.00", "4.00")], 1):
+            body += block("nfs", "cmkit", "rxe0", rep,
+                          f"{mine} 67108864\n3 10.77.0.1:20049 connected nfs4=9 nfs4_depth=8",
+                          what="depth 8")
+            body += block("nfs", "kernel", "rxe0", rep, f"{theirs} 67108864", what="depth 8")
+        body += block("nfs", "kernel", "rxe0", 1, "0.00 0", rc=1, what="depth 1")
+        body += block("nfs", "cmkit", "rxe0", 1, "4.00 67108864", what="depth 1")
+        r = bench.nfs_results(bench.BenchReport(status(body=body)))
+        one, eight = r["rows"]
+        self.assertEqual((one["depth"], eight["depth"]), (1, 8))
+        self.assertAlmostEqual(one["cmkit"]["median"], 16.0)
+        self.assertIsNone(one["kernel"])
+        self.assertIsNone(one["ratio"])
+        self.assertEqual(r["errors"], ["kernel depth 1 rep 1: exit 1"])
+        # MiB/s: cmkit 32, 64, 32; the client 64, 64, 16.
+        self.assertAlmostEqual(eight["cmkit"]["median"], 32.0)
+        self.assertAlmostEqual(eight["kernel"]["median"], 64.0)
+        self.assertAlmostEqual(eight["ratio"]["value"], 0.5)
+        self.assertAlmostEqual(eight["ratio"]["min"], 0.5)
+        self.assertAlmostEqual(eight["ratio"]["max"], 2.0)
+        self.assertFalse(eight["meets"])
+        res = {"guest": {"release": "6.12.118-bench", "accel": "tcg", "clocksource": "hpet",
+                         "guest_seconds": 100.0, "problems": [],
+                         "nfs": dict(r, not_available=["kernel: mount failed"], notes=[])}}
+        text = bench.table(res)
+        self.assertIn("6. NFS READ throughput", text)
+        self.assertIn("8 in flight  cmkit", text)
+        self.assertIn("0.50x [0.50..2.00]  target >= 1.0: NOT met", text)
+        self.assertIn("not available yet: kernel: mount failed", text)
+
+    def test_nfs_reads_reach_the_guest(self):
+        args = bench.parse_args(["bench.py", "--items", "nfs", "--nfs-reads", "16"])
+        params = dict(kv.split(":", 1) for kv in bench.guest_params(args).split(","))
+        self.assertEqual((params["nfs_reads"], params["items"]), ("16", "nfs"))
+
 
 class HarnessPhases(unittest.TestCase):
     def test_phase_lines(self):

@@ -10,8 +10,9 @@
 #   cmkit.bench=key:value,...   n (CM churn connections on rxe0), n_siw
 #                               (on siw0), reps, irdma_nodes, irdma_events
 #                               (per node), rpc_calls, srp_mb (MiB each dd
-#                               moves), items (cm, irdma, rpc, srp: which
-#                               to run)
+#                               moves), nfs_reads (reads of the 1 MiB file
+#                               per NFS measurement), items (cm, irdma,
+#                               rpc, srp, nfs: which to run)
 #   cmkit.bench_kmods=a,b       kernel modules to load first, in order
 #                               (/lib/cmkit/<name>.ko: LIO and ib_srpt)
 #
@@ -34,7 +35,7 @@ PORT=40000
 TO=600		# bound of any one measurement, seconds
 
 N=300 N_SIW=64 REPS=5 IRDMA_NODES=100 IRDMA_EVENTS=10000 RPC_CALLS=2000 SRP_MB=64
-ITEMS=cm,irdma,rpc,srp KMODS=
+NFS_READS=64 ITEMS=cm,irdma,rpc,srp,nfs KMODS=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	cmkit.bench=*)
@@ -50,6 +51,7 @@ for arg in $(cat /proc/cmdline); do
 			irdma_events:*) IRDMA_EVENTS=$v ;;
 			rpc_calls:*) RPC_CALLS=$v ;;
 			srp_mb:*) SRP_MB=$v ;;
+			nfs_reads:*) NFS_READS=$v ;;
 			items:*) ITEMS=$(echo "$v" | tr + ,) ;;
 			esac
 		done
@@ -363,6 +365,130 @@ if want srp; then
 	for p in /sys/class/srp_remote_ports/*/delete; do
 		[ -e "$p" ] && echo 1 > "$p"
 	done
+fi
+
+# ---- 6. NFS READ throughput: cmkit's nfs4 verb against the kernel's client -
+
+# The guest's nfsd (lib.sh: nfsd_start, nfsd_export) exports $NFS_FILE
+# (1 MiB of nfs_pattern) over RDMA; both sides read it whole from rxe0's
+# address, $NFS_READS times per measurement ("seconds bytes", /proc/uptime's
+# 10 ms steps), at 1 and at 8 READs in flight, every READ going to the
+# server:
+#   cmkit   "nfs4 <n> read $NFS_FILE <in flight>" per read of the file (a
+#           LOOKUP, then READs of nfsd's READ size through write chunks,
+#           the data checked: rpcrdma/ctl.c);
+#   kernel  the NFS client mounted vers=4.0,proto=rdma; one dd with
+#           O_DIRECT per read of the file (an OPEN and a CLOSE, then the
+#           READs): at 1 in flight bs = the mount's rsize, each read() one
+#           READ waited for; at 8 bs = 1 MiB, which the client's direct I/O
+#           splits into READs of at most rsize sent together (a note per
+#           depth counts them: the client sent 9 and 16 READs per MiB
+#           where cmkit sends 8, perhaps as busybox dd's buffer is not
+#           page-aligned).
+# Each side's figure so carries its own per-file cost: cmkit's LOOKUP and
+# its crc32c of the data, the client's OPEN, CLOSE and dd's exec.
+NFS_MNT=/mnt/bench-nfs
+
+nfs_setup() {	# why not, on stdout
+	: > $T/nfsd.err
+	grep -qw nfsd /proc/filesystems || { echo "the bench kernel has no nfsd"; return 1; }
+	nfsd_start $T/nfsd.err && nfsd_export $T/nfsd.err "$RXE_ADDR" ||
+		{ echo "nfsd: $(cat $T/nfsd.err)"; return 1; }
+	# No READ with the bypass stateid and no OPEN in the grace period (10 s).
+	await nfsd_grace_over || { echo "nfsd's grace period did not end"; return 1; }
+}
+
+nfs_kernel_mount() {	# why not, on stdout
+	mkdir -p $NFS_MNT
+	opts=vers=4.0,proto=rdma,port=$NFS_PORT,addr=$RXE_ADDR,clientaddr=$RXE_ADDR,soft,timeo=150,retrans=2
+	timeout -s KILL 45 mount -t nfs -o $opts "$RXE_ADDR:/" $NFS_MNT 2> $T/nfs-mount.err ||
+		{ echo "mount -o $opts: $(cat $T/nfs-mount.err)"; return 1; }
+	grep " $NFS_MNT nfs4 .*proto=rdma" /proc/mounts | grep -q "rsize=" ||
+		{ echo "not NFSv4 over RDMA with an rsize: $(grep " $NFS_MNT " /proc/mounts)"; return 1; }
+}
+
+nfs_kernel_read() {	# <in flight>
+	bs=1048576
+	[ "$1" = 1 ] && bs=$NFS_RSIZE
+	dd if=$NFS_MNT/$NFS_FILE of=/dev/null bs=$bs iflag=direct 2>/dev/null
+}
+
+nfs_cmkit_read() {	# <in flight>
+	echo "nfs4 $NFS_X read $NFS_FILE $1" > $D/rpcrdma/ctl
+}
+
+nfs_run() {	# <impl> <rep> <in flight>
+	begin nfs "$1" rxe0 "$2" "depth $3"
+	i=0 rc=0
+	[ "$1" = kernel ] && k0=$(nfs_kernel_reads)
+	t0=$(uptime_s)
+	while [ $i -lt "$NFS_READS" ] && [ $rc = 0 ]; do
+		"nfs_$1_read" "$3"
+		rc=$?
+		i=$((i + 1))
+	done
+	t1=$(uptime_s)
+	awk -v a="$t0" -v b="$t1" -v n=$((NFS_FILE_SIZE * i)) 'BEGIN { printf "%.2f %d\n", b - a, n }'
+	[ "$1" = cmkit ] && grep "^$NFS_X " $D/rpcrdma/xprts
+	if [ "$1" = kernel ]; then
+		k1=$(nfs_kernel_reads)
+		echo "READs $((${k1:-0} - ${k0:-0}))"
+		echo $((${k1:-0} - ${k0:-0})) >> $T/nfs-kernel-reads-$3
+	fi
+	end nfs "$1" rxe0 "$2" $rc
+}
+
+# The client's READ RPCs (its per-mount counts), for a note.
+nfs_kernel_reads() {
+	awk -v m=" $NFS_MNT " 'index($0, m) && /^device / { on = 1; next }
+		/^device / { on = 0 } on && $1 == "READ:" { print $2 }' /proc/self/mountstats
+}
+
+if want nfs; then
+	NFS_X='' NFS_KERNEL=''
+	if why=$(nfs_setup); then
+		if echo "connect $RXE_ADDR $NFS_PORT" > $D/rpcrdma/ctl; then
+			NFS_X=$(awk -v p=":$NFS_PORT " 'index($0, p) { print $1; exit }' $D/rpcrdma/xprts)
+			# Untimed: the first read finds nfsd's READ size (nfs4_rsize=).
+			nfs_cmkit_read 1 || { na nfs cmkit "nfs4 read failed: $(grep "^$NFS_X " $D/rpcrdma/xprts)"; NFS_X=''; }
+		else
+			na nfs cmkit "cmkit's rpcrdma endpoint did not connect to nfsd"
+		fi
+		# In a subshell for its reason; the mount stays.
+		if why=$(nfs_kernel_mount); then
+			NFS_RSIZE=$(sed -n "s|.* $NFS_MNT nfs4 .*rsize=\([0-9]*\).*|\1|p" /proc/mounts)
+			NFS_KERNEL=1
+			nfs_kernel_read 1 || { na nfs kernel "dd of $NFS_MNT/$NFS_FILE failed"; NFS_KERNEL=''; }
+		else
+			na nfs kernel "$why"
+		fi
+	else
+		na nfs cmkit "$why"
+		na nfs kernel "$why"
+	fi
+	[ -n "$NFS_KERNEL" ] && say bench-note "nfs: the client's rsize $NFS_RSIZE, nfsd's max_block_size $(cat $NFSD/max_block_size)"
+	r=1
+	while [ $r -le "$REPS" ]; do
+		for depth in 1 8; do
+			if [ $((r % 2)) = 1 ]; then
+				[ -n "$NFS_X" ] && nfs_run cmkit $r $depth
+				[ -n "$NFS_KERNEL" ] && nfs_run kernel $r $depth
+			else
+				[ -n "$NFS_KERNEL" ] && nfs_run kernel $r $depth
+				[ -n "$NFS_X" ] && nfs_run cmkit $r $depth
+			fi
+		done
+		r=$((r + 1))
+	done
+	if [ -n "$NFS_KERNEL" ]; then
+		for depth in 1 8; do
+			reads=$(awk '{ n += $1 } END { print n + 0 }' $T/nfs-kernel-reads-$depth 2>/dev/null)
+			say bench-note "nfs: at $depth in flight the kernel client sent $reads READs for $((REPS * NFS_READS)) MiB"
+		done
+		umount $NFS_MNT || umount -l $NFS_MNT
+	fi
+	[ -n "$NFS_X" ] && echo "destroy $NFS_X" > $D/rpcrdma/ctl
+	nfsd_stop
 fi
 
 rmmod cmkit_bench || say bench-error "rmmod cmkit_bench"

@@ -463,7 +463,9 @@ kernel_nfs_client() {	# <device> <addr>
 # READs of 256 KiB bring the whole file back through write chunks (the
 # nfs4_data file holds what came, compared with the export's file byte
 # for byte; nfsd answers with less when its max_block_size is smaller, and
-# the verb goes on from there), and a WRITE of 64 KiB of the pattern through a read chunk
+# the verb goes on from there), the same read again with up to 8 READs in
+# flight (the verb's depth argument: as many READs, of the size the first
+# read found, more than one outstanding at once, the same bytes), and a WRITE of 64 KiB of the pattern through a read chunk
 # (anonymous stateid, AUTH_SYS as root) lands in a file of zeros the case
 # made, which the verb reads back through a write chunk and the case
 # compares on the server's side.  Runs after nfsd's grace period ended
@@ -495,13 +497,27 @@ rpcrdma_nfs4_nfsd() {	# <device> <addr>
 		done
 		cmp $D/rpcrdma/nfs4_data $NFS_EXPORT/$NFS_FILE > $T/$name.cmp 2>&1 ||
 			why="${why:-the data READ brought differs from $NFS_FILE: $(cat $T/$name.cmp)}"
+		# Again with up to 8 READs outstanding: READs of the server's READ
+		# size that the first read found (nfs4_rsize), as many, in flight
+		# together from work items, the data put together as before.
+		echo "nfs4 $n read $NFS_FILE 8" > $D/rpcrdma/ctl 2> $T/$name.err ||
+			why="${why:-nfs4 read at depth 8: $(cat $T/$name.err) ($(grep "^$n " $D/rpcrdma/xprts))}"
+		line=$(grep "^$n " $D/rpcrdma/xprts)
+		for want in nfs4=2 nfs4_errors=0 nfs4_read=$NFS_FILE_SIZE nfs4_reads=$reads \
+			nfs4_depth=8 nfs4_rsize=$piece; do
+			case " $line " in *" $want "*) ;; *) why="${why:-read at depth 8: no $want in: $line}" ;; esac
+		done
+		inflight=$(echo "$line" | sed -n 's/.* nfs4_in_flight=\([0-9]*\).*/\1/p')
+		[ "${inflight:-0}" -gt 1 ] || why="${why:-read at depth 8: not two READs in flight at once: $line}"
+		cmp $D/rpcrdma/nfs4_data $NFS_EXPORT/$NFS_FILE > $T/$name.cmp 2>&1 ||
+			why="${why:-the data READs at depth 8 brought differ from $NFS_FILE: $(cat $T/$name.cmp)}"
 		echo "nfs4 $n write $w 65536" > $D/rpcrdma/ctl 2> $T/$name.err ||
 			why="${why:-nfs4 write: $(cat $T/$name.err) ($(grep "^$n " $D/rpcrdma/xprts))}"
 		line=$(grep "^$n " $D/rpcrdma/xprts)
-		# The read's COMPOUNDs (LOOKUP, the READs) and the write's three
-		# (LOOKUP, WRITE, READ back), none refused or sent again.
-		calls=$((reads + 4))
-		for want in nfs4=2 nfs4_errors=0 nfs4_status=0 nfs4_size=65536 nfs4_written=65536 \
+		# The two reads' COMPOUNDs (LOOKUP, the READs, each) and the write's
+		# three (LOOKUP, WRITE, READ back), none refused or sent again.
+		calls=$((2 * (reads + 1) + 3))
+		for want in nfs4=3 nfs4_errors=0 nfs4_status=0 nfs4_size=65536 nfs4_written=65536 \
 			nfs4_verified=65536 calls=$calls replies=$calls errors=0; do
 			case " $line " in *" $want "*) ;; *) why="${why:-write: no $want in: $line}" ;; esac
 		done
