@@ -57,7 +57,13 @@ klog() { echo "$*" > /dev/kmsg 2>/dev/null; }
 # A case passes when it found nothing wrong (no reason).
 result() {	# result <name> [reason]
 	N=$((N + 1))
-	if [ -z "$2" ]; then klog "    ok $N $1"; else klog "    not ok $N $1"; fi
+	# The reason too, on one line: shown live, and if the guest dies
+	# later, the console has it.
+	if [ -z "$2" ]; then
+		klog "    ok $N $1"
+	else
+		klog "    not ok $N $1 # $(printf %s "$2" | tr '\n' ' ')"
+	fi
 	if [ -z "$2" ]; then
 		RESULTS="$RESULTS
     ok $N $1"
