@@ -508,7 +508,7 @@ static void rt_no_reconnect(struct rt_ctx *c)
 	c->xprt->rx_reconnect = false;
 }
 
-/* Reconnecting on for the case's transport (off by default). */
+/* Reconnecting on for the case's transport (off in this suite: rt_suite_init()). */
 static void rt_reconnect(struct rt_ctx *c)
 {
 	c->xprt->rx_reconnect = true;
@@ -3973,10 +3973,18 @@ static void rt_unregister_probes(void)
 	tracepoint_synchronize_unregister();
 }
 
+/*
+ * The module reconnects by default (the shell suites test that); here each
+ * case says whether its transport does (rt_reconnect()), so the suite's
+ * transports start with it off.
+ */
+static bool rt_reconnect_was;
+
 static int rt_suite_init(struct kunit_suite *suite)
 {
 	int rc;
 
+	rt_reconnect_was = cmkit_rpcrdma_reconnect_default(false);
 	spin_lock_init(&rt_log.lock);
 	init_waitqueue_head(&rt_log.wait);
 	init_waitqueue_head(&rt_xp.wait);
@@ -3986,14 +3994,17 @@ static int rt_suite_init(struct kunit_suite *suite)
 	rc = rc ?: register_trace_cmkit_rpcrdma_credit_wait(rt_credit_wait_probe, NULL);
 	rc = rc ?: register_trace_cmkit_rpcrdma_req_wait(rt_req_wait_probe, NULL);
 	rc = rc ?: register_trace_cmkit_rpcrdma_drain(rt_drain_probe, NULL);
-	if (rc)
+	if (rc) {
 		rt_unregister_probes();
+		cmkit_rpcrdma_reconnect_default(rt_reconnect_was);
+	}
 	return rc;
 }
 
 static void rt_suite_exit(struct kunit_suite *suite)
 {
 	rt_unregister_probes();
+	cmkit_rpcrdma_reconnect_default(rt_reconnect_was);
 }
 
 KUNIT_ARRAY_PARAM(rt_dev, cmkit_dev_params, cmkit_dev_param_desc);

@@ -39,15 +39,14 @@
 #include "rpcrdma/trace.h"
 
 /*
- * Off by default for now: cmkit_userspace's cases of a server that
- * disconnects under calls or drops one were written for calls that end
- * with their connection, and have not yet been run against reconnecting
- * transports.  The KUnit cases turn it on per transport.
+ * On by default, as an RPC transport always is: a lost connection with
+ * calls waiting is made again.  Off, the calls end with their connection
+ * (-ECONNABORTED), what a test of a server's disconnect may want.
  */
-static bool rpcrdma_reconnect;
+static bool rpcrdma_reconnect = true;
 module_param(rpcrdma_reconnect, bool, 0644);
 MODULE_PARM_DESC(rpcrdma_reconnect,
-		 "rpcrdma: re-establish a connection lost with calls waiting (new transports; default off)");
+		 "rpcrdma: re-establish a connection lost with calls waiting (new transports; default on)");
 
 /**
  * cmkit_rpcrdma_reconnect_default - set whether new transports reconnect

@@ -292,6 +292,21 @@ TEST(PeerOptions, RpcSizesAreRfc8797Units)
 	ExpectRefused(Call({"--inline-recv", "0"}), "--inline-recv");
 }
 
+TEST(PeerOptions, ServeDisconnectsOnlyItsFirstConnection)
+{
+	Options o;
+	ASSERT_EQ(Parse(Serve({"--rpc", "--count", "2", "--rpc-disconnect-at", "4", "--rpc-drop",
+			       "2"}),
+			&o).status,
+		  ParseResult::kRun);
+	EXPECT_EQ(ServeOptionsFor(o, 0).rpc_disconnect_at, 4U);
+	EXPECT_EQ(ServeOptionsFor(o, 1).rpc_disconnect_at, 0U);
+	// Every other knob holds for every connection.
+	EXPECT_EQ(ServeOptionsFor(o, 1).rpc_drop, 2U);
+	EXPECT_EQ(ServeOptionsFor(o, 1).count, 2U);
+	EXPECT_TRUE(ServeOptionsFor(o, 1).rpc);
+}
+
 TEST(PeerOptions, ServeRpcKnobs)
 {
 	Options o;

@@ -43,9 +43,9 @@ result() {	# <name> [reason]
 		RESULTS="$RESULTS
     ok $N $1"
 	else
-		# The reason too: if the guest dies later, the console has it.
-		klog "    # $1: $2"
-		klog "    not ok $N $1"
+		# The reason too, on one line: shown live, and if the guest
+		# dies later, the console has it.
+		klog "    not ok $N $1 # $(printf %s "$2" | tr '\n' ' ')"
 		RESULTS="$RESULTS
     not ok $N $1 # $2"
 		note "$1: $2"

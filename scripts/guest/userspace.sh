@@ -57,7 +57,13 @@ klog() { echo "$*" > /dev/kmsg 2>/dev/null; }
 # A case passes when it found nothing wrong (no reason).
 result() {	# result <name> [reason]
 	N=$((N + 1))
-	if [ -z "$2" ]; then klog "    ok $N $1"; else klog "    not ok $N $1"; fi
+	# The reason too, on one line: shown live, and if the guest dies
+	# later, the console has it.
+	if [ -z "$2" ]; then
+		klog "    ok $N $1"
+	else
+		klog "    not ok $N $1 # $(printf %s "$2" | tr '\n' ' ')"
+	fi
 	if [ -z "$2" ]; then
 		RESULTS="$RESULTS
     ok $N $1"
@@ -302,9 +308,21 @@ rpcrdma_calls_cases() {	# <device> <addr>
 		"calls=3"
 	rpcrdma_calls_peer rpcrdma_calls_peer_xid_mismatch_malformed_$dev "$addr" 3 -71 \
 		"--rpc-corrupt xid" "calls=3 errors=3" "status=malformed malformed=3 E_XID=3" "calls=3"
+	# An endpoint that does not reconnect ends its calls with the
+	# connection the server closed under them ...
+	echo 0 > /sys/module/cmkit/parameters/rpcrdma_reconnect
 	rpcrdma_calls_peer rpcrdma_calls_peer_server_disconnects_under_calls_$dev "$addr" 50 -103 \
 		"--rpc-disconnect-at 4 --credits 8" "disconnected" "status=disconnected aborted>0" \
 		"calls=4"
+	echo 1 > /sys/module/cmkit/parameters/rpcrdma_reconnect
+	# ... and one that does (the default) connects again, sends the calls
+	# the server left unanswered with their xids and the rest of the batch,
+	# and every call completes: the server disconnects at the 4th call of
+	# its first connection and serves its second (--count 2) to the end.
+	rpcrdma_calls_peer rpcrdma_calls_peer_server_comes_back_and_every_call_completes_$dev \
+		"$addr" 50 0 "--rpc-disconnect-at 4 --credits 8 --count 2 --rpc-quiet" \
+		"reconnects=1 calls=50 replies=50 errors=0" "status=ok accepted=50 aborted=0" \
+		"calls=4 dropped=1"
 	# A call the server drops, or answers with another version, times out
 	# (shortened to 3 s) and closes the connection.
 	echo 3000 > /sys/module/cmkit/parameters/rpcrdma_call_timeout_ms

@@ -254,7 +254,7 @@ int Serve(const Options &o)
 	// Destroyed before the listener and the channel.
 	PendingRequests pending;
 	for (uint32_t i = 0; i < o.count; i++) {
-		int status = ServeOne(o, ch.get(), &pending);
+		int status = ServeOne(ServeOptionsFor(o, i), ch.get(), &pending);
 		if (status != kExitOk)
 			return status;
 	}

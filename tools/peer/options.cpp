@@ -189,7 +189,9 @@ const char kServeHelp[] =
 	"                         (rdma_vers 2)\n"
 	"  --rpc-drop N           do not answer the Nth call (N from 1)\n"
 	"  --rpc-disconnect-at N  disconnect on receiving the Nth call, unanswered\n"
-	"                         (replies not yet sent may be flushed)\n"
+	"                         (replies not yet sent may be flushed); the first\n"
+	"                         connection only: with --count 2 a client that\n"
+	"                         reconnects is served to the end\n"
 	"  --rpc-delay-ms MS      answer each call MS (0..3600000) ms late\n"
 	"  --rpc-bad-xid          before the first reply, send one for an xid\n"
 	"                         nobody asked for\n"
@@ -784,6 +786,15 @@ std::string PrivateDataLimitWhy(Transport t, CmOp op)
 		break;
 	}
 	return "rdma_cm's private_data_len is a u8";
+}
+
+Options ServeOptionsFor(const Options &o, uint32_t i)
+{
+	Options c = o;
+
+	if (i)
+		c.rpc_disconnect_at = 0;
+	return c;
 }
 
 ParseResult ParseArgs(int argc, char **argv, Options *o)

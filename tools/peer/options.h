@@ -101,6 +101,11 @@ struct ParseResult {
 // Parse argv (argv[1] is the command).  Resets getopt's state first.
 ParseResult ParseArgs(int argc, char **argv, Options *o);
 
+// serve's options for its connection number @i (from 0): --rpc-disconnect-at
+// ends the first connection only, so a client that reconnects (--count 2)
+// is served to the end.
+Options ServeOptionsFor(const Options &o, uint32_t i);
+
 // Bounds of the documented options.
 constexpr uint32_t kMaxTimeoutS = 86400;
 constexpr uint32_t kMaxDelayMs = 3600000;
