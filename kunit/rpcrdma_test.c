@@ -3555,6 +3555,62 @@ static unsigned int rt_xid_count(const u32 *xids, unsigned int n, u32 xid)
 }
 
 /*
+ * A batch of 6 calls on a grant of 2: the server holds the replies to the
+ * first two while the third waits for a credit, and drops the connection.
+ * The transport reconnects; the two calls in flight are sent again with
+ * their xids, and once they are answered the batch sends its other four
+ * on the new connection (as xprt_transmit() sends what is queued once the
+ * transport is connected again): every call of the batch is accepted, the
+ * server saw the first two xids twice and four new ones once.
+ */
+static void connection_lost_with_a_batch_half_sent_sends_the_rest_on_the_next(struct kunit *test)
+{
+	const u32 count = 6, grant = 2;
+	u32 xids[1 + 2 * 2 + 4];
+	struct rt_calls *a;
+	struct rt_ctx c;
+	unsigned int i;
+	int resent, waits;
+
+	rt_setup(test, &c, true);
+	rt_reconnect(&c);
+	rt_reest_start(&c);
+	cmkit_rpc_srv_grant(c.rpc, grant);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), grant);
+	cmkit_rpc_srv_hold(c.rpc);
+	resent = atomic_read(&cmkit_rpcrdma_stats.calls_resent);
+	waits = atomic_read(&rt_xp.credit_waits);
+	a = rt_calls_start(test, c.xprt, count);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, grant), 0);
+	rt_wait_xp(test, &rt_xp.credit_waits, waits + 1, "the third call wait for a credit");
+	KUNIT_ASSERT_EQ(test, cmkit_peer_drop(c.srv), 0);
+	cmkit_rpc_srv_release(c.rpc);
+
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), 0);
+	KUNIT_EXPECT_EQ(test, a->res.sent, count);
+	KUNIT_EXPECT_EQ(test, a->res.accepted, count);
+	KUNIT_EXPECT_EQ(test, a->res.aborted + a->res.timedout, 0U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnects), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_stats.calls_resent) - resent,
+			(int)grant);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_xids(c.rpc, xids, ARRAY_SIZE(xids)),
+			(unsigned int)ARRAY_SIZE(xids));
+	/* The two sent again, then the four never sent before. */
+	for (i = 0; i < grant; i++)
+		KUNIT_EXPECT_EQ(test, rt_xid_count(xids + 1 + grant, grant, xids[1 + i]), 1U);
+	for (i = 1 + 2 * grant; i < ARRAY_SIZE(xids); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rt_xid_count(xids, ARRAY_SIZE(xids), xids[i]), 1U,
+				    "xid 0x%08x of the batch's rest was sent before", xids[i]);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_resend), 0U);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.xprt->rx_buf.rb_reconnecting));
+	rt_calls_ok(&c, 2);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
  * The server drops the connection while it holds the replies to three
  * calls with chunks, each with its data read and written already: an ECHO
  * of 64 KiB (read and write chunks), a MIRROR of 64 KiB (whole in a
@@ -4376,6 +4432,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(device_removal_with_calls_in_flight_aborts_them),
 	RT_CASE(connection_lost_with_calls_pending_reconnects_and_they_complete),
 	RT_CASE(connection_lost_with_chunked_calls_registers_their_chunks_again),
+	RT_CASE(connection_lost_with_a_batch_half_sent_sends_the_rest_on_the_next),
 	RT_CASE(server_gone_ends_each_call_after_its_timeout_and_backs_off),
 	RT_CASE(disconnect_during_backoff_stops_the_reconnects),
 	RT_CASE(ctl_xprts_counts_reconnects),

@@ -898,6 +898,27 @@ static bool rpcrdma_calls_reap(struct rpcrdma_xprt *r_xprt, struct rpcrdma_infli
 	return status != 0;
 }
 
+/*
+ * The batch's connection @*gen was lost before its next call was sent,
+ * and the calls it had in flight all ended well: sent again on a new
+ * connection if the transport reconnected for them.  If a new connection
+ * is up, the batch goes on there (*@gen is its generation): true.  Traced
+ * with the calls still to send, or -ECONNABORTED.
+ */
+static bool rpcrdma_batch_resume(struct rpcrdma_xprt *r_xprt, u32 *gen, u32 left)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	bool resume;
+
+	spin_lock(&buf->rb_lock);
+	resume = buf->rb_connected && buf->rb_gen != *gen;
+	if (resume)
+		*gen = buf->rb_gen;
+	spin_unlock(&buf->rb_lock);
+	trace_cmkit_rpcrdma_batch_resume(r_xprt->rx_xid, resume ? (int)left : -ECONNABORTED);
+	return resume;
+}
+
 /**
  * cmkit_rpcrdma_xprt_call - send NULL calls and wait for their replies
  * @r_xprt: a connected transport
@@ -908,7 +929,10 @@ static bool rpcrdma_calls_reap(struct rpcrdma_xprt *r_xprt, struct rpcrdma_infli
  *
  * Keeps as many calls outstanding as the credits allow, replies reaped in
  * send order.  A call that times out or whose connection ends stops the
- * batch: no further call is sent, those in flight are waited for.  May be
+ * batch: no further call is sent, those in flight are waited for.  When
+ * the connection is lost and the transport reconnects, the calls in
+ * flight are sent again (rpcrdma_call_resend()); once they all ended well
+ * the batch sends its remaining calls on the new connection.  May be
  * called by several threads on one transport.
  *
  * Return: 0 if every call got an accepted reply, else @res->status: the
@@ -973,6 +997,24 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 			head = (head + 1) % window;
 			n--;
 			continue;
+		}
+		if (rc == -ECONNABORTED && n) {
+			/*
+			 * Lost before this call was sent.  If the transport
+			 * reconnects for the calls in flight, they are sent
+			 * again there: reap them, then continue on the new
+			 * connection (xprt_transmit() sends what is queued
+			 * once the transport is connected again).
+			 */
+			while (n && !stop) {
+				stop = rpcrdma_calls_reap(r_xprt, &fifo[head], res, &last);
+				head = (head + 1) % window;
+				n--;
+			}
+			if (!stop && rpcrdma_batch_resume(r_xprt, &gen, count - res->sent)) {
+				rc = 0;
+				continue;
+			}
 		}
 		if (rc)
 			break;

@@ -522,6 +522,11 @@ TRACE_EVENT(cmkit_rpcrdma_resend_mrs,
 		      __entry->remap ? "registered again on the next" : "not resent")
 );
 
+/*
+ * rc: a batch lost its connection before a call was sent: the calls it
+ * goes on with on the new connection, or -ECONNABORTED (none is up)
+ */
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_batch_resume);
 /* rc: 1 if the reconnect was not needed (connected meanwhile), else 0 */
 DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_reconnect_done);
 /* rc: calls that were waiting to be sent again (they end with -ECONNABORTED) */
