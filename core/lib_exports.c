@@ -54,6 +54,8 @@ EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_reply_len);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_decode_rpc_call);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_encode_rpc_reply);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_crc32c);
+/* A call_chunks() call the KUnit cases write themselves. */
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_encode_rpc_call);
 
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req);
 EXPORT_SYMBOL_IF_KUNIT(cmkit_srp_encode_login_req_rdma);

@@ -2884,6 +2884,113 @@ static void test_program_calls_move_their_data_inline_and_in_chunks(struct kunit
 }
 
 /*
+ * An ECHO of @len bytes of @arg as cmkit_rpcrdma_call_chunks() takes any
+ * program's call: the RPC call written by the caller with an xid of the
+ * transport's sequence, the opaque's length inline, its bytes in a read
+ * chunk at their XDR position (just past the length), the echoed bytes
+ * in a write chunk of @res and the results inline (the opaque's length).
+ */
+struct rt_chunks_echo {
+	u8 call[CMKIT_RPCRDMA_RPC_CALL_LEN + 4];
+	u8 res[16];
+	struct cmkit_rpcrdma_chunked c;
+};
+
+static void rt_chunks_echo_init(struct kunit *test, struct rpcrdma_xprt *x,
+				struct rt_chunks_echo *e, struct page **arg,
+				struct page **res, u32 len)
+{
+	u8 opaque_len[4];
+
+	memset(e, 0, sizeof(*e));
+	cmkit_put_be32(opaque_len, len);
+	e->c.xid = cmkit_rpcrdma_xid_get(x);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_encode_rpc_call(e->call, sizeof(e->call), e->c.xid,
+							    CMKIT_RPC_TESTPROG,
+							    CMKIT_RPC_TESTPROG_VERS,
+							    CMKIT_RPC_TESTPROG_ECHO, opaque_len,
+							    sizeof(opaque_len)),
+			(int)sizeof(e->call));
+	e->c.call = e->call;
+	e->c.call_len = sizeof(e->call);
+	e->c.read = arg;
+	e->c.read_len = len;
+	e->c.read_pos = sizeof(e->call);
+	e->c.write = res;
+	e->c.write_max = len;
+	e->c.res = e->res;
+	e->c.res_max = sizeof(e->res);
+}
+
+static int rt_chunks_echo_call(struct rpcrdma_xprt *x, struct rt_chunks_echo *e)
+{
+	return cmkit_rpcrdma_call_chunks(x, CMKIT_RPC_TESTPROG, CMKIT_RPC_TESTPROG_VERS,
+					 CMKIT_RPC_TESTPROG_ECHO, &e->c);
+}
+
+/* The server echoed @len bytes into the write chunk, and said so inline. */
+static void rt_expect_chunks_echo(struct kunit *test, const struct rt_chunks_echo *e,
+				  struct page **res, u32 len, u32 seed)
+{
+	u32 differ;
+
+	KUNIT_EXPECT_EQ(test, e->c.write_len, len);
+	KUNIT_EXPECT_EQ(test, e->c.res_len, 4U);
+	KUNIT_EXPECT_EQ(test, cmkit_get_be32(e->res), len);
+	differ = rt_pages_differ(res, len, seed);
+	KUNIT_EXPECT_EQ_MSG(test, differ, len, "call_chunks ECHO of %u differs at byte %u",
+			    len, differ);
+}
+
+/*
+ * cmkit_rpcrdma_call_chunks(), the way nfs4.c sends READ and WRITE, here
+ * with an ECHO of the test program: the caller's RPC call inline, its bulk
+ * argument in a read chunk at its XDR position (past the call header and
+ * the opaque's length), the echoed bytes in a write chunk.  For 4 KiB and
+ * 64 KiB the server reads exactly the read chunk and writes exactly the
+ * write chunk, the data comes back byte for byte, the call's xid is the
+ * one the caller wrote, and each call's two MRs (two rkeys: LOCAL_INV
+ * fences them) are back in the pool after it.
+ */
+static void call_chunks_moves_a_read_chunk_at_its_position_and_a_write_chunk(struct kunit *test)
+{
+	static const u32 lens[] = { 4096, 65536 };
+	struct page **arg = rt_pages(test, SZ_64K / PAGE_SIZE);
+	struct page **res = rt_pages(test, SZ_64K / PAGE_SIZE);
+	struct cmkit_rpc_counts before, after;
+	struct rt_chunks_echo *e;
+	struct rt_counts now;
+	struct rt_ctx c;
+	unsigned int i;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	rt_setup(test, &c, true);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		u32 len = lens[i];
+
+		rt_pages_fill(arg, len, 0x60 + i);
+		rt_pages_fill(res, len, 0xff);
+		rt_chunks_echo_init(test, c.xprt, e, arg, res, len);
+		before = cmkit_rpc_srv_counts(c.rpc);
+		KUNIT_ASSERT_EQ_MSG(test, rt_chunks_echo_call(c.xprt, e), 0, "ECHO of %u", len);
+		after = cmkit_rpc_srv_counts(c.rpc);
+		rt_expect_chunks_echo(test, e, res, len, 0x60 + i);
+		KUNIT_EXPECT_EQ(test, after.last_xid, e->c.xid);
+		KUNIT_EXPECT_EQ(test, after.procs - before.procs, 1U);
+		KUNIT_EXPECT_EQ(test, after.read_bytes - before.read_bytes, (u64)len);
+		KUNIT_EXPECT_EQ(test, after.written_bytes - before.written_bytes, (u64)len);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
+	}
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_got), 2 * (int)ARRAY_SIZE(lens));
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_put), 2 * (int)ARRAY_SIZE(lens));
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
  * The server's write list (FILL's result) or reply chunk (MIRROR's whole
  * reply) says more than it wrote (beyond what the call offered), or less
  * than the result it announces: the client refuses either reply (-EPROTO)
@@ -3368,6 +3475,259 @@ static void connection_lost_with_calls_pending_reconnects_and_they_complete(stru
 	cmkit_rpcrdma_xprt_disconnect(c.xprt);
 	rt_expect_all_released(&c);
 	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&c.xprt->rx_reconnect_work));
+}
+
+/* A chunked call on a work item, so the case can act while it is in flight. */
+struct rt_chunked {
+	struct work_struct work;
+	struct rpcrdma_xprt *xprt;
+	struct cmkit_rpcrdma_proc p;	/* unless @e */
+	struct rt_chunks_echo *e;	/* cmkit_rpcrdma_call_chunks() */
+	struct completion done;
+	int rc;
+};
+
+static void rt_chunked_work(struct work_struct *work)
+{
+	struct rt_chunked *a = container_of(work, struct rt_chunked, work);
+
+	a->rc = a->e ? rt_chunks_echo_call(a->xprt, a->e) : cmkit_rpcrdma_xprt_proc(a->xprt, &a->p);
+	complete_all(&a->done);
+}
+
+static void rt_chunked_free(struct kunit_resource *res)
+{
+	struct rt_chunked *a = res->data;
+
+	/* A case that failed before waiting must not free what the work uses. */
+	wait_for_completion(&a->done);
+	kfree(a->e);
+	kfree(a);
+}
+
+/* Start @p (or, with @e, a call_chunks ECHO) on @x; the case waits for it. */
+static struct rt_chunked *rt_chunked_start(struct kunit *test, struct rpcrdma_xprt *x,
+					   const struct cmkit_rpcrdma_proc *p,
+					   const struct rt_chunks_echo *e)
+{
+	struct rt_chunked *a = kzalloc(sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->xprt = x;
+	if (p)
+		a->p = *p;
+	init_completion(&a->done);
+	INIT_WORK(&a->work, rt_chunked_work);
+	if (e) {
+		a->e = kmemdup(e, sizeof(*e), GFP_KERNEL);
+		if (!a->e) {
+			kfree(a);
+			KUNIT_ASSERT_TRUE_MSG(test, false, "no memory for the call");
+		}
+		/* Its call and results are its own copy's. */
+		a->e->c.call = a->e->call;
+		a->e->c.res = a->e->res;
+	}
+	if (!kunit_alloc_resource(test, rt_res_init, rt_chunked_free, GFP_KERNEL, a)) {
+		kfree(a->e);
+		kfree(a);
+		KUNIT_ASSERT_TRUE_MSG(test, false, "cannot track the call");
+	}
+	queue_work(system_unbound_wq, &a->work);
+	return a;
+}
+
+static int rt_chunked_wait(struct kunit *test, struct rt_chunked *a)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&a->done, cmkit_test_timeout()),
+			      "the chunked call did not return");
+	return a->rc;
+}
+
+/* How many of @xids[0..@n) are @xid. */
+static unsigned int rt_xid_count(const u32 *xids, unsigned int n, u32 xid)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += xids[i] == xid;
+	return k;
+}
+
+/*
+ * A batch of 6 calls on a grant of 2: the server holds the replies to the
+ * first two while the third waits for a credit, and drops the connection.
+ * The transport reconnects; the two calls in flight are sent again with
+ * their xids, and once they are answered the batch sends its other four
+ * on the new connection (as xprt_transmit() sends what is queued once the
+ * transport is connected again): every call of the batch is accepted, the
+ * server saw the first two xids twice and four new ones once.
+ */
+static void connection_lost_with_a_batch_half_sent_sends_the_rest_on_the_next(struct kunit *test)
+{
+	const u32 count = 6, grant = 2;
+	u32 xids[1 + 2 * 2 + 4];
+	struct rt_calls *a;
+	struct rt_ctx c;
+	unsigned int i;
+	int resent, waits;
+
+	rt_setup(test, &c, true);
+	rt_reconnect(&c);
+	rt_reest_start(&c);
+	cmkit_rpc_srv_grant(c.rpc, grant);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	rt_calls_ok(&c, 1);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_credits), grant);
+	cmkit_rpc_srv_hold(c.rpc);
+	resent = atomic_read(&cmkit_rpcrdma_stats.calls_resent);
+	waits = atomic_read(&rt_xp.credit_waits);
+	a = rt_calls_start(test, c.xprt, count);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_wait_held(c.rpc, grant), 0);
+	rt_wait_xp(test, &rt_xp.credit_waits, waits + 1, "the third call wait for a credit");
+	KUNIT_ASSERT_EQ(test, cmkit_peer_drop(c.srv), 0);
+	cmkit_rpc_srv_release(c.rpc);
+
+	KUNIT_EXPECT_EQ(test, rt_calls_wait(test, a), 0);
+	KUNIT_EXPECT_EQ(test, a->res.sent, count);
+	KUNIT_EXPECT_EQ(test, a->res.accepted, count);
+	KUNIT_EXPECT_EQ(test, a->res.aborted + a->res.timedout, 0U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnects), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_stats.calls_resent) - resent,
+			(int)grant);
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_xids(c.rpc, xids, ARRAY_SIZE(xids)),
+			(unsigned int)ARRAY_SIZE(xids));
+	/* The two sent again, then the four never sent before. */
+	for (i = 0; i < grant; i++)
+		KUNIT_EXPECT_EQ(test, rt_xid_count(xids + 1 + grant, grant, xids[1 + i]), 1U);
+	for (i = 1 + 2 * grant; i < ARRAY_SIZE(xids); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rt_xid_count(xids, ARRAY_SIZE(xids), xids[i]), 1U,
+				    "xid 0x%08x of the batch's rest was sent before", xids[i]);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_resend), 0U);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.xprt->rx_buf.rb_reconnecting));
+	rt_calls_ok(&c, 2);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
+}
+
+/*
+ * The server drops the connection while it holds the replies to three
+ * calls with chunks, each with its data read and written already: an ECHO
+ * of 64 KiB (read and write chunks), a MIRROR of 64 KiB (whole in a
+ * position-zero read chunk, its reply in the reply chunk) and a
+ * cmkit_rpcrdma_call_chunks() ECHO of 64 KiB (a read chunk at its
+ * position, a write chunk).  Their MRs were the lost connection's: the
+ * transport reconnects, and each call is marshalled again with its chunks
+ * registered from the new connection's pool and sent with its xid, within
+ * its deadline.  The server serves each xid a second time, reading and
+ * writing every chunk again; the data that comes back is checked byte for
+ * byte; every MR of the old connection is freed with it and every MR of
+ * the calls is back in the pool, none lent.
+ */
+static void connection_lost_with_chunked_calls_registers_their_chunks_again(struct kunit *test)
+{
+	const u32 len = SZ_64K, n = 3;
+	const u32 call_bytes = CMKIT_RPCRDMA_RPC_CALL_LEN + 4 + len;
+	const u32 reply_bytes = CMKIT_RPCRDMA_RPC_REPLY_LEN + 4 + len;
+	struct page **arg[3], **res[3];
+	struct cmkit_rpc_counts before, after;
+	struct rt_chunked *a[3];
+	struct cmkit_rpcrdma_proc p;
+	struct rt_chunks_echo *e;
+	struct rt_counts now;
+	u32 xids[1 + 2 * 3];
+	unsigned int i, mrs;
+	struct rt_ctx c;
+	int resent;
+	u32 differ;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	for (i = 0; i < n; i++) {
+		arg[i] = rt_pages(test, len / PAGE_SIZE);
+		res[i] = rt_pages(test, len / PAGE_SIZE);
+		rt_pages_fill(arg[i], len, 0x70 + i);
+	}
+	rt_setup(test, &c, true);
+	rt_reconnect(&c);
+	rt_reest_start(&c);
+	KUNIT_ASSERT_EQ(test, cmkit_rpcrdma_xprt_connect(c.xprt), 0);
+	/* The server's grant in force: the three calls go at once. */
+	rt_calls_ok(&c, 1);
+	cmkit_rpc_srv_hold(c.rpc);
+	before = cmkit_rpc_srv_counts(c.rpc);
+	resent = atomic_read(&cmkit_rpcrdma_stats.calls_resent);
+
+	p = (struct cmkit_rpcrdma_proc){ .proc = CMKIT_RPC_TESTPROG_ECHO, .arg = arg[0],
+					 .arg_len = len, .res = res[0], .res_max = len };
+	a[0] = rt_chunked_start(test, c.xprt, &p, NULL);
+	p = (struct cmkit_rpcrdma_proc){ .proc = CMKIT_RPC_TESTPROG_MIRROR, .arg = arg[1],
+					 .arg_len = len, .res = res[1], .res_max = len };
+	a[1] = rt_chunked_start(test, c.xprt, &p, NULL);
+	rt_chunks_echo_init(test, c.xprt, e, arg[2], res[2], len);
+	a[2] = rt_chunked_start(test, c.xprt, NULL, e);
+	KUNIT_ASSERT_EQ_MSG(test, cmkit_rpc_srv_wait_held(c.rpc, n), 0,
+			    "the server never held %u chunked calls", n);
+	/* Two MRs each, registered on this connection. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 2 * n);
+	mrs = READ_ONCE(c.xprt->rx_buf.rb_mrs_count);
+	KUNIT_ASSERT_EQ(test, cmkit_peer_drop(c.srv), 0);
+	cmkit_rpc_srv_release(c.rpc);
+
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, rt_chunked_wait(test, a[i]), 0, "chunked call %u", i);
+	KUNIT_EXPECT_EQ(test, a[0]->p.m.rtype, CMKIT_RPCRDMA_READCH);
+	KUNIT_EXPECT_EQ(test, a[0]->p.m.wtype, CMKIT_RPCRDMA_WRITECH);
+	KUNIT_EXPECT_EQ(test, a[0]->p.res_len, len);
+	KUNIT_EXPECT_EQ(test, a[0]->p.write_len, len);
+	differ = rt_pages_differ(res[0], len, 0x70);
+	KUNIT_EXPECT_EQ_MSG(test, differ, len, "ECHO differs at byte %u", differ);
+	KUNIT_EXPECT_EQ(test, a[1]->p.m.rtype, CMKIT_RPCRDMA_AREADCH);
+	KUNIT_EXPECT_EQ(test, a[1]->p.m.wtype, CMKIT_RPCRDMA_REPLYCH);
+	KUNIT_EXPECT_EQ(test, a[1]->p.res_len, len);
+	KUNIT_EXPECT_EQ(test, a[1]->p.reply_len, reply_bytes);
+	differ = rt_pages_differ(res[1], len, 0x71);
+	KUNIT_EXPECT_EQ_MSG(test, differ, len, "MIRROR differs at byte %u", differ);
+	rt_expect_chunks_echo(test, a[2]->e, res[2], len, 0x72);
+
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_reconnects), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cmkit_rpcrdma_stats.calls_resent) - resent, (int)n);
+	/* Each call served twice, every chunk read and written again. */
+	after = cmkit_rpc_srv_counts(c.rpc);
+	KUNIT_EXPECT_EQ(test, after.procs - before.procs, 2 * n);
+	KUNIT_EXPECT_EQ(test, after.nomsg_calls - before.nomsg_calls, 2U);
+	KUNIT_EXPECT_EQ(test, after.reply_chunks - before.reply_chunks, 2U);
+	KUNIT_EXPECT_EQ(test, after.read_bytes - before.read_bytes,
+			2ULL * (len + call_bytes + len));
+	KUNIT_EXPECT_EQ(test, after.written_bytes - before.written_bytes,
+			2ULL * (len + reply_bytes + len));
+	/* The same xids again, the call_chunks one (the caller's) among them. */
+	KUNIT_ASSERT_EQ(test, cmkit_rpc_srv_xids(c.rpc, xids, ARRAY_SIZE(xids)), 1 + 2 * n);
+	for (i = 1; i <= n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, rt_xid_count(xids + 1, n, xids[i]), 1U,
+				    "xid 0x%08x sent twice on the first connection", xids[i]);
+		KUNIT_EXPECT_EQ_MSG(test, rt_xid_count(xids + 1 + n, n, xids[i]), 1U,
+				    "xid 0x%08x was not sent again (or twice)", xids[i]);
+	}
+	KUNIT_EXPECT_EQ(test, rt_xid_count(xids, ARRAY_SIZE(xids), a[2]->e->c.xid), 2U);
+
+	/*
+	 * New MRs for every chunk (two per call, twice); the lost
+	 * connection's pool freed whole with it; none lent.
+	 */
+	now = rt_counts_now();
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_got), 2 * 2 * (int)n);
+	KUNIT_EXPECT_EQ(test, RT_DELTA(now, &c, mrs_put), RT_DELTA(now, &c, mrs_got));
+	KUNIT_EXPECT_GE(test, RT_DELTA(now, &c, mrs_freed), (int)mrs);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_mrs_lent), 0U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c.xprt->rx_buf.rb_resend), 0U);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(c.xprt->rx_buf.rb_reconnecting));
+	/* The new connection carries chunked calls. */
+	rt_chunks_echo_init(test, c.xprt, e, arg[2], res[2], len);
+	KUNIT_EXPECT_EQ(test, rt_chunks_echo_call(c.xprt, e), 0);
+	rt_expect_chunks_echo(test, e, res[2], len, 0x72);
+	cmkit_rpcrdma_xprt_disconnect(c.xprt);
+	rt_expect_all_released(&c);
 }
 
 /*
@@ -4066,6 +4426,7 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(test_program_calls_move_their_data_inline_and_in_chunks),
 	RT_CASE(chunk_lengths_that_break_the_offer_are_refused),
 	RT_CASE(large_calls_travel_whole_in_position_zero_and_reply_chunks),
+	RT_CASE(call_chunks_moves_a_read_chunk_at_its_position_and_a_write_chunk),
 	RT_CASE(chunked_call_whose_send_fails_leaves_its_mrs_to_the_connection),
 	RT_CASE(remote_disconnect_with_calls_in_flight_aborts_each_call),
 	RT_CASE(calls_in_flight_outlive_a_handled_signal),
@@ -4081,6 +4442,8 @@ static struct kunit_case rt_cases[] = {
 	RT_CASE(ctl_call_waiting_for_a_reply_blocks_no_other_command),
 	RT_CASE(device_removal_with_calls_in_flight_aborts_them),
 	RT_CASE(connection_lost_with_calls_pending_reconnects_and_they_complete),
+	RT_CASE(connection_lost_with_chunked_calls_registers_their_chunks_again),
+	RT_CASE(connection_lost_with_a_batch_half_sent_sends_the_rest_on_the_next),
 	RT_CASE(server_gone_ends_each_call_after_its_timeout_and_backs_off),
 	RT_CASE(disconnect_during_backoff_stops_the_reconnects),
 	RT_CASE(ctl_xprts_counts_reconnects),

@@ -251,6 +251,7 @@ u32 cmkit_rpcrdma_xid_get(struct rpcrdma_xprt *r_xprt)
 	spin_unlock(&buf->rb_lock);
 	return xid;
 }
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_xid_get);
 
 /*
  * A call whose RPC message its caller wrote whole (msg->whole): an
@@ -594,10 +595,16 @@ out_drop:
 	wake_up_all(&buf->rb_wait);
 }
 
-/* A call whose chunks' MRs were registered on the connection: not sent again. */
-static bool rpcrdma_req_has_mrs(const struct rpcrdma_req *req)
+/*
+ * Can the call be sent again on another connection?  Its chunks' MRs were
+ * registered on the lost one: only a call that says what they map
+ * (msg->segs) can have them registered again on the next connection.
+ */
+static bool rpcrdma_req_resendable(const struct rpcrdma_req *req)
 {
-	return req->rl_msg && req->rl_msg->mrs && !list_empty(req->rl_msg->mrs);
+	const struct rpcrdma_msg *msg = req->rl_msg;
+
+	return !msg || !msg->mrs || list_empty(msg->mrs) || msg->nr_segs;
 }
 
 /**
@@ -606,7 +613,8 @@ static bool rpcrdma_req_has_mrs(const struct rpcrdma_req *req)
  * @resend: the connection was lost and the transport may reconnect
  *
  * Each waiting call completes with -ECONNABORTED, unless @resend: then
- * each one without MRs completes with -EAGAIN, to be sent again on the
+ * each one without MRs, or whose chunks can be registered again
+ * (rpcrdma_msg.segs), completes with -EAGAIN, to be sent again on the
  * next connection (rpcrdma_call_resend()), and the transport reconnects if
  * any call waits for it, including calls marked by an earlier loss and not
  * sent again yet.
@@ -625,7 +633,7 @@ bool cmkit_rpcrdma_reqs_abort(struct rpcrdma_xprt *r_xprt, bool resend)
 	list_for_each_entry_safe(req, tmp, &buf->rb_pending, rl_pending) {
 		list_del_init(&req->rl_pending);
 		buf->rb_outstanding--;
-		if (resend && !rpcrdma_req_has_mrs(req)) {
+		if (resend && rpcrdma_req_resendable(req)) {
 			req->rl_status = -EAGAIN;
 			buf->rb_resend++;
 			again++;
@@ -666,22 +674,72 @@ static int rpcrdma_resend_ready(struct rpcrdma_buffer *buf, u32 *gen)
 }
 
 /*
+ * A call to send again: its MRs were registered on the lost connection,
+ * whose teardown waits for them (cmkit_rpcrdma_mrs_destroy()).  They are
+ * in an unknown state (registered, never invalidated, the QP drained):
+ * they stay on that connection's list to be deregistered with it, and the
+ * call's list is empty for the MRs of the next connection.
+ */
+static void rpcrdma_resend_drop_mrs(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req)
+{
+	const struct rpcrdma_msg *msg = req->rl_msg;
+	struct rpcrdma_mr *mr;
+	unsigned int n = 0;
+
+	if (!msg || !msg->mrs)
+		return;
+	list_for_each_entry(mr, msg->mrs, mr_list)
+		n++;
+	cmkit_rpcrdma_frwr_post_failed(r_xprt, msg->mrs);
+	trace_cmkit_rpcrdma_resend_mrs(r_xprt->rx_xid, req->rl_xid, n, msg->nr_segs);
+}
+
+/*
+ * A call with chunks, to be sent on connection @gen: its chunks mapped
+ * into MRs of that connection's pool, their handles in its offer, before
+ * it is marshalled again.  0, -ECONNABORTED if the connection was lost
+ * meanwhile (wait for the next), else the errno of the mapping.
+ */
+static int rpcrdma_resend_map(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req, u32 gen)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	bool lost;
+	int rc;
+
+	if (!req->rl_msg || !req->rl_msg->nr_segs)
+		return 0;
+	rc = cmkit_rpcrdma_msg_map(r_xprt, req->rl_msg);
+	if (!rc)
+		return 0;
+	spin_lock(&buf->rb_lock);
+	lost = rpcrdma_conn_lost(buf, gen);
+	spin_unlock(&buf->rb_lock);
+	return lost ? -ECONNABORTED : rc;
+}
+
+/*
  * The connection of a sent call was lost and the transport reconnects
  * (cmkit_rpcrdma_reqs_abort() marked the call): wait for the next
  * connection, take a credit on it and send the call again with its xid,
- * as xprt_transmit() sends a request again after a reconnect; if that
+ * as xprt_transmit() sends a request again after a reconnect; a call with
+ * chunks has them registered again from the new connection's MR pool and
+ * is marshalled again with their new handles, as xprtrdma's
+ * rpcrdma_marshal_req() and frwr_map() run for a retransmit.  If that
  * connection is lost before the Send, wait for the one after.  All within
  * the call's own @deadline, which started at its first Send.  Return 0
- * once it is sent (it waits for its reply again), else the call's errno.
+ * once it is sent (it waits for its reply again), else the call's errno
+ * (its MRs given back: none is left on the call).
  */
 static int rpcrdma_call_resend(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
 			       unsigned long deadline)
 {
 	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	struct list_head *mrs = req->rl_msg ? req->rl_msg->mrs : NULL;
 	u32 gen = 0, outstanding;
 	int cond, rc;
 	long t;
 
+	rpcrdma_resend_drop_mrs(r_xprt, req);
 	do {
 		if (!rpcrdma_remaining(deadline)) {
 			rc = -ETIMEDOUT;
@@ -696,12 +754,21 @@ static int rpcrdma_call_resend(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *
 		rc = rpcrdma_get_credit(r_xprt, gen, deadline, &outstanding);
 		if (rc)
 			continue;
+		rc = rpcrdma_resend_map(r_xprt, req, gen);
+		if (rc) {
+			rpcrdma_credit_put(buf);
+			continue;
+		}
 		reinit_completion(&req->rl_done);
 		req->rl_status = 0;
 		rc = rpcrdma_post_call_wait(r_xprt, req, gen, req->rl_prog, req->rl_vers,
 					    req->rl_msg, deadline);
-		if (rc)
+		if (rc) {
 			rpcrdma_credit_put(buf);
+			/* Mapped, never registered (a failed post took them already). */
+			if (mrs)
+				cmkit_rpcrdma_msg_unmap(mrs);
+		}
 	} while (rc == -ECONNABORTED);
 	spin_lock(&buf->rb_lock);
 	buf->rb_resend--;
@@ -831,6 +898,27 @@ static bool rpcrdma_calls_reap(struct rpcrdma_xprt *r_xprt, struct rpcrdma_infli
 	return status != 0;
 }
 
+/*
+ * The batch's connection @*gen was lost before its next call was sent,
+ * and the calls it had in flight all ended well: sent again on a new
+ * connection if the transport reconnected for them.  If a new connection
+ * is up, the batch goes on there (*@gen is its generation): true.  Traced
+ * with the calls still to send, or -ECONNABORTED.
+ */
+static bool rpcrdma_batch_resume(struct rpcrdma_xprt *r_xprt, u32 *gen, u32 left)
+{
+	struct rpcrdma_buffer *buf = &r_xprt->rx_buf;
+	bool resume;
+
+	spin_lock(&buf->rb_lock);
+	resume = buf->rb_connected && buf->rb_gen != *gen;
+	if (resume)
+		*gen = buf->rb_gen;
+	spin_unlock(&buf->rb_lock);
+	trace_cmkit_rpcrdma_batch_resume(r_xprt->rx_xid, resume ? (int)left : -ECONNABORTED);
+	return resume;
+}
+
 /**
  * cmkit_rpcrdma_xprt_call - send NULL calls and wait for their replies
  * @r_xprt: a connected transport
@@ -841,7 +929,10 @@ static bool rpcrdma_calls_reap(struct rpcrdma_xprt *r_xprt, struct rpcrdma_infli
  *
  * Keeps as many calls outstanding as the credits allow, replies reaped in
  * send order.  A call that times out or whose connection ends stops the
- * batch: no further call is sent, those in flight are waited for.  May be
+ * batch: no further call is sent, those in flight are waited for.  When
+ * the connection is lost and the transport reconnects, the calls in
+ * flight are sent again (rpcrdma_call_resend()); once they all ended well
+ * the batch sends its remaining calls on the new connection.  May be
  * called by several threads on one transport.
  *
  * Return: 0 if every call got an accepted reply, else @res->status: the
@@ -906,6 +997,24 @@ int cmkit_rpcrdma_xprt_call(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u32
 			head = (head + 1) % window;
 			n--;
 			continue;
+		}
+		if (rc == -ECONNABORTED && n) {
+			/*
+			 * Lost before this call was sent.  If the transport
+			 * reconnects for the calls in flight, they are sent
+			 * again there: reap them, then continue on the new
+			 * connection (xprt_transmit() sends what is queued
+			 * once the transport is connected again).
+			 */
+			while (n && !stop) {
+				stop = rpcrdma_calls_reap(r_xprt, &fifo[head], res, &last);
+				head = (head + 1) % window;
+				n--;
+			}
+			if (!stop && rpcrdma_batch_resume(r_xprt, &gen, count - res->sent)) {
+				rc = 0;
+				continue;
+			}
 		}
 		if (rc)
 			break;

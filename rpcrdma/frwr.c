@@ -202,7 +202,12 @@ struct rpcrdma_mr *cmkit_rpcrdma_mr_get(struct rpcrdma_xprt *r_xprt)
 	struct rpcrdma_mr *mr;
 
 	spin_lock(&buf->rb_lock);
-	mr = list_first_entry_or_null(&buf->rb_mrs, struct rpcrdma_mr, mr_list);
+	/*
+	 * Not from a pool its connection's end closed: once
+	 * cmkit_rpcrdma_mrs_destroy() found none lent, none may be taken.
+	 */
+	mr = buf->rb_mrs_open ?
+		list_first_entry_or_null(&buf->rb_mrs, struct rpcrdma_mr, mr_list) : NULL;
 	if (mr) {
 		list_del_init(&mr->mr_list);
 		buf->rb_mrs_lent++;
@@ -586,3 +591,67 @@ int cmkit_rpcrdma_frwr_unmap_sync(struct rpcrdma_xprt *r_xprt, struct list_head 
 	return rc;
 }
 EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_frwr_unmap_sync);
+
+/**
+ * cmkit_rpcrdma_msg_unmap - give back MRs that were mapped but never registered
+ * @mrs: the MRs, on their mr_list; empty on return
+ */
+void cmkit_rpcrdma_msg_unmap(struct list_head *mrs)
+{
+	struct rpcrdma_mr *mr, *tmp;
+
+	list_for_each_entry_safe(mr, tmp, mrs, mr_list) {
+		list_del_init(&mr->mr_list);
+		cmkit_rpcrdma_mr_put(mr);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_msg_unmap);
+
+/**
+ * cmkit_rpcrdma_msg_map - map a call's chunks into MRs of the current connection
+ * @r_xprt: the transport
+ * @msg: the call; its @mrs empty, its @segs what to map
+ *
+ * Takes an MR from the connection's pool for each of @msg->segs (a new
+ * batch if the pool is dry), maps the segment's pages into it with a
+ * fresh rkey and writes the MR's handle, length and offset into the
+ * offer's segment; the MRs go on @msg->mrs, in order.  Run when the call
+ * is first marshalled and again, on the new connection's pool, each time
+ * it is sent again after a reconnect, as xprtrdma's rpcrdma_marshal_req()
+ * runs frwr_map() for every transmission.
+ *
+ * Return: 0; else -EAGAIN (no MR free), -EINVAL or -EIO
+ * (cmkit_rpcrdma_frwr_map()), with @msg->mrs empty.
+ */
+int cmkit_rpcrdma_msg_map(struct rpcrdma_xprt *r_xprt, const struct rpcrdma_msg *msg)
+{
+	unsigned int i;
+	int rc = 0;
+
+	for (i = 0; i < msg->nr_segs; i++) {
+		const struct rpcrdma_mr_seg *s = &msg->segs[i];
+		struct rpcrdma_mr *mr;
+
+		mr = cmkit_rpcrdma_mr_get(r_xprt);
+		if (!mr && cmkit_rpcrdma_mrs_refresh(r_xprt))
+			mr = cmkit_rpcrdma_mr_get(r_xprt);
+		if (!mr) {
+			rc = -EAGAIN;
+			break;
+		}
+		rc = cmkit_rpcrdma_frwr_map(r_xprt, mr, s->pages, 0, s->len, s->writing);
+		if (rc) {
+			cmkit_rpcrdma_mr_put(mr);
+			break;
+		}
+		list_add_tail(&mr->mr_list, msg->mrs);
+		s->seg->handle = mr->mr_handle;
+		s->seg->length = mr->mr_length;
+		s->seg->offset = mr->mr_offset;
+	}
+	if (rc)
+		cmkit_rpcrdma_msg_unmap(msg->mrs);
+	trace_cmkit_rpcrdma_msg_map(r_xprt->rx_xid, msg->nr_segs, rc);
+	return rc;
+}
+EXPORT_SYMBOL_IF_KUNIT(cmkit_rpcrdma_msg_map);

@@ -12,6 +12,9 @@
  *  2. maps the caller's pages for each chunk (one MR each, FRWR), and
  *     posts their registrations in one chain with the call's Send;
  *  3. is sent and waited for as a NULL call is (cmkit_rpcrdma_call_one());
+ *     lost with its connection, it is sent again on the next one with its
+ *     xid, its chunks mapped again into that connection's MRs
+ *     (rpcrdma/reconnect.c);
  *  4. checks the reply's lists against what it offered
  *     (cmkit_rpcrdma_check_reply_chunks()) and the write chunk's length
  *     against the result's own, so a server's bad length is refused, never
@@ -123,40 +126,19 @@ static int rpcrdma_proc_buf_alloc(struct rpcrdma_proc_buf *b, u32 len)
 	return 0;
 }
 
-/* Take an MR and map @len bytes of @pages into it; on @mrs. */
-static int rpcrdma_proc_map(struct rpcrdma_xprt *r_xprt, struct list_head *mrs,
-			    struct page **pages, u32 len, bool writing,
-			    struct cmkit_rpcrdma_seg *seg)
+/*
+ * Offer @len bytes of @pages in @seg: one MR maps them
+ * (cmkit_rpcrdma_msg_map()), again on each connection the call is sent on.
+ */
+static void rpcrdma_proc_seg(struct rpcrdma_msg *msg, struct page **pages, u32 len,
+			     bool writing, struct cmkit_rpcrdma_seg *seg)
 {
-	struct rpcrdma_mr *mr;
-	int rc;
+	struct rpcrdma_mr_seg *s = &msg->segs[msg->nr_segs++];
 
-	mr = cmkit_rpcrdma_mr_get(r_xprt);
-	if (!mr && cmkit_rpcrdma_mrs_refresh(r_xprt))
-		mr = cmkit_rpcrdma_mr_get(r_xprt);
-	if (!mr)
-		return -EAGAIN;
-	rc = cmkit_rpcrdma_frwr_map(r_xprt, mr, pages, 0, len, writing);
-	if (rc) {
-		cmkit_rpcrdma_mr_put(mr);
-		return rc;
-	}
-	list_add_tail(&mr->mr_list, mrs);
-	seg->handle = mr->mr_handle;
-	seg->length = mr->mr_length;
-	seg->offset = mr->mr_offset;
-	return 0;
-}
-
-/* Give back MRs that were mapped but never registered. */
-static void rpcrdma_proc_unmap(struct list_head *mrs)
-{
-	struct rpcrdma_mr *mr, *tmp;
-
-	list_for_each_entry_safe(mr, tmp, mrs, mr_list) {
-		list_del_init(&mr->mr_list);
-		cmkit_rpcrdma_mr_put(mr);
-	}
+	s->pages = pages;
+	s->len = len;
+	s->writing = writing;
+	s->seg = seg;
 }
 
 /* What the call's arguments and its largest reply are, and their bulk parts. */
@@ -201,7 +183,7 @@ static int rpcrdma_fence(struct rpcrdma_xprt *r_xprt, struct rpcrdma_req *req,
 	    !cmkit_rpcrdma_frwr_remote_inv(mrs, req->rl_reply->rr_inv_rkey) && !rc)
 		rc = -EPROTO;
 	if (!req)
-		rpcrdma_proc_unmap(mrs);
+		cmkit_rpcrdma_msg_unmap(mrs);
 	inv = cmkit_rpcrdma_frwr_unmap_sync(r_xprt, mrs);
 	return rc ?: inv;
 }
@@ -450,39 +432,38 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 	ch = &l->offered;
 	if (p->m.rtype == CMKIT_RPCRDMA_AREADCH) {
 		rc = rpcrdma_proc_nomsg(r_xprt, p, call_len, &call_buf, &msg.xid);
-		if (!rc)
-			rc = rpcrdma_proc_map(r_xprt, &mrs, call_buf.pages, call_len, false,
-					      &ch->read[0]);
 		if (rc)
 			goto out_free;
+		rpcrdma_proc_seg(&msg, call_buf.pages, call_len, false, &ch->read[0]);
 		ch->nr_read = 1;
 		ch->read_pos[0] = 0;
 		msg.nomsg = true;
 	} else if (p->m.rtype == CMKIT_RPCRDMA_READCH) {
-		rc = rpcrdma_proc_map(r_xprt, &mrs, p->arg, bulk_arg, false, &ch->read[0]);
-		if (rc)
-			goto out_free;
+		rpcrdma_proc_seg(&msg, p->arg, bulk_arg, false, &ch->read[0]);
 		ch->nr_read = 1;
 		ch->read_pos[0] = RPCRDMA_PROC_BULK_POS;
 	}
 	if (p->m.wtype == CMKIT_RPCRDMA_WRITECH) {
-		rc = rpcrdma_proc_map(r_xprt, &mrs, p->res, bulk_res, true, &ch->write[0]);
-		if (rc)
-			goto out_unmap;
+		rpcrdma_proc_seg(&msg, p->res, bulk_res, true, &ch->write[0]);
 		ch->nr_write = 1;
 		ch->write_segs = 1;
 	} else if (p->m.wtype == CMKIT_RPCRDMA_REPLYCH) {
 		rc = rpcrdma_proc_buf_alloc(&reply_buf, reply_len);
-		if (!rc)
-			rc = rpcrdma_proc_map(r_xprt, &mrs, reply_buf.pages, reply_len, true,
-					      &ch->reply[0]);
 		if (rc)
-			goto out_unmap;
+			goto out_free;
+		rpcrdma_proc_seg(&msg, reply_buf.pages, reply_len, true, &ch->reply[0]);
 		ch->has_reply = 1;
 		ch->reply_segs = 1;
 	}
-	/* Registered in the Send's own chain (cmkit_rpcrdma_post_sends()). */
+	/*
+	 * Registered in the Send's own chain (cmkit_rpcrdma_post_sends()); a
+	 * call sent again after a reconnect maps them again on the new
+	 * connection.
+	 */
 	msg.mrs = &mrs;
+	rc = cmkit_rpcrdma_msg_map(r_xprt, &msg);
+	if (rc)
+		goto out_free;
 	if (!msg.nomsg) {
 		msg.args = args;
 		msg.args_len = rpcrdma_proc_args(p, p->m.rtype == CMKIT_RPCRDMA_NOCH, args);
@@ -499,10 +480,7 @@ int cmkit_rpcrdma_xprt_proc(struct rpcrdma_xprt *r_xprt, struct cmkit_rpcrdma_pr
 			rc = rpcrdma_proc_results(r_xprt, req, p, l, &reply_buf);
 		cmkit_rpcrdma_buffer_put(&r_xprt->rx_buf, req);
 	}
-	goto out_free;
 
-out_unmap:
-	rpcrdma_proc_unmap(&mrs);
 out_free:
 	rpcrdma_proc_buf_free(&reply_buf);
 	rpcrdma_proc_buf_free(&call_buf);
@@ -593,22 +571,20 @@ int cmkit_rpcrdma_call_chunks(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u
 	if (!l)
 		return -ENOMEM;
 	if (c->read) {
-		rc = rpcrdma_proc_map(r_xprt, &mrs, c->read, c->read_len, false,
-				      &l->offered.read[0]);
-		if (rc)
-			goto out_free;
+		rpcrdma_proc_seg(&msg, c->read, c->read_len, false, &l->offered.read[0]);
 		l->offered.nr_read = 1;
 		l->offered.read_pos[0] = c->read_pos;
 	}
 	if (c->write) {
-		rc = rpcrdma_proc_map(r_xprt, &mrs, c->write, c->write_max, true,
-				      &l->offered.write[0]);
-		if (rc)
-			goto out_unmap;
+		rpcrdma_proc_seg(&msg, c->write, c->write_max, true, &l->offered.write[0]);
 		l->offered.nr_write = 1;
 		l->offered.write_segs = 1;
 	}
+	/* Mapped again on the new connection if the call is sent again. */
 	msg.mrs = &mrs;
+	rc = cmkit_rpcrdma_msg_map(r_xprt, &msg);
+	if (rc)
+		goto out_free;
 	msg.ch = &l->offered;
 	msg.reply = &l->reply;
 	msg.got = &l->got;
@@ -620,10 +596,7 @@ int cmkit_rpcrdma_call_chunks(struct rpcrdma_xprt *r_xprt, u32 prog, u32 vers, u
 			rc = rpcrdma_chunks_results(r_xprt, req, c, l);
 		cmkit_rpcrdma_buffer_put(&r_xprt->rx_buf, req);
 	}
-	goto out_free;
 
-out_unmap:
-	rpcrdma_proc_unmap(&mrs);
 out_free:
 	kfree(l);
 	return rc;

@@ -22,13 +22,23 @@
  *    for the new connection, takes a credit on it and is marshalled and
  *    posted again with its xid, and waits for its reply there; all of it
  *    until its own deadline, which started when it was first sent;
+ *  - a call that offered chunks first lets go of its MRs of the lost
+ *    connection (registered on its PD, never invalidated: they are
+ *    deregistered with that connection, whose teardown waits for them),
+ *    then, on the new connection, has its chunks mapped into MRs of the
+ *    new pool (cmkit_rpcrdma_msg_map(), from what the call kept of each
+ *    segment: its pages, length and direction) before it is marshalled
+ *    again with their handles, as xprtrdma's rpcrdma_marshal_req() runs
+ *    frwr_map() for every transmission; the server reads and writes the
+ *    chunks again;
  *  - the transport keeps trying, with the capped delay, until an attempt
  *    connects or its owner disconnects or destroys it
  *    (cmkit_rpcrdma_reconnect_stop()): the work is cancelled and waited
  *    for, and the calls still waiting end with -ECONNABORTED.
  *
- * Calls that offered chunks are not sent again: their MRs were registered
- * on the old connection's PD (they end with -ECONNABORTED, as before).
+ * A call whose MRs cannot be mapped again (one that offered MRs without
+ * saying what they map, rpcrdma_msg.nr_segs 0) is not sent again: it ends
+ * with -ECONNABORTED.
  */
 #define pr_fmt(fmt) "cmkit: rpcrdma: " fmt
 

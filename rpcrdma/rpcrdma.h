@@ -309,6 +309,28 @@ struct rpcrdma_req {
 	u32 rl_xmits;
 };
 
+/* The segments, one MR each, a call's chunks offer at most (proc.c's calls: two). */
+#define RPCRDMA_MSG_MAX_SEGS		3U
+
+/**
+ * struct rpcrdma_mr_seg - memory a call offers in one chunk segment
+ * @pages: its pages, the data from the start of the first
+ * @len: its bytes
+ * @writing: the peer writes them (a write or reply chunk); else it reads them
+ * @seg: the segment of the call's offer that advertises the MR mapping them
+ *
+ * Kept with the call so its chunks can be registered again, with the MRs
+ * of another connection, when it is sent again after a reconnect
+ * (cmkit_rpcrdma_msg_map()), as xprtrdma's rpcrdma_marshal_req() runs
+ * frwr_map() again for a retransmitted request.
+ */
+struct rpcrdma_mr_seg {
+	struct page **pages;
+	u32 len;
+	bool writing;
+	struct cmkit_rpcrdma_seg *seg;
+};
+
 /**
  * struct rpcrdma_msg - a procedure call as proc.c marshalled it
  * @proc: the RPC procedure
@@ -324,6 +346,10 @@ struct rpcrdma_req {
  * @mrs: the MRs of @ch, mapped: their registrations are posted in one chain
  *	before the Send (NULL: none).  If the chain cannot be posted they
  *	are the connection's to release after its drain, and @mrs is empty.
+ *	A call sent again on a new connection gets new ones (@segs).
+ * @segs: the memory each MR of @mrs maps, in order; its @seg in @ch
+ * @nr_segs: entries of @segs (0: @mrs, if any, cannot be mapped again,
+ *	and the call is not sent again after a reconnect)
  * @reply: where the reply handler decodes the reply to a call with @ch
  *	(its results point into the reply's Receive buffer, valid until the
  *	req is put)
@@ -343,6 +369,8 @@ struct rpcrdma_msg {
 	u32 args_len;
 	const struct cmkit_rpcrdma_chunks *ch;
 	struct list_head *mrs;
+	struct rpcrdma_mr_seg segs[RPCRDMA_MSG_MAX_SEGS];
+	unsigned int nr_segs;
 	struct cmkit_rpcrdma_reply *reply;
 	struct cmkit_rpcrdma_chunks *got;
 };
@@ -829,6 +857,8 @@ int cmkit_rpcrdma_frwr_reg_sync(struct rpcrdma_xprt *r_xprt, struct list_head *m
 bool cmkit_rpcrdma_frwr_remote_inv(struct list_head *mrs, u32 rkey);
 void cmkit_rpcrdma_frwr_post_failed(struct rpcrdma_xprt *r_xprt, struct list_head *mrs);
 int cmkit_rpcrdma_frwr_unmap_sync(struct rpcrdma_xprt *r_xprt, struct list_head *mrs);
+int cmkit_rpcrdma_msg_map(struct rpcrdma_xprt *r_xprt, const struct rpcrdma_msg *msg);
+void cmkit_rpcrdma_msg_unmap(struct list_head *mrs);
 
 /* Calls (rpcrdma_call.c). */
 void cmkit_rpcrdma_reply_handler(struct rpcrdma_rep *rep);

@@ -487,6 +487,46 @@ TRACE_EVENT(cmkit_rpcrdma_call_resend,
 		      __entry->xprt, __entry->xid, __entry->xmits, __entry->rc)
 );
 
+/* A call's chunks mapped into MRs of the current connection (frwr.c). */
+TRACE_EVENT(cmkit_rpcrdma_msg_map,
+	    TP_PROTO(u32 xprt, unsigned int segs, int rc),
+	    TP_ARGS(xprt, segs, rc),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(unsigned int, segs)
+			     __field(int, rc)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->segs = segs;
+			   __entry->rc = rc;),
+	    TP_printk("xprt=%u %u chunk segments mapped: rc=%d", __entry->xprt,
+		      __entry->segs, __entry->rc)
+);
+
+/*
+ * A call to send again after a reconnect: its MRs of the lost connection
+ * left to that connection's teardown (old), and whether its chunks are
+ * registered again on the new one (remap) or the call ends unsent.
+ */
+TRACE_EVENT(cmkit_rpcrdma_resend_mrs,
+	    TP_PROTO(u32 xprt, u32 xid, unsigned int old, bool remap),
+	    TP_ARGS(xprt, xid, old, remap),
+	    TP_STRUCT__entry(__field(u32, xprt)
+			     __field(u32, xid)
+			     __field(unsigned int, old)
+			     __field(bool, remap)),
+	    TP_fast_assign(__entry->xprt = xprt;
+			   __entry->xid = xid;
+			   __entry->old = old;
+			   __entry->remap = remap;),
+	    TP_printk("xprt=%u xid=0x%08x %u MRs of the lost connection dropped; chunks %s",
+		      __entry->xprt, __entry->xid, __entry->old,
+		      __entry->remap ? "registered again on the next" : "not resent")
+);
+
+/*
+ * rc: a batch lost its connection before a call was sent: the calls it
+ * goes on with on the new connection, or -ECONNABORTED (none is up)
+ */
+DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_batch_resume);
 /* rc: 1 if the reconnect was not needed (connected meanwhile), else 0 */
 DEFINE_RPCRDMA_XPRT_EVENT(cmkit_rpcrdma_reconnect_done);
 /* rc: calls that were waiting to be sent again (they end with -ECONNABORTED) */
