@@ -131,6 +131,12 @@ static int cmkit_peer_accept(struct cmkit_peer *p, struct rdma_cm_id *child)
 	return rc;
 }
 
+/* Will the server hold the next request, neither accepting nor rejecting it? */
+static bool cmkit_peer_holds(const struct cmkit_peer *p)
+{
+	return !p->child && !p->reject && (p->hold_requests || READ_ONCE(p->dropping));
+}
+
 /* A server accepts or rejects on the child id, inside the handler. */
 static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
 {
@@ -139,7 +145,7 @@ static int cmkit_peer_request(struct cmkit_peer *p, struct rdma_cm_id *child)
 			    p->reject_reason ?: IB_CM_REJ_CONSUMER_DEFINED);
 		return 1;	/* rdma_cm destroys the child */
 	}
-	if (p->hold_requests || READ_ONCE(p->dropping)) {
+	if (cmkit_peer_holds(p)) {
 		/* Neither accept nor reject: the initiator keeps waiting. */
 		p->child = child;
 		return 0;
@@ -243,6 +249,15 @@ static int cmkit_peer_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct cmkit_peer *p = id->context;
 
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST && cmkit_peer_holds(p)) {
+		/*
+		 * Recorded once held: a case that waited for the request
+		 * finds it to reject or accept (cmkit_peer_reject_held()).
+		 */
+		cmkit_peer_request(p, id);
+		cmkit_peer_record(p, id, ev);
+		return 0;
+	}
 	cmkit_peer_record(p, id, ev);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
