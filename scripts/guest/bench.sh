@@ -215,7 +215,7 @@ rpc_kernel() {	# <rep>
 	if ! echo "connect $RXE_ADDR $PORT" > $D/rpcrdma/ctl; then
 		RPC_MISSING="cmkit's rpcrdma endpoint did not connect to cmkit-peer serve --rpc"
 	else
-		x=$(awk -v p=":$PORT " 'index($0, p) { print $1; exit }' $D/rpcrdma/xprts)
+		x=$(xprt_nr $PORT)
 		if ! echo "call $x $RPC_CALLS" > $D/rpcrdma/ctl 2>/dev/null; then
 			RPC_MISSING="cmkit's rpcrdma control plane refuses 'call <n> <count>' (the RPC transport of the rpcrdma calls issue)"
 		elif [ ! -r $D/rpcrdma/calls ]; then
@@ -400,9 +400,8 @@ nfs_setup() {	# why not, on stdout
 
 nfs_kernel_mount() {	# why not, on stdout
 	mkdir -p $NFS_MNT
-	opts=vers=4.0,proto=rdma,port=$NFS_PORT,addr=$RXE_ADDR,clientaddr=$RXE_ADDR,soft,timeo=150,retrans=2
-	timeout -s KILL 45 mount -t nfs -o $opts "$RXE_ADDR:/" $NFS_MNT 2> $T/nfs-mount.err ||
-		{ echo "mount -o $opts: $(cat $T/nfs-mount.err)"; return 1; }
+	nfs_rdma_mount "$RXE_ADDR" $NFS_MNT $T/nfs-mount.err ||
+		{ echo "mount of $RXE_ADDR:/ over RDMA: $(cat $T/nfs-mount.err)"; return 1; }
 	grep " $NFS_MNT nfs4 .*proto=rdma" /proc/mounts | grep -q "rsize=" ||
 		{ echo "not NFSv4 over RDMA with an rsize: $(grep " $NFS_MNT " /proc/mounts)"; return 1; }
 }
@@ -448,7 +447,7 @@ if want nfs; then
 	NFS_X='' NFS_KERNEL=''
 	if why=$(nfs_setup); then
 		if echo "connect $RXE_ADDR $NFS_PORT" > $D/rpcrdma/ctl; then
-			NFS_X=$(awk -v p=":$NFS_PORT " 'index($0, p) { print $1; exit }' $D/rpcrdma/xprts)
+			NFS_X=$(xprt_nr $NFS_PORT)
 			# Untimed: the first read finds nfsd's READ size (nfs4_rsize=).
 			nfs_cmkit_read 1 || { na nfs cmkit "nfs4 read failed: $(grep "^$NFS_X " $D/rpcrdma/xprts)"; NFS_X=''; }
 		else

@@ -15,6 +15,9 @@ await() {
 # cmkit's debugfs directory.
 D=/sys/kernel/debug/cmkit
 
+# The control plane's number of the rpcrdma endpoint to port $1.
+xprt_nr() { awk -v p=":$1 " 'index($0, p) { print $1; exit }' $D/rpcrdma/xprts; }
+
 # Something listens on TCP port $1, IPv4 or dual stack (siw's listener is
 # a kernel TCP socket).
 tcp_listening() {
@@ -79,6 +82,15 @@ nfsd_stop() {
 nfsd_grace_over() {
 	echo Y > $NFSD/v4_end_grace 2>/dev/null
 	[ "$(cat $NFSD/v4_end_grace 2>/dev/null)" = Y ]
+}
+
+# Mount nfsd's pseudo-root at <address> on <dir> with the kernel's NFS
+# client, NFSv4.0 over RDMA (killed after 45 s: a mount whose request is
+# dropped retries until then); <error file> has mount's complaint.
+nfs_rdma_mount() {	# <address> <dir> <error file>
+	timeout -s KILL 45 mount -t nfs \
+		-o vers=4.0,proto=rdma,port=$NFS_PORT,addr=$1,clientaddr=$1,soft,timeo=150,retrans=2 \
+		"$1:/" "$2" 2> "$3"
 }
 
 # The export's file as nfs_pattern wrote it: its sha256.

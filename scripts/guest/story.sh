@@ -41,7 +41,7 @@ rpcrdma_story() {	# <device> <addr>
 	await grep -q listening $T/peer.log || step_failed "cmkit-peer did not listen"
 	say "  echo 'connect $2 $PORT' > $D/rpcrdma/ctl"
 	echo "connect $2 $PORT" > $D/rpcrdma/ctl || step_failed "connect failed"
-	n=$(awk -v p=":$PORT " 'index($0, p) { print $1; exit }' $D/rpcrdma/xprts)
+	n=$(xprt_nr $PORT)
 	say "  xprts: $(cat $D/rpcrdma/xprts)"
 	grep -q "inline_send=3072 inline_recv=2048" $D/rpcrdma/xprts ||
 		step_failed "inline sizes were not lowered to the server's"

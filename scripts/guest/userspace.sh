@@ -200,8 +200,6 @@ bad_commands_are_refused() {
 
 # ---- rpcrdma: NULL calls from cmkit's endpoint ----------------------------
 
-# The control plane's number of the transport to port $1.
-xprt_nr() { awk -v p=":$1 " 'index($0, p) { print $1; exit }' $D/rpcrdma/xprts; }
 
 # cmkit's endpoint -> cmkit-peer serve --rpc, "call <n> <count>" through
 # the control plane; its errno (from the calls file), the xprts line and the
@@ -443,9 +441,8 @@ kernel_nfs_client() {	# <device> <addr>
 	why=
 	m=/mnt/nfs-$dev
 	mkdir -p $m
-	opts=vers=4.0,proto=rdma,port=$NFS_PORT,addr=$addr,clientaddr=$addr,soft,timeo=150,retrans=2
-	if ! timeout -s KILL 45 mount -t nfs -o $opts "$addr:/" $m 2> $T/$name.err; then
-		why="mount -o $opts $addr:/: $(cat $T/$name.err)"
+	if ! nfs_rdma_mount "$addr" $m $T/$name.err; then
+		why="mount of $addr:/ over RDMA: $(cat $T/$name.err)"
 	else
 		grep -q " $m nfs4 .*proto=rdma" /proc/mounts ||
 			why="not NFSv4 over RDMA: $(grep " $m " /proc/mounts)"
