@@ -62,8 +62,9 @@ MODULE_PARM_DESC(rpcrdma_reconnect,
  * cmkit_rpcrdma_reconnect_default - set whether new transports reconnect
  * @on: the new default
  *
- * What the rpcrdma_reconnect module parameter sets, for the KUnit cases
- * that create their transport through the control plane.
+ * What the rpcrdma_reconnect module parameter sets, for the KUnit suite
+ * (its transports start with it off) and its cases that create their
+ * transport through the control plane.
  *
  * Return: the previous default.
  */
